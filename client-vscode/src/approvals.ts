@@ -1,0 +1,88 @@
+/** `agent/confirm`: a modal for commands, a diff editor + modal for file changes. */
+import * as vscode from "vscode";
+import type { ConfirmParams, ConfirmResult } from "./protocol";
+import { ALWAYS, APPROVE, REJECT, confirmDetail, confirmResult, confirmTitle } from "./shared/confirm";
+import { applyUnifiedDiff } from "./shared/patch";
+import type { VirtualDocs } from "./virtualDocs";
+
+export interface ConfirmUi {
+  showWarningMessage(message: string, options: vscode.MessageOptions, ...items: string[]): Thenable<string | undefined>;
+}
+
+function resolvePath(p: string): vscode.Uri | undefined {
+  if (!p) return undefined;
+  if (/^[a-z][a-z0-9+.-]+:\/\//i.test(p)) return vscode.Uri.parse(p);
+  if (p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p)) return vscode.Uri.file(p);
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  return folder ? vscode.Uri.joinPath(folder.uri, p) : undefined;
+}
+
+async function currentText(uri: vscode.Uri | undefined): Promise<string> {
+  if (!uri) return "";
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  if (open) return open.getText();
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  } catch {
+    return "";
+  }
+}
+
+/** Opens a diff editor for an edit/write approval; returns a function closing it. */
+export async function showApprovalDiff(docs: VirtualDocs, p: ConfirmParams): Promise<() => Promise<void>> {
+  const uri = resolvePath(p.path ?? "");
+  const before = await currentText(uri);
+  const name = (p.path ?? "file").split(/[\\/]/).pop() || "file";
+  const id = docs.unique();
+  let after = p.diff ? applyUnifiedDiff(before, p.diff) : undefined;
+  let left: vscode.Uri;
+  let right: vscode.Uri;
+  if (after === undefined && p.diff) {
+    // Could not apply (e.g. not a unified diff): show the diff text itself.
+    right = docs.set(`/approval/${id}/${name}.diff`, p.diff);
+    const doc = await vscode.workspace.openTextDocument(right);
+    await vscode.languages.setTextDocumentLanguage(doc, "diff");
+    await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+  } else {
+    after = after ?? before;
+    left = docs.set(`/approval/${id}/before/${name}`, before);
+    right = docs.set(`/approval/${id}/after/${name}`, after);
+    await vscode.commands.executeCommand("vscode.diff", left, right, `Agent wants to ${p.kind} ${p.path ?? name} (proposed)`, {
+      preview: true,
+      preserveFocus: true,
+    });
+  }
+  return async () => {
+    for (const group of vscode.window.tabGroups.all) {
+      for (const tab of group.tabs) {
+        const input = tab.input;
+        const hit =
+          (input instanceof vscode.TabInputTextDiff && input.modified.toString() === right.toString()) ||
+          (input instanceof vscode.TabInputText && input.uri.toString() === right.toString());
+        if (hit) await vscode.window.tabGroups.close(tab).then(undefined, () => undefined);
+      }
+    }
+    docs.delete(right);
+    if (left) docs.delete(left);
+  };
+}
+
+export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.window) {
+  return async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
+    let close: (() => Promise<void>) | undefined;
+    try {
+      if (p.kind !== "shell") close = await showApprovalDiff(docs, p).catch(() => undefined);
+      if (token?.isCancellationRequested) return { approved: false, remember: false };
+      const choice = await ui.showWarningMessage(
+        confirmTitle(p),
+        { modal: true, detail: confirmDetail(p) },
+        APPROVE,
+        ALWAYS,
+        REJECT,
+      );
+      return confirmResult(choice);
+    } finally {
+      if (close) await close();
+    }
+  };
+}

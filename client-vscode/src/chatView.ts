@@ -1,0 +1,433 @@
+/**
+ * The chat panel: a webview view in the "Agent" activity-bar container (and
+ * optionally an editor tab), and the controller that runs turns, keeps the
+ * transcript store and relays server events.
+ */
+import * as vscode from "vscode";
+import type { AgentClient } from "./client";
+import {
+  ErrorCodes,
+  Methods,
+  type Attachment,
+  type ChatParams,
+  type ChatResult,
+  type CompactResult,
+  type ContextUsage,
+  type CostResult,
+} from "./protocol";
+import { compactMarkdown, costMarkdown, formatUsage } from "./shared/format";
+import type { FromWebview, ServerStatus, ToWebview } from "./shared/messages";
+import { mentionedPaths, rankPaths } from "./shared/mentions";
+import { SLASH_COMMANDS, type SlashName } from "./shared/slash";
+import * as T from "./shared/transcript";
+
+const STORE_KEY = "agentls.transcript.v1";
+const MAX_ATTACHMENT_CHARS = 200_000;
+const FILE_EXCLUDE = "{**/node_modules/**,**/.git/**,**/.venv/**,**/venv/**,**/__pycache__/**,**/dist/**,**/build/**,**/out/**}";
+
+export function nonce(): string {
+  const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  let s = "";
+  for (let i = 0; i < 32; i++) s += chars[Math.floor(Math.random() * chars.length)];
+  return s;
+}
+
+export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+  const n = nonce();
+  const js = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "dist", "webview.js"));
+  const css = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "dist", "webview.css"));
+  const csp = [
+    "default-src 'none'",
+    `style-src ${webview.cspSource} 'nonce-${n}'`,
+    `script-src 'nonce-${n}'`,
+    `img-src ${webview.cspSource} data:`,
+    `font-src ${webview.cspSource}`,
+  ].join("; ");
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${css}" nonce="${n}">
+<title>Agent Chat</title>
+</head>
+<body>
+<div id="app" data-nonce="${n}"></div>
+<script nonce="${n}" src="${js}"></script>
+</body>
+</html>`;
+}
+
+interface Host {
+  webview: vscode.Webview;
+  visible(): boolean;
+}
+
+export class ChatController implements vscode.Disposable {
+  private transcript: T.Transcript;
+  private readonly hosts = new Set<Host>();
+  private running: vscode.CancellationTokenSource | undefined;
+  private pending: Attachment[] = [];
+  private fileCache: { at: number; paths: string[] } | undefined;
+  private saveTimer: NodeJS.Timeout | undefined;
+  private turnSeq = 0;
+  modelLabel = "";
+  private view: vscode.WebviewView | undefined;
+  private readonly subs: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly ctx: vscode.ExtensionContext,
+    private readonly agent: AgentClient,
+  ) {
+    this.transcript = { items: ctx.workspaceState.get<T.TranscriptItem[]>(STORE_KEY, []) };
+    T.settle(this.transcript, "Interrupted (the window was reloaded).");
+    this.subs.push(
+      agent.onEvent.event((ev) => {
+        T.applyEvent(this.transcript, ev);
+        this.post({ type: "event", event: ev });
+        this.scheduleSave();
+      }),
+      agent.onContextUsage.event((u: ContextUsage) => this.post({ type: "contextUsage", usage: u })),
+      agent.onStatus.event((s) => this.onServerStatus(s)),
+      agent.onProgress.event((p) => this.post({ type: "progress", message: p.message })),
+    );
+  }
+
+  // ------------------------------------------------------------- hosting
+
+  /** WebviewViewProvider for the sidebar view. */
+  readonly viewProvider: vscode.WebviewViewProvider = {
+    resolveWebviewView: (view) => {
+      this.view = view;
+      const host = this.attach(view.webview, () => view.visible);
+      view.onDidDispose(() => {
+        this.hosts.delete(host);
+        if (this.view === view) this.view = undefined;
+      });
+    },
+  };
+
+  openInEditor(): void {
+    const panel = vscode.window.createWebviewPanel(
+      "agentls.chatPanel",
+      "Agent Chat",
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+      { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [vscode.Uri.joinPath(this.ctx.extensionUri, "dist")] },
+    );
+    panel.iconPath = vscode.Uri.joinPath(this.ctx.extensionUri, "media", "agent.svg");
+    const host = this.attach(panel.webview, () => panel.visible);
+    panel.onDidDispose(() => this.hosts.delete(host));
+  }
+
+  private attach(webview: vscode.Webview, visible: () => boolean): Host {
+    webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.ctx.extensionUri, "dist")] };
+    webview.html = chatHtml(webview, this.ctx.extensionUri);
+    const host: Host = { webview, visible };
+    this.hosts.add(host);
+    webview.onDidReceiveMessage((m: FromWebview) => this.onMessage(host, m), undefined, this.subs);
+    return host;
+  }
+
+  async reveal(focusInput = true): Promise<void> {
+    if (this.view) this.view.show(false);
+    else await vscode.commands.executeCommand("agentls.chat.focus");
+    if (focusInput) this.post({ type: "focusInput" });
+  }
+
+  private post(m: ToWebview, only?: Host): void {
+    for (const h of only ? [only] : this.hosts) void h.webview.postMessage(m);
+  }
+
+  private onServerStatus(s: ServerStatus): void {
+    this.post({ type: "server", status: s });
+    if (s.phase === "restarting" && s.message) this.notice(s.message, "warn");
+    if (s.phase === "running") {
+      if (s.message) this.notice(s.message, "info");
+      void this.refreshModel();
+    }
+    if (s.phase === "error" && s.message) this.notice(s.message, "error");
+  }
+
+  async refreshModel(): Promise<void> {
+    try {
+      const c = await this.agent.request<CostResult>(Methods.cost, {});
+      if (c.model && c.model !== this.modelLabel) {
+        this.modelLabel = c.model;
+        this.post({ type: "model", label: c.model });
+      }
+    } catch {
+      /* not fatal */
+    }
+  }
+
+  // ------------------------------------------------------------ messages
+
+  private async onMessage(host: Host, m: FromWebview): Promise<void> {
+    switch (m.type) {
+      case "ready":
+        this.post(
+          {
+            type: "init",
+            items: this.transcript.items,
+            busy: !!this.running,
+            server: this.agent.status,
+            modelLabel: this.modelLabel,
+          },
+          host,
+        );
+        return;
+      case "send":
+        await this.send(m.text);
+        return;
+      case "stop":
+        this.stop();
+        return;
+      case "command":
+        await this.runCommand(m.name, m.args);
+        return;
+      case "mentionQuery":
+        this.post({ type: "mentionResults", query: m.query, items: await this.findFiles(m.query) }, host);
+        return;
+      case "copy":
+        await vscode.env.clipboard.writeText(m.text);
+        void vscode.window.setStatusBarMessage("Copied to the clipboard", 2000);
+        return;
+      case "openFile": {
+        const uri = await this.resolveWorkspacePath(m.path);
+        if (uri) await vscode.window.showTextDocument(uri, { preview: true });
+        return;
+      }
+      case "restartServer":
+        await vscode.commands.executeCommand("agentls.restartServer");
+        return;
+    }
+  }
+
+  async runCommand(name: SlashName, args: string): Promise<void> {
+    switch (name) {
+      case "compact":
+        await this.compact(args || undefined);
+        return;
+      case "cost":
+        await this.cost();
+        return;
+      case "clear":
+        await this.clear();
+        return;
+      case "context":
+        await vscode.commands.executeCommand("agentls.showContext");
+        return;
+      case "help":
+        this.notice(SLASH_COMMANDS.map((c) => `- \`${c.usage}\` — ${c.description}`).join("\n") + "\n- `@path` — attach a workspace file", "info");
+        return;
+    }
+  }
+
+  notice(markdown: string, level: "info" | "warn" | "error" = "info"): void {
+    T.addNotice(this.transcript, markdown, level);
+    this.post({ type: "notice", markdown, level });
+    this.scheduleSave();
+  }
+
+  // ----------------------------------------------------------------- turns
+
+  get busy(): boolean {
+    return !!this.running;
+  }
+
+  async send(text: string): Promise<void> {
+    const prompt = text.trim();
+    if (!prompt) return;
+    if (this.running) {
+      this.notice("A turn is already running; stop it or wait.", "warn");
+      return;
+    }
+    const { attachments, labels, missing } = await this.collectAttachments(prompt);
+    T.addUser(this.transcript, prompt, labels);
+    this.post({ type: "userMessage", text: prompt, attachments: labels });
+    if (missing.length) this.notice(`Not found in the workspace: ${missing.map((m) => `\`@${m}\``).join(", ")}`, "warn");
+    T.startTurn(this.transcript);
+    this.post({ type: "turnStarted" });
+    const cts = new vscode.CancellationTokenSource();
+    this.running = cts;
+    const workDoneToken = `agentls-turn-${Date.now()}-${++this.turnSeq}`;
+    const progressSub = this.agent.progress(workDoneToken);
+    const params: ChatParams = { prompt, workDoneToken };
+    if (attachments.length) params.attachments = attachments;
+    try {
+      const r = await this.agent.request<ChatResult>(Methods.chat, params, cts.token);
+      const footer = r?.usage ? formatUsage(r.usage) : undefined;
+      T.endTurn(this.transcript, "done", undefined, footer);
+      this.post({ type: "turnEnded", outcome: "done", usageText: footer });
+    } catch (e) {
+      const err = e as { code?: number; message?: string };
+      if (cts.token.isCancellationRequested || err.code === ErrorCodes.RequestCancelled || e instanceof vscode.CancellationError) {
+        T.endTurn(this.transcript, "cancelled", "Stopped.");
+        this.post({ type: "turnEnded", outcome: "cancelled", message: "Stopped." });
+      } else {
+        const message = err.message ?? String(e);
+        T.endTurn(this.transcript, "error", message);
+        this.post({ type: "turnEnded", outcome: "error", message });
+      }
+    } finally {
+      progressSub.dispose();
+      cts.dispose();
+      if (this.running === cts) this.running = undefined;
+      this.save();
+      void this.refreshModel();
+    }
+  }
+
+  stop(): void {
+    this.running?.cancel();
+  }
+
+  async compact(instructions?: string): Promise<CompactResult | undefined> {
+    try {
+      const r = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: "Agent: compacting the conversation…" },
+        () => this.agent.request<CompactResult>(Methods.compact, instructions ? { instructions } : {}),
+      );
+      this.notice(compactMarkdown(r), "info");
+      return r;
+    } catch (e) {
+      this.notice(`Compaction failed: ${(e as Error).message ?? e}`, "error");
+      return undefined;
+    }
+  }
+
+  async cost(): Promise<CostResult | undefined> {
+    try {
+      const c = await this.agent.request<CostResult>(Methods.cost, {});
+      this.notice(costMarkdown(c), "info");
+      if (c.model) {
+        this.modelLabel = c.model;
+        this.post({ type: "model", label: c.model });
+      }
+      return c;
+    } catch (e) {
+      this.notice(`Cost unavailable: ${(e as Error).message ?? e}`, "error");
+      return undefined;
+    }
+  }
+
+  async clear(): Promise<void> {
+    this.stop();
+    try {
+      await this.agent.request(Methods.clear, {});
+    } catch (e) {
+      void vscode.window.showWarningMessage(`Agent: the server could not start a new session: ${(e as Error).message ?? e}`);
+    }
+    this.transcript = T.emptyTranscript();
+    this.pending = [];
+    this.post({ type: "cleared" });
+    this.save();
+  }
+
+  // ------------------------------------------------------ attachments, @
+
+  /** "Agent: Add Selection to Chat": quote the selection with its file and line range. */
+  async addSelection(editor: vscode.TextEditor | undefined): Promise<void> {
+    if (!editor) return;
+    const sel = editor.selection;
+    const doc = editor.document;
+    const range = sel.isEmpty ? doc.lineAt(sel.active.line).range : new vscode.Range(sel.start, sel.end);
+    const text = doc.getText(range);
+    const rel = vscode.workspace.asRelativePath(doc.uri, false);
+    const first = range.start.line + 1;
+    const last = range.end.line + (range.end.character === 0 && range.end.line > range.start.line ? 0 : 1);
+    const lines = first === last ? `line ${first}` : `lines ${first}-${last}`;
+    const fence = text.includes("```") ? "````" : "```";
+    const quote = `\`${rel}\` ${lines}:\n${fence}${doc.languageId}\n${text.replace(/\n$/, "")}\n${fence}\n`;
+    this.pending.push({
+      uri: doc.uri.toString(),
+      range: {
+        start: { line: range.start.line, character: range.start.character },
+        end: { line: range.end.line, character: range.end.character },
+      },
+    });
+    await this.reveal(false);
+    this.post({ type: "insertText", text: quote });
+    this.post({ type: "focusInput" });
+  }
+
+  private async collectAttachments(prompt: string): Promise<{ attachments: Attachment[]; labels: string[]; missing: string[] }> {
+    const attachments: Attachment[] = [...this.pending];
+    const labels = this.pending.map((a) => {
+      const rel = vscode.workspace.asRelativePath(vscode.Uri.parse(a.uri), false);
+      return a.range ? `${rel}:${a.range.start.line + 1}-${a.range.end.line + 1}` : rel;
+    });
+    this.pending = [];
+    const missing: string[] = [];
+    for (const p of mentionedPaths(prompt)) {
+      const uri = await this.resolveWorkspacePath(p);
+      if (!uri) {
+        missing.push(p);
+        continue;
+      }
+      try {
+        const doc = await vscode.workspace.openTextDocument(uri); // the live (possibly unsaved) text
+        let text = doc.getText();
+        if (text.length > MAX_ATTACHMENT_CHARS) text = text.slice(0, MAX_ATTACHMENT_CHARS);
+        attachments.push({ uri: uri.toString(), text });
+        labels.push(p);
+      } catch {
+        missing.push(p);
+      }
+    }
+    return { attachments, labels, missing };
+  }
+
+  private async resolveWorkspacePath(p: string): Promise<vscode.Uri | undefined> {
+    const tries: vscode.Uri[] = [];
+    if (p.startsWith("/")) tries.push(vscode.Uri.file(p));
+    for (const f of vscode.workspace.workspaceFolders ?? []) {
+      tries.push(vscode.Uri.joinPath(f.uri, p));
+      const prefix = f.name + "/";
+      if (p.startsWith(prefix)) tries.push(vscode.Uri.joinPath(f.uri, p.slice(prefix.length)));
+    }
+    for (const uri of tries) {
+      try {
+        const st = await vscode.workspace.fs.stat(uri);
+        if (st.type & vscode.FileType.File) return uri;
+      } catch {
+        /* next */
+      }
+    }
+    return undefined;
+  }
+
+  private async findFiles(query: string): Promise<string[]> {
+    const now = Date.now();
+    if (!this.fileCache || now - this.fileCache.at > 15_000) {
+      const uris = await vscode.workspace.findFiles("**/*", FILE_EXCLUDE, 5000);
+      this.fileCache = { at: now, paths: uris.map((u) => vscode.workspace.asRelativePath(u, false)).sort() };
+    }
+    return rankPaths(this.fileCache.paths, query, 20);
+  }
+
+  // ----------------------------------------------------------------- store
+
+  private scheduleSave(): void {
+    if (this.saveTimer) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      this.save();
+    }, 1000);
+  }
+
+  private save(): void {
+    if (this.saveTimer) {
+      clearTimeout(this.saveTimer);
+      this.saveTimer = undefined;
+    }
+    void this.ctx.workspaceState.update(STORE_KEY, this.transcript.items);
+  }
+
+  dispose(): void {
+    this.save();
+    this.running?.cancel();
+    for (const s of this.subs) s.dispose();
+  }
+}

@@ -1,0 +1,88 @@
+/** Palette commands (category "Agent"). */
+import * as vscode from "vscode";
+import { SECRET_KEY, type AgentClient } from "./client";
+import type { ChatController } from "./chatView";
+import { Methods, type ContextResult } from "./protocol";
+import { contextMarkdown, costLine } from "./shared/format";
+import type { VirtualDocs } from "./virtualDocs";
+
+export function registerCommands(
+  ctx: vscode.ExtensionContext,
+  agent: AgentClient,
+  chat: ChatController,
+  docs: VirtualDocs,
+): void {
+  const reg = (id: string, fn: (...args: never[]) => unknown) =>
+    ctx.subscriptions.push(vscode.commands.registerCommand(id, fn));
+
+  reg("agentls.openChat", () => chat.reveal(true));
+  reg("agentls.openChatInEditor", () => chat.openInEditor());
+
+  reg("agentls.compact", async () => {
+    const instructions = await vscode.window.showInputBox({
+      title: "Agent: Compact Conversation",
+      prompt: "Optional instructions for the summary (Enter to compact without)",
+      placeHolder: "e.g. keep the decisions about the API",
+      ignoreFocusOut: false,
+    });
+    if (instructions === undefined) return; // Escape
+    const r = await chat.compact(instructions.trim() || undefined);
+    if (r) {
+      void vscode.window.showInformationMessage(
+        `Agent: compacted ${r.tokensBefore.toLocaleString("en-US")} → ${r.tokensAfter.toLocaleString("en-US")} tokens.`,
+      );
+    }
+  });
+
+  reg("agentls.showCost", async () => {
+    const c = await chat.cost();
+    if (c) void vscode.window.showInformationMessage(costLine(c));
+    else void vscode.window.showWarningMessage("Agent: cost is not available (is the server running?)");
+  });
+
+  reg("agentls.showContext", async () => {
+    let content: string;
+    try {
+      const r = await agent.request<ContextResult>(Methods.context, {});
+      content = contextMarkdown(r);
+    } catch (e) {
+      content = `# Agent context\n\nUnavailable: ${(e as Error).message ?? e}\n`;
+    }
+    const uri = docs.set("/Agent Context.md", content);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(doc, "markdown");
+    try {
+      await vscode.commands.executeCommand("markdown.showPreview", uri);
+    } catch {
+      await vscode.window.showTextDocument(doc, { preview: true });
+    }
+  });
+
+  reg("agentls.clear", () => chat.clear());
+  reg("agentls.stop", () => chat.stop());
+
+  reg("agentls.setApiKey", async () => {
+    const has = !!(await ctx.secrets.get(SECRET_KEY));
+    const key = await vscode.window.showInputBox({
+      title: "Agent: Set API Key",
+      prompt: has
+        ? "A key is stored. Enter a new key, or leave empty and press Enter to remove it."
+        : "Anthropic API key (stored in VS Code's secret storage, never in settings).",
+      password: true,
+      ignoreFocusOut: true,
+      placeHolder: "sk-ant-…",
+    });
+    if (key === undefined) return;
+    if (key.trim()) await ctx.secrets.store(SECRET_KEY, key.trim());
+    else await ctx.secrets.delete(SECRET_KEY);
+    void vscode.window.showInformationMessage(key.trim() ? "Agent: API key stored; restarting the server." : "Agent: API key removed; restarting the server.");
+    await agent.restart();
+  });
+
+  reg("agentls.restartServer", async () => {
+    chat.notice("Restarting the agent server…", "info");
+    await agent.restart();
+  });
+
+  reg("agentls.addSelection", () => chat.addSelection(vscode.window.activeTextEditor));
+}

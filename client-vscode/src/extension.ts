@@ -1,0 +1,45 @@
+/** Entry point: wires the language client, chat panel, status bar and commands. */
+import * as vscode from "vscode";
+import { makeConfirmHandler } from "./approvals";
+import { ChatController } from "./chatView";
+import { AgentClient } from "./client";
+import { registerCommands } from "./commands";
+import { StatusBar } from "./statusBar";
+import { SCHEME, VirtualDocs } from "./virtualDocs";
+
+let agent: AgentClient | undefined;
+
+export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
+  const log = vscode.window.createOutputChannel("Agent (agentls)", { log: true });
+  const docs = new VirtualDocs();
+  const status = new StatusBar();
+  agent = new AgentClient(ctx, log, makeConfirmHandler(docs));
+  const chat = new ChatController(ctx, agent);
+  ctx.subscriptions.push(
+    log,
+    docs,
+    status,
+    agent,
+    chat,
+    vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
+    vscode.window.registerWebviewViewProvider("agentls.chat", chat.viewProvider, {
+      webviewOptions: { retainContextWhenHidden: true },
+    }),
+    agent.onStatus.event((s) => status.setStatus(s)),
+    agent.onContextUsage.event((u) => status.setUsage(u)),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration("agentls.pythonPath")) {
+        void vscode.window
+          .showInformationMessage("Agent: the Python interpreter setting changed.", "Restart Server")
+          .then((pick) => pick && vscode.commands.executeCommand("agentls.restartServer"));
+      }
+    }),
+  );
+  registerCommands(ctx, agent, chat, docs);
+  void agent.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await agent?.stop();
+  agent = undefined;
+}

@@ -1,0 +1,41 @@
+/** Mapping between the approval dialog's buttons and `ConfirmResult`. */
+import type { ConfirmParams, ConfirmResult } from "../protocol";
+
+export const APPROVE = "Approve";
+export const ALWAYS = "Always for this session";
+export const REJECT = "Reject";
+export const CONFIRM_BUTTONS = [APPROVE, ALWAYS, REJECT] as const;
+
+/** undefined = the dialog was dismissed (Escape / Cancel) → rejected. */
+export function confirmResult(choice: string | undefined): ConfirmResult {
+  if (choice === APPROVE) return { approved: true, remember: false };
+  if (choice === ALWAYS) return { approved: true, remember: true };
+  return { approved: false, remember: false };
+}
+
+export function confirmTitle(p: ConfirmParams): string {
+  switch (p.kind) {
+    case "shell":
+      return "The agent wants to run a shell command";
+    case "write":
+      return `The agent wants to write ${p.path ?? "a file"}`;
+    case "edit":
+      return `The agent wants to edit ${p.path ?? "a file"}`;
+  }
+}
+
+export function confirmDetail(p: ConfirmParams): string {
+  if (p.kind === "shell") return p.command ?? "(no command given)";
+  const lines = [p.path ?? ""];
+  if (p.diff) {
+    const diffLines = p.diff.split("\n");
+    const shown = diffLines.slice(0, 40).join("\n");
+    lines.push("", shown + (diffLines.length > 40 ? `\n… ${diffLines.length - 40} more lines (see the diff editor)` : ""));
+  }
+  return lines.join("\n").trim();
+}
+
+/** Session-side memory for "Always for this session", keyed by kind (shell vs file edits). */
+export function rememberKey(p: ConfirmParams): string {
+  return p.kind === "shell" ? "shell" : "write";
+}

@@ -1,0 +1,185 @@
+/** Pure formatting helpers: status bar text/level, tooltips, usage, cost. */
+import type {
+  ContextCategories,
+  ContextLevel,
+  ContextResult,
+  ContextUsage,
+  CompactResult,
+  CostResult,
+  LayerStat,
+  Usage,
+} from "../protocol";
+
+/** 84123 → "84K", 1_250_000 → "1.3M", 950 → "950". */
+export function formatTokens(n: number): string {
+  if (!Number.isFinite(n)) return "?";
+  const abs = Math.abs(n);
+  if (abs < 1000) return String(Math.round(n));
+  if (abs < 10_000) return `${(n / 1000).toFixed(1).replace(/\.0$/, "")}K`;
+  if (abs < 1_000_000) return `${Math.round(n / 1000)}K`;
+  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
+}
+
+export function formatPercent(fraction: number): string {
+  if (!Number.isFinite(fraction)) return "?%";
+  return `${Math.round(Math.max(0, fraction) * 100)}%`;
+}
+
+/** Status bar text, e.g. `$(pulse) 42% · 84K/200K`. */
+export function statusText(u: Pick<ContextUsage, "used" | "window" | "utilization">): string {
+  return `$(pulse) ${formatPercent(u.utilization)} · ${formatTokens(u.used)}/${formatTokens(u.window)}`;
+}
+
+export type StatusBackground = undefined | "statusBarItem.warningBackground" | "statusBarItem.errorBackground";
+
+export function statusBackground(level: ContextLevel | undefined): StatusBackground {
+  if (level === "warn") return "statusBarItem.warningBackground";
+  if (level === "high") return "statusBarItem.errorBackground";
+  return undefined;
+}
+
+export type ServerPhase = "starting" | "running" | "restarting" | "stopped" | "error" | "setup";
+
+/** Status bar text when no usage is known yet / server not running. */
+export function phaseText(phase: ServerPhase): string {
+  switch (phase) {
+    case "starting":
+      return "$(sync~spin) Agent: starting";
+    case "restarting":
+      return "$(sync~spin) Agent: restarting";
+    case "setup":
+      return "$(cloud-download) Agent: setting up";
+    case "stopped":
+      return "$(debug-stop) Agent: stopped";
+    case "error":
+      return "$(error) Agent: error";
+    case "running":
+      return "$(pulse) Agent";
+  }
+}
+
+const CATEGORY_LABELS: [keyof ContextCategories, string][] = [
+  ["system", "System prompt"],
+  ["tools", "Tool definitions"],
+  ["user", "User messages"],
+  ["assistant", "Assistant messages"],
+  ["toolResults", "Tool results"],
+];
+
+const LAYER_LABELS: Record<string, string> = {
+  truncate: "L0 truncate (oversized results cut)",
+  budget: "L1 budget (old results shortened)",
+  snip: "L2 snip (old results replaced)",
+  clearInputs: "clear inputs (old tool inputs dropped)",
+  microcompact: "microcompact (idle cleanup)",
+  compact: "L3 compact (conversation summarised)",
+};
+
+export function layerLabel(layer: string): string {
+  return LAYER_LABELS[layer] ?? layer;
+}
+
+function escapeMd(s: string): string {
+  return s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
+}
+
+export function categoriesTable(c: ContextCategories): string {
+  const rows = CATEGORY_LABELS.map(([k, label]) => `| ${label} | ${formatTokens(c[k] ?? 0)} |`);
+  return ["| Category | Tokens |", "|---|---:|", ...rows].join("\n");
+}
+
+export function layersSummary(layers: LayerStat[]): string {
+  const active = layers.filter((l) => l.count > 0);
+  if (active.length === 0) return "No context layers have acted yet.";
+  const rows = active.map(
+    (l) => `| ${escapeMd(layerLabel(l.layer))} | ${l.count} | ${formatTokens(l.tokensSaved)} |`,
+  );
+  return ["| Layer | Times | Saved |", "|---|---:|---:|", ...rows].join("\n");
+}
+
+/** Markdown tooltip for the status bar item. */
+export function statusTooltip(u: ContextUsage): string {
+  return [
+    `**Agent context: ${formatPercent(u.utilization)}** (${u.level})`,
+    "",
+    `${formatTokens(u.used)} used of ${formatTokens(u.window)} (effective window ${formatTokens(u.effectiveWindow)})`,
+    "",
+    categoriesTable(u.categories),
+    "",
+    layersSummary(u.layers),
+    "",
+    "Click to show the context.",
+  ].join("\n");
+}
+
+export function formatUsage(u: Usage): string {
+  const parts = [`${formatTokens(u.inputTokens)} in`, `${formatTokens(u.outputTokens)} out`];
+  if (u.cacheReadTokens) parts.push(`${formatTokens(u.cacheReadTokens)} cache read`);
+  if (u.cacheWriteTokens) parts.push(`${formatTokens(u.cacheWriteTokens)} cache write`);
+  return parts.join(" · ");
+}
+
+export function formatUsd(usd: number): string {
+  if (!Number.isFinite(usd)) return "$?";
+  if (usd === 0) return "$0.00";
+  if (usd < 0.01) return `$${usd.toFixed(4)}`;
+  return `$${usd.toFixed(2)}`;
+}
+
+export function costMarkdown(c: CostResult): string {
+  return [
+    `**Session cost: ${formatUsd(c.usd)}** — model \`${c.model}\`, ${c.requests} request${c.requests === 1 ? "" : "s"}`,
+    "",
+    "| | Tokens |",
+    "|---|---:|",
+    `| Input | ${formatTokens(c.inputTokens)} |`,
+    `| Output | ${formatTokens(c.outputTokens)} |`,
+    `| Cache read | ${formatTokens(c.cacheReadTokens)} |`,
+    `| Cache write | ${formatTokens(c.cacheWriteTokens)} |`,
+  ].join("\n");
+}
+
+export function costLine(c: CostResult): string {
+  return `Agent cost: ${formatUsd(c.usd)} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write)`;
+}
+
+export function compactMarkdown(r: CompactResult): string {
+  const pct = r.tokensBefore > 0 ? Math.round((1 - r.tokensAfter / r.tokensBefore) * 100) : 0;
+  return `**Conversation compacted:** ${formatTokens(r.tokensBefore)} → ${formatTokens(r.tokensAfter)} tokens (−${pct}%)`;
+}
+
+export function contextMarkdown(c: ContextResult): string {
+  const lines = [
+    `# Agent context`,
+    "",
+    `**${formatPercent(c.utilization)}** used (${c.level}) — ${formatTokens(c.used)} of ${formatTokens(c.window)} tokens, effective window ${formatTokens(c.effectiveWindow)}.`,
+    "",
+    "## Categories",
+    "",
+    categoriesTable(c.categories),
+    "",
+    "## Layers",
+    "",
+    layersSummary(c.layers),
+    "",
+    "## Rewritten tool results",
+    "",
+  ];
+  if (c.placeholders.length === 0) {
+    lines.push("None: every tool result is in the context in full.");
+  } else {
+    lines.push("| Tool | Layer | Original | Re-read with |", "|---|---|---:|---|");
+    for (const p of c.placeholders) {
+      lines.push(
+        `| ${escapeMd(p.tool)} | ${escapeMd(p.layer)} | ${p.originalChars.toLocaleString("en-US")} chars | \`${p.ref}\` |`,
+      );
+    }
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** "12.3K chars" for a tool card. */
+export function formatChars(n: number): string {
+  if (n < 1000) return `${n} chars`;
+  return `${formatTokens(n)} chars`;
+}

@@ -1,0 +1,41 @@
+/** Messages between the extension and the chat webview. */
+import type { AgentEvent, ContextUsage } from "../protocol";
+import type { SlashName } from "./slash";
+import type { TranscriptItem } from "./transcript";
+
+export interface PendingAttachment {
+  uri: string;
+  label: string; // e.g. "src/app.py:10-20"
+  range?: { start: { line: number; character: number }; end: { line: number; character: number } };
+}
+
+export type ToWebview =
+  | { type: "init"; items: TranscriptItem[]; busy: boolean; server: ServerStatus; modelLabel: string }
+  | { type: "userMessage"; text: string; attachments: string[] }
+  | { type: "turnStarted" }
+  | { type: "event"; event: AgentEvent }
+  | { type: "turnEnded"; outcome: "done" | "cancelled" | "error"; message?: string; usageText?: string }
+  | { type: "progress"; message: string }
+  | { type: "notice"; markdown: string; level?: "info" | "warn" | "error" }
+  | { type: "cleared" }
+  | { type: "server"; status: ServerStatus }
+  | { type: "model"; label: string }
+  | { type: "contextUsage"; usage: ContextUsage }
+  | { type: "mentionResults"; query: string; items: string[] }
+  | { type: "insertText"; text: string }
+  | { type: "focusInput" };
+
+export interface ServerStatus {
+  phase: "starting" | "running" | "restarting" | "stopped" | "error" | "setup";
+  message?: string;
+}
+
+export type FromWebview =
+  | { type: "ready" }
+  | { type: "send"; text: string }
+  | { type: "stop" }
+  | { type: "command"; name: SlashName; args: string }
+  | { type: "mentionQuery"; query: string }
+  | { type: "copy"; text: string }
+  | { type: "openFile"; path: string }
+  | { type: "restartServer" };

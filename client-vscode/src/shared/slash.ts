@@ -1,0 +1,51 @@
+/** Slash-command parsing for the chat input. */
+
+export type SlashName = "compact" | "cost" | "clear" | "context" | "help";
+
+export interface SlashCommandInfo {
+  name: SlashName;
+  usage: string;
+  description: string;
+}
+
+export const SLASH_COMMANDS: SlashCommandInfo[] = [
+  { name: "compact", usage: "/compact [instructions]", description: "Summarise the conversation to free context" },
+  { name: "cost", usage: "/cost", description: "Show tokens and cost of this session" },
+  { name: "clear", usage: "/clear", description: "Start a new conversation" },
+  { name: "context", usage: "/context", description: "Show what fills the context window" },
+  { name: "help", usage: "/help", description: "List the slash commands" },
+];
+
+export type ParsedInput =
+  | { type: "empty" }
+  | { type: "prompt"; text: string }
+  | { type: "command"; name: SlashName; args: string }
+  | { type: "unknown"; name: string };
+
+/**
+ * `/compact keep the API notes` → command compact with args.
+ * A leading `//` escapes a literal slash (`//etc/hosts is…` → prompt `/etc/hosts is…`).
+ * Anything whose first word is not a known command is reported as unknown,
+ * unless it looks like a path (`/usr/bin …` contains another slash).
+ */
+export function parseInput(raw: string): ParsedInput {
+  const text = raw.trim();
+  if (!text) return { type: "empty" };
+  if (text.startsWith("//")) return { type: "prompt", text: text.slice(1) };
+  if (!text.startsWith("/")) return { type: "prompt", text };
+  const m = /^\/(\S*)(?:\s+([\s\S]*))?$/.exec(text);
+  const word = (m?.[1] ?? "").toLowerCase();
+  const args = (m?.[2] ?? "").trim();
+  const known = SLASH_COMMANDS.find((c) => c.name === word);
+  if (known) return { type: "command", name: known.name, args };
+  if (word.includes("/")) return { type: "prompt", text };
+  return { type: "unknown", name: word };
+}
+
+/** Commands offered while typing `/co` at the very start of the input. */
+export function slashCompletions(raw: string): SlashCommandInfo[] {
+  const m = /^\/(\w*)$/.exec(raw);
+  if (!m) return [];
+  const prefix = m[1].toLowerCase();
+  return SLASH_COMMANDS.filter((c) => c.name.startsWith(prefix));
+}

@@ -1,0 +1,203 @@
+/**
+ * The conversation as the panel shows it: a reducer over user messages and
+ * `agent/event`s. Shared by the webview (rendering) and the extension (the
+ * store that restores history when the view reloads). Pure.
+ */
+import type { AgentEvent, ToolMarker } from "../protocol";
+
+export interface ToolCard {
+  toolUseId: string;
+  tool: string;
+  summary: string;
+  done: boolean;
+  isError: boolean;
+  resultChars: number;
+  marker: ToolMarker | string;
+}
+
+export type Block =
+  | { kind: "text"; text: string }
+  | { kind: "thinking"; text: string }
+  | { kind: "tool"; card: ToolCard }
+  | { kind: "note"; text: string; level: "info" | "warn" | "error" };
+
+export type TranscriptItem =
+  | { role: "user"; text: string; attachments: string[] }
+  | {
+      role: "assistant";
+      turnId: string;
+      blocks: Block[];
+      status: "streaming" | "done" | "cancelled" | "error";
+      footer?: string;
+    }
+  | { role: "notice"; markdown: string; level: "info" | "warn" | "error" };
+
+export interface Transcript {
+  items: TranscriptItem[];
+}
+
+export const MAX_ITEMS = 400;
+
+export function emptyTranscript(): Transcript {
+  return { items: [] };
+}
+
+type Assistant = Extract<TranscriptItem, { role: "assistant" }>;
+
+function lastAssistant(t: Transcript): Assistant | undefined {
+  const last = t.items[t.items.length - 1];
+  return last && last.role === "assistant" ? last : undefined;
+}
+
+/** The open assistant item for `turnId`, created when needed. */
+function assistantFor(t: Transcript, turnId: string): Assistant {
+  for (let i = t.items.length - 1; i >= 0; i--) {
+    const it = t.items[i];
+    if (it.role === "assistant" && it.turnId === turnId && turnId !== "") return it;
+    if (it.role === "user") break;
+  }
+  const last = lastAssistant(t);
+  if (last && last.status === "streaming" && (last.turnId === "" || last.turnId === turnId)) {
+    last.turnId = turnId;
+    return last;
+  }
+  const item: Assistant = { role: "assistant", turnId, blocks: [], status: "streaming" };
+  t.items.push(item);
+  return item;
+}
+
+function findCard(t: Transcript, toolUseId: string): ToolCard | undefined {
+  for (let i = t.items.length - 1; i >= 0; i--) {
+    const it = t.items[i];
+    if (it.role !== "assistant") continue;
+    for (const b of it.blocks) if (b.kind === "tool" && b.card.toolUseId === toolUseId) return b.card;
+  }
+  return undefined;
+}
+
+function appendText(a: Assistant, kind: "text" | "thinking", text: string): void {
+  const last = a.blocks[a.blocks.length - 1];
+  if (last && last.kind === kind) last.text += text;
+  else a.blocks.push({ kind, text });
+}
+
+function trim(t: Transcript): void {
+  if (t.items.length > MAX_ITEMS) t.items.splice(0, t.items.length - MAX_ITEMS);
+}
+
+export function addUser(t: Transcript, text: string, attachments: string[] = []): void {
+  t.items.push({ role: "user", text, attachments });
+  trim(t);
+}
+
+/** A turn has been sent: an empty streaming assistant item waits for events. */
+export function startTurn(t: Transcript): void {
+  t.items.push({ role: "assistant", turnId: "", blocks: [], status: "streaming" });
+}
+
+export function addNotice(t: Transcript, markdown: string, level: "info" | "warn" | "error" = "info"): void {
+  t.items.push({ role: "notice", markdown, level });
+  trim(t);
+}
+
+export function applyEvent(t: Transcript, ev: AgentEvent): void {
+  switch (ev.kind) {
+    case "textDelta":
+      appendText(assistantFor(t, ev.turnId), "text", ev.text);
+      return;
+    case "thinkingDelta":
+      appendText(assistantFor(t, ev.turnId), "thinking", ev.text);
+      return;
+    case "toolStart": {
+      const a = assistantFor(t, ev.turnId);
+      a.blocks.push({
+        kind: "tool",
+        card: { toolUseId: ev.toolUseId, tool: ev.tool, summary: ev.summary, done: false, isError: false, resultChars: 0, marker: "" },
+      });
+      return;
+    }
+    case "toolEnd": {
+      let card = findCard(t, ev.toolUseId);
+      if (!card) {
+        const a = assistantFor(t, ev.turnId);
+        card = { toolUseId: ev.toolUseId, tool: ev.tool, summary: ev.summary, done: true, isError: false, resultChars: 0, marker: "" };
+        a.blocks.push({ kind: "tool", card });
+      }
+      card.done = true;
+      card.tool = ev.tool || card.tool;
+      card.summary = ev.summary || card.summary;
+      card.isError = ev.isError;
+      card.resultChars = ev.resultChars;
+      card.marker = ev.marker;
+      return;
+    }
+    case "layer":
+      for (const id of ev.toolUseIds) {
+        const card = findCard(t, id);
+        if (card && ev.marker) card.marker = ev.marker;
+      }
+      return;
+    case "usage":
+      return;
+    case "compactionStarted":
+      appendNote(t, ev.turnId, ev.reason === "auto" ? "Compacting the conversation (context is filling up)…" : "Compacting the conversation…", "info");
+      return;
+    case "compactionFinished":
+      appendNote(t, ev.turnId, `Compacted: ${fmtK(ev.tokensBefore)} → ${fmtK(ev.tokensAfter)} tokens`, "info");
+      return;
+    case "retry":
+      appendNote(t, ev.turnId, `Retrying (attempt ${ev.attempt}) in ${ev.delaySeconds}s: ${ev.reason}`, "warn");
+      return;
+    case "error":
+      appendNote(t, ev.turnId, ev.message, "error");
+      return;
+  }
+}
+
+function fmtK(n: number): string {
+  return n >= 1000 ? `${Math.round(n / 1000)}K` : String(n);
+}
+
+function appendNote(t: Transcript, turnId: string, text: string, level: "info" | "warn" | "error"): void {
+  const last = lastAssistant(t);
+  if (last && last.status === "streaming") {
+    if (!last.turnId) last.turnId = turnId;
+    last.blocks.push({ kind: "note", text, level });
+  } else {
+    // e.g. /compact outside a turn
+    addNotice(t, text, level);
+  }
+}
+
+export function endTurn(
+  t: Transcript,
+  outcome: "done" | "cancelled" | "error",
+  message?: string,
+  footer?: string,
+): void {
+  const a = lastAssistant(t);
+  const target = a && a.status === "streaming" ? a : undefined;
+  if (!target) {
+    if (outcome !== "done") addNotice(t, message ?? outcome, outcome === "error" ? "error" : "info");
+    return;
+  }
+  target.status = outcome;
+  if (footer) target.footer = footer;
+  for (const b of target.blocks) if (b.kind === "tool" && !b.card.done) b.card.done = true;
+  if (outcome === "cancelled") target.blocks.push({ kind: "note", text: message ?? "Stopped.", level: "info" });
+  if (outcome === "error" && message) {
+    const dup = target.blocks.some((b) => b.kind === "note" && b.level === "error" && message.includes(b.text));
+    if (!dup) target.blocks.push({ kind: "note", text: message, level: "error" });
+  }
+  trim(t);
+}
+
+export function isBusy(t: Transcript): boolean {
+  const a = lastAssistant(t);
+  return !!a && a.status === "streaming";
+}
+
+/** Close any dangling streaming item (e.g. after a reload while nothing runs). */
+export function settle(t: Transcript, message = "Interrupted."): void {
+  if (isBusy(t)) endTurn(t, "error", message);
+}

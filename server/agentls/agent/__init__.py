@@ -1,0 +1,1 @@
+"""The agent: turn loop, typed events, session log, and tools over a Workspace."""

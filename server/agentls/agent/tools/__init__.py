@@ -1,0 +1,40 @@
+"""The agent's tools and their registry.
+
+Each tool lives in its own module as a `Tool` (Anthropic definition + async
+`run`). `run_tool` is the one entry point the turn loop uses: it checks the
+input against the schema and turns every failure into an `is_error`
+`ToolOutput`, so a tool call never raises, except for cancellation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import edit_file, grep_search, list_files, read_file, run_shell, write_file
+from .base import ResultStore, Tool, ToolContext, ToolOutput, check_input, error
+
+TOOLS: dict[str, Tool] = {
+    module.TOOL.name: module.TOOL
+    for module in (read_file, grep_search, list_files, edit_file, write_file, run_shell)
+}
+
+
+def tool_definitions() -> list[dict[str, Any]]:
+    """Anthropic tool definitions, in a stable order (it is part of the prompt cache key)."""
+    return [tool.definition for tool in TOOLS.values()]
+
+
+async def run_tool(name: str, input: Any, ctx: ToolContext) -> ToolOutput:
+    tool = TOOLS.get(name)
+    if tool is None:
+        return error(f"Unknown tool {name!r}; available: {', '.join(TOOLS)}.", f"{name} (unknown tool)")
+    problem = check_input(tool.input_schema, input)
+    if problem is not None:
+        return error(f"Invalid input for {name}: {problem}.", f"{name} (invalid input)")
+    try:
+        return await tool.run(input, ctx)
+    except Exception as exc:  # noqa: BLE001 - last line of defence; CancelledError passes through
+        return error(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}", f"{name} (internal error)")
+
+
+__all__ = ["TOOLS", "ResultStore", "Tool", "ToolContext", "ToolOutput", "run_tool", "tool_definitions"]

@@ -1,0 +1,152 @@
+"""run_shell: a shell command in the first root, after the user approves it.
+
+The command runs in its own process group (new session) so a timeout or a
+cancelled turn can kill everything it started, not just the shell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import signal
+from collections import deque
+from typing import Any
+
+from ..approval import ApprovalRequest
+from .base import Tool, ToolContext, ToolOutput, error, one_line
+
+MAX_TIMEOUT = 600.0
+# After the shell exits, background children may still hold the output pipe.
+DRAIN_GRACE = 0.5
+
+DESCRIPTION = (
+    "Run a shell command (bash) in the workspace root and return its combined "
+    "stdout/stderr and exit code. The user must approve each command. No stdin; "
+    "long output is cut in the middle. timeout is in seconds."
+)
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "The command line, e.g. 'pytest -q tests/unit'."},
+        "timeout": {"type": "number", "minimum": 1, "description": "Seconds before the command is killed."},
+    },
+    "required": ["command"],
+}
+
+# Colour codes only cost tokens.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+class _HeadTail:
+    """Keeps the first and last `cap/2` bytes of a stream of any size."""
+
+    def __init__(self, cap: int) -> None:
+        self.half = max(cap // 2, 1)
+        self.head = bytearray()
+        self.tail: deque[bytes] = deque()
+        self.tail_size = 0
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail.append(chunk)
+            self.tail_size += len(chunk)
+            while self.tail_size - len(self.tail[0]) >= self.half:
+                self.tail_size -= len(self.tail.popleft())
+
+    def text(self) -> str:
+        tail = b"".join(self.tail)[-self.half :]
+        omitted = self.total - len(self.head) - len(tail)
+        body = self.head.decode("utf-8", errors="replace")
+        if omitted > 0:
+            body += f"\n… [{omitted} bytes of output omitted] …\n"
+        body += tail.decode("utf-8", errors="replace")
+        return _ANSI.sub("", body)
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    # Nothing may wait for a human: no pagers, no credential prompts.
+    env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
+    return env
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # pgid == pid: started with start_new_session
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def _pump(proc: asyncio.subprocess.Process, sink: _HeadTail) -> None:
+    assert proc.stdout is not None
+    while chunk := await proc.stdout.read(65536):
+        sink.add(chunk)
+
+
+async def _execute(command: str, cwd: str, timeout: float, sink: _HeadTail) -> int | None:
+    """Run to completion; the exit code, or None when it timed out (group killed)."""
+    proc = await asyncio.create_subprocess_shell(
+        command,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        env=_environment(),
+        executable=shutil.which("bash") or "/bin/sh",
+    )
+    reader = asyncio.create_task(_pump(proc, sink))
+    try:
+        try:
+            code: int | None = await asyncio.wait_for(proc.wait(), timeout)
+        except asyncio.TimeoutError:
+            _kill_group(proc)
+            await proc.wait()
+            code = None
+        await asyncio.wait({reader}, timeout=DRAIN_GRACE)
+        return code
+    except asyncio.CancelledError:
+        _kill_group(proc)
+        try:
+            await asyncio.wait_for(proc.wait(), 2.0)  # reap, so no zombie is left behind
+        except (asyncio.TimeoutError, asyncio.CancelledError):
+            pass
+        raise
+    finally:
+        reader.cancel()
+
+
+async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    command: str = input["command"]
+    timeout = min(float(input.get("timeout") or ctx.shell_timeout), max(ctx.shell_timeout, MAX_TIMEOUT))
+    short = f"$ {one_line(command)}"
+    if not command.strip():
+        return error("The command is empty.", f"{short} (empty)")
+    if not await ctx.approve(ApprovalRequest(kind="shell", command=command)):
+        return error(f"The user did not approve running: {command}", f"{short} → not approved")
+
+    sink = _HeadTail(ctx.output_cap)
+    try:
+        code = await _execute(command, str(ctx.workspace.roots[0]), timeout, sink)
+    except OSError as exc:
+        return error(f"Could not start the command: {exc}", f"{short} → failed to start")
+    output = sink.text().rstrip("\n") or "(no output)"
+    if code is None:
+        text = f"{output}\n[timed out after {timeout:g} s; the command and its children were killed]"
+        return error(text, f"{short} → timed out")
+    if code < 0:
+        return ToolOutput(f"{output}\n[killed by signal {-code}]", False, f"{short} → signal {-code}")
+    # A non-zero exit is information for the model, not a tool failure.
+    return ToolOutput(f"{output}\n[exit code {code}]", False, f"{short} → exit {code}")
+
+
+TOOL = Tool("run_shell", DESCRIPTION, SCHEMA, run)

@@ -1,0 +1,72 @@
+"""The agentls command line: serve | ask | repl | chat | replay | bench."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .context.replay import format_table, load_trace, replay_trace, total_of
+
+    results = []
+    ledger = open(args.ledger, "w", encoding="utf-8") if args.ledger else None
+    try:
+        for path in args.traces:
+            try:
+                trace_id, messages = load_trace(path)
+            except (OSError, ValueError) as error:
+                print(f"agentls replay: {error}", file=sys.stderr)
+                return 2
+            results.append(replay_trace(trace_id, messages, args.policy, args.window, ledger))
+    finally:
+        if ledger is not None:
+            ledger.close()
+    total = total_of(results)
+    if args.json:
+        print(json.dumps({"policy": args.policy, "window": args.window,
+                          "traces": [r.as_dict() for r in results], "total": total.as_dict()}, indent=1))
+    else:
+        print(format_table([*results, total], args.policy, args.window))
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from .context.bench import format_bench, run_pipeline_bench
+
+    figures = run_pipeline_bench()
+    print(json.dumps(figures, indent=1) if args.json else format_bench(figures))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentls", description=__doc__)
+    commands = parser.add_subparsers(dest="command")
+
+    replay = commands.add_parser("replay", help="price recorded conversations under a context policy")
+    replay.add_argument("traces", nargs="+", metavar="TRACE.json")
+    replay.add_argument("--window", type=int, default=200_000)
+    replay.add_argument("--policy", choices=("default", "seed", "none"), default="default")
+    replay.add_argument("--json", action="store_true")
+    replay.add_argument("--ledger", metavar="FILE", help="write one JSON line per request")
+    replay.set_defaults(run=_replay)
+
+    bench = commands.add_parser("bench", help="benchmarks")
+    bench.add_argument("what", choices=("pipeline",))
+    bench.add_argument("--json", action="store_true")
+    bench.set_defaults(run=_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 0
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""Clearing: results and large tool inputs older than the most recent few.
+
+Tool results are most of a long session; tool inputs (file contents written,
+edit strings) are most of the rest. Both are re-readable from the store, so
+only the recent ones need to stay verbatim.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from .config import ContextConfig
+from .history import History
+from .placeholders import PLACEHOLDER_TOKENS
+from .rewrite import CLEAR, CLEAR_INPUT, Rewrite
+
+
+def _older_than(history: History, keep_recent: int) -> int:
+    """Results with a sequence number below this are outside the recent ones."""
+    return len(history.results) - keep_recent
+
+
+def plan_clear_results(history: History, config: ContextConfig, keep_recent: int,
+                       layer: str = CLEAR) -> Iterator[Rewrite]:
+    boundary = _older_than(history, keep_recent)
+    for tool_use_id in history.live:  # arrival order: stop at the recent ones
+        record = history.records[tool_use_id]
+        if record.seq >= boundary:
+            return
+        saves = config.tokens(record.chars) - PLACEHOLDER_TOKENS
+        if saves > 0:
+            yield Rewrite(tool_use_id, layer, saves)
+
+
+def plan_clear_inputs(history: History, config: ContextConfig, keep_recent: int) -> Iterator[Rewrite]:
+    boundary = _older_than(history, keep_recent)
+    for tool_use_id in history.live_inputs:
+        record = history.records[tool_use_id]
+        if record.seq < 0 or record.seq >= boundary:
+            return
+        saves = config.tokens(record.input_chars) - PLACEHOLDER_TOKENS
+        if saves > 0:
+            yield Rewrite(tool_use_id, CLEAR_INPUT, saves)

@@ -1,0 +1,203 @@
+"""L3: replace the old part of the history with a structured summary.
+
+Unlike a "[summary, ack, last user message]" rewrite, the recent tail is
+kept verbatim and the cut always falls on an assistant message, so no
+tool_result is ever separated from its tool_use, even mid tool-loop. The
+summary message also carries the user's own words verbatim (up to a budget)
+and the files most recently read, so the model does not have to ask again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .blocks import Message, blocks_of, result_text
+from .config import ContextConfig
+from .history import History
+from .placeholders import cut_middle
+from .store import ResultStore, result_ref
+
+SUMMARY_MARK = "[Conversation summary: earlier turns were compacted; the full transcript is kept on disk]"
+USER_TEXTS_MARK = "[Your messages before the summary, verbatim]"
+FILES_MARK = "[Files as you last read them]"
+OMITTED_MARK = "[Earlier messages omitted from this summary request to fit the window]"
+MARKS = (SUMMARY_MARK, USER_TEXTS_MARK, FILES_MARK, OMITTED_MARK)
+
+SUMMARY_PROMPT = """Stop working on the task for a moment: write a summary of this conversation so the work can go on after the older messages are removed from your context. Do not call any tool.
+
+First, inside <analysis>...</analysis>, go through the conversation in order: each request of the user, what you did about it, the files and commands involved, what went wrong and how it was fixed. This part is thrown away.
+
+Then, inside <summary>...</summary>, write these sections:
+1. Goal: what the user wants, in their own terms.
+2. Decisions: the choices made so far and why.
+3. Files touched: every path read, created or edited, and what changed in it.
+4. Errors and fixes: what failed, and what fixed it.
+5. Pending work: what is not done yet.
+6. Next step: the very next action, tied to the user's latest request.
+Keep exact paths, names, commands and numbers."""
+
+
+class SummaryError(ValueError):
+    pass
+
+
+@dataclass
+class SummaryRequest:
+    messages: list[Message]
+    cut: int  # messages before this index are replaced by the summary
+    history_length: int  # the history must not change before the summary is applied
+    tokens_before: int
+    max_tokens: int
+    instructions: str | None = None
+
+
+def choose_cut(history: History, config: ContextConfig) -> int | None:
+    """Index of the assistant message where the verbatim tail starts, or None."""
+    budget = config.compact_tail_fraction * config.effective_window
+    tail = 0
+    best: int | None = None
+    for index in range(len(history.messages) - 1, 0, -1):
+        tail += history.msg_tokens[index]
+        if history.messages[index]["role"] != "assistant":
+            continue
+        if best is None or tail <= budget:
+            best = index
+        if tail > budget:
+            break
+    if best is None:
+        return None
+    if sum(history.msg_tokens[:best]) < 500:
+        return None  # nothing worth summarising
+    return best
+
+
+def _prompt(instructions: str | None) -> str:
+    if instructions:
+        return f"{SUMMARY_PROMPT}\n\nThe user adds these instructions for the summary:\n{instructions}"
+    return SUMMARY_PROMPT
+
+
+def _trim_front(messages: list[Message], tokens: list[int], limit: int) -> list[Message]:
+    """Drop the oldest turns until the request fits; never orphan a tool_result."""
+    total = sum(tokens)
+    start = 0
+    while total > limit and start < len(messages) - 2:
+        total -= tokens[start]
+        start += 1
+    if start == 0:
+        return messages
+    while start < len(messages) and messages[start]["role"] != "user":
+        start += 1  # a request starts with the user
+    head = messages[start]
+    texts = [b for b in blocks_of(head) if b.get("type") != "tool_result"]
+    notes = [
+        {"type": "text", "text": f"(result of an omitted tool call) {result_text(b)[:2000]}"}
+        for b in blocks_of(head) if b.get("type") == "tool_result"
+    ]
+    first = {"role": "user", "content": [{"type": "text", "text": OMITTED_MARK}, *notes, *texts]}
+    return [first, *messages[start + 1:]]
+
+
+def build_summary_request(history: History, config: ContextConfig, estimate: int,
+                          instructions: str | None) -> SummaryRequest | None:
+    cut = choose_cut(history, config)
+    if cut is None:
+        return None
+    messages = list(history.messages)
+    tokens = list(history.msg_tokens)
+    ask = {"type": "text", "text": _prompt(instructions)}
+    # The request extends the last one sent, so the summary call reads the cache.
+    if messages[-1]["role"] == "user":
+        last = messages[-1]
+        messages[-1] = {**last, "content": [*blocks_of(last), ask]}
+    else:
+        messages.append({"role": "user", "content": [ask]})
+        tokens.append(0)
+    limit = config.effective_window - config.summary_max_tokens - config.system_tokens
+    messages = _trim_front(messages, tokens, limit)
+    return SummaryRequest(messages, cut, len(history.messages), estimate, config.summary_max_tokens, instructions)
+
+
+def parse_summary(raw: str) -> str:
+    """Keep the <summary> part; the <analysis> scratch work is discarded."""
+    found = re.search(r"<summary>(.*?)(?:</summary>|$)", raw, re.S)
+    text = found.group(1) if found else re.sub(r"<analysis>.*?(</analysis>|$)", "", raw, flags=re.S)
+    text = text.strip()
+    if not text:
+        raise SummaryError("the model returned an empty summary")
+    return text
+
+
+def is_generated(text: str) -> bool:
+    return text.startswith(MARKS)
+
+
+def user_texts_before(history: History, cut: int) -> list[str]:
+    texts = []
+    for message in history.messages[:cut]:
+        if message["role"] != "user":
+            continue
+        for block in blocks_of(message):
+            if block.get("type") == "text" and block.get("text") and not is_generated(block["text"]):
+                texts.append(block["text"])
+    return texts
+
+
+def select_user_texts(texts: list[str], config: ContextConfig) -> list[str]:
+    """Newest first until the budget is spent, then back in order."""
+    budget = config.user_text_budget_tokens
+    chosen: list[str] = []
+    for text in reversed(texts):
+        cost = config.tokens(len(text))
+        if cost > budget:
+            break
+        chosen.append(text)
+        budget -= cost
+    return list(reversed(chosen))
+
+
+def reattached_files(history: History, config: ContextConfig, cut: int, store: ResultStore) -> list[str]:
+    """The files most recently read before the cut, as last read, within a budget."""
+    in_tail = {r.path_or_command for r in history.records.values() if r.use_msg >= cut}
+    total_chars = int(min(config.reattach_files * config.reattach_file_tokens,
+                          config.reattach_total_fraction * config.effective_window) * config.chars_per_token)
+    per_file = int(config.reattach_file_tokens * config.chars_per_token)
+    seen: set[str] = set()
+    parts: list[str] = []
+    for tool_use_id in reversed(history.results):
+        record = history.records[tool_use_id]
+        if record.use_msg >= cut or record.name != "read_file" or record.is_error:
+            continue
+        path = record.path_or_command
+        if not path or path in seen or path in in_tail or path.startswith("context://"):
+            continue
+        seen.add(path)
+        ref = result_ref(tool_use_id)
+        text = store.get(ref)
+        if text is None:
+            block = history.result_block(tool_use_id)
+            text = result_text(block) if block else ""
+        limit = min(per_file, total_chars)
+        if limit < 200:
+            break
+        if len(text) > limit:
+            text = cut_middle(text, limit, ref, "truncated")
+        parts.append(f"## {path}\n{text}")
+        total_chars -= len(parts[-1])
+        if len(parts) >= config.reattach_files:
+            break
+    return parts
+
+
+def compacted_messages(history: History, config: ContextConfig, cut: int, summary: str,
+                       user_texts: list[str], store: ResultStore) -> list[Message]:
+    blocks = [{"type": "text", "text": f"{SUMMARY_MARK}\n\n{summary}"}]
+    chosen = select_user_texts(user_texts, config)
+    if chosen:
+        quoted = "\n\n".join(f"- {t}" for t in chosen)
+        blocks.append({"type": "text", "text": f"{USER_TEXTS_MARK}\n{quoted}"})
+    files = reattached_files(history, config, cut, store)
+    if files:
+        blocks.append({"type": "text", "text": FILES_MARK + "\n\n" + "\n\n".join(files)})
+    return [{"role": "user", "content": blocks}, *history.messages[cut:]]

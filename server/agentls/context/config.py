@@ -1,0 +1,90 @@
+"""Every threshold of the context engine, in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+
+@dataclass
+class ContextConfig:
+    # Window accounting (tokens).
+    window: int = 200_000
+    output_reserve: int | None = None  # None: 10% of the window, at most 32K
+    system_tokens: int = 0  # system prompt + tool definitions, counted in every request
+    chars_per_token: float = 4.0
+
+    # L0: one huge result is cut at append time (chars).
+    truncate_chars: int = 50_000
+
+    # L1: old results budgeted as utilization rises (fraction -> chars).
+    budget_soft_at: float = 0.50
+    budget_soft_chars: int = 30_000
+    budget_hard_at: float = 0.70
+    budget_hard_chars: int = 15_000
+
+    # L2: stale duplicates of (tool, path-or-command).
+    snip_at: float = 0.30
+    snip_keep_recent: int = 3
+    snippable_tools: frozenset[str] = field(
+        default_factory=lambda: frozenset({"read_file", "grep_search", "list_files", "run_shell"})
+    )
+
+    # Clearing old results and old tool inputs (cf. clear_tool_uses / clear_tool_inputs).
+    clear_at: float = 0.05
+    clear_keep_recent: int = 10
+    clear_inputs_min_chars: int = 200
+    protected_tools: frozenset[str] = field(
+        default_factory=lambda: frozenset({"edit_file", "write_file"})
+    )  # their short confirmations are never snipped or cleared
+
+    # Cache-aware batching: rewrite only when a batch frees at least this much.
+    min_batch_tokens: int = 3_000
+    # ...and only when it frees at least this fraction of what it makes the next
+    # request write again: freed tokens are read 0.1x on every later call, the
+    # re-written tail costs 1.25x once.
+    batch_payoff: float = 1.0
+
+    # Microcompact: after this idle gap the prompt cache is cold; rewrite freely.
+    idle_gap_seconds: float = 300.0
+    idle_keep_recent: int = 5
+
+    # L3: summary near the limit.
+    compact_at: float = 0.85
+    compact_tail_fraction: float = 0.20  # recent tail kept verbatim
+    summary_max_tokens: int = 4_000
+    user_text_budget_tokens: int = 3_000
+    reattach_files: int = 5
+    reattach_file_tokens: int = 5_000
+    reattach_total_fraction: float = 0.15
+    breaker_failures: int = 3
+
+    # Status levels for the editor.
+    warn_at: float = 0.60
+    high_at: float = 0.85
+
+    @property
+    def reserve(self) -> int:
+        if self.output_reserve is not None:
+            return self.output_reserve
+        return min(self.window // 10, 32_000)
+
+    @property
+    def effective_window(self) -> int:
+        return max(1, self.window - self.reserve)
+
+    @property
+    def min_batch(self) -> int:
+        return self.min_batch_tokens
+
+    def tokens(self, chars: int) -> int:
+        return int(-(-chars // self.chars_per_token))
+
+    def updated(self, **changes) -> "ContextConfig":
+        """A copy with the known fields changed; unknown names are an error."""
+        names = {f.name for f in fields(self)}
+        unknown = set(changes) - names
+        if unknown:
+            raise ValueError(f"unknown context settings: {', '.join(sorted(unknown))}")
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data.update(changes)
+        return ContextConfig(**data)

@@ -1,0 +1,264 @@
+"""The one history type: messages as sent, plus an index kept in step.
+
+The index answers "which tool produced this result, with what input, where"
+without rescanning, and keeps the small candidate sets the layers read:
+results not yet rewritten (in arrival order), stale duplicates, large
+results and large tool inputs. Every rewrite is copy-on-write on the
+message, so a request handed out earlier never changes under its holder.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from .blocks import Block, Message, blocks_of, message_chars, result_text
+
+
+@dataclass
+class ToolRecord:
+    id: str
+    name: str
+    input: dict[str, Any]
+    key: str | None  # dedup key: (tool, path-or-command) as one string
+    use_msg: int  # index of the assistant message holding the tool_use
+    result_msg: int | None = None  # index of the user message holding the tool_result
+    seq: int = -1  # arrival order of the result
+    chars: int = 0  # chars of the result as it now stands in the history
+    arrived_chars: int = 0  # chars when it entered (after L0)
+    original_chars: int = 0  # chars before L0
+    state: str = ""  # "", "truncated", "budgeted", "snipped", "cleared"
+    rewritten: bool = False  # sticky: a result is rewritten at most once
+    input_chars: int = 0
+    input_cleared: bool = False
+    is_error: bool = False
+
+    @property
+    def path_or_command(self) -> str:
+        return dedup_target(self.input) or ""
+
+
+def dedup_target(tool_input: dict[str, Any]) -> str | None:
+    for name in ("path", "file_path", "command", "pattern", "url", "query"):
+        value = tool_input.get(name)
+        if isinstance(value, str) and value:
+            if name == "pattern":
+                return f"{value} @ {tool_input.get('path', '')} {tool_input.get('glob', '')}"
+            return value
+    return None
+
+
+def dedup_key(name: str, tool_input: dict[str, Any]) -> str | None:
+    target = dedup_target(tool_input)
+    return f"{name}\x00{target}" if target else None
+
+
+@dataclass
+class History:
+    """Messages as the model will see them, plus the tool index."""
+
+    large_result_chars: int = 15_000
+    large_input_chars: int = 400
+    token_of: Callable[[int], int] = lambda chars: -(-chars // 4)
+    messages: list[Message] = field(default_factory=list)
+    msg_tokens: list[int] = field(default_factory=list)
+    total_tokens: int = 0
+    category_tokens: dict[str, int] = field(
+        default_factory=lambda: {"user": 0, "assistant": 0, "toolResults": 0}
+    )
+    records: dict[str, ToolRecord] = field(default_factory=dict)
+    results: list[str] = field(default_factory=list)  # tool_use ids by result arrival
+    live: dict[str, None] = field(default_factory=dict)  # results not yet rewritten, in order
+    stale: dict[str, None] = field(default_factory=dict)  # live results with a newer same-key result
+    large: dict[str, None] = field(default_factory=dict)  # live results above large_result_chars
+    live_inputs: dict[str, None] = field(default_factory=dict)  # large tool inputs not yet cleared
+    _latest_by_key: dict[str, str] = field(default_factory=dict)
+    protected_tools: frozenset[str] = frozenset({"edit_file", "write_file"})
+
+    # -- reading -------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    @property
+    def last_role(self) -> str | None:
+        return self.messages[-1]["role"] if self.messages else None
+
+    def open_tool_uses(self) -> list[str]:
+        """tool_use ids of the last assistant message still waiting for results."""
+        if self.last_role != "assistant":
+            return []
+        return [b["id"] for b in blocks_of(self.messages[-1]) if b.get("type") == "tool_use"]
+
+    def open_results_of_last(self) -> list[str]:
+        """tool_use ids answered by the last message (when it is a user message)."""
+        if self.last_role != "user":
+            return []
+        return [b["tool_use_id"] for b in blocks_of(self.messages[-1]) if b.get("type") == "tool_result"]
+
+    def result_block(self, tool_use_id: str) -> Block | None:
+        record = self.records.get(tool_use_id)
+        if record is None or record.result_msg is None:
+            return None
+        for block in blocks_of(self.messages[record.result_msg]):
+            if block.get("type") == "tool_result" and block.get("tool_use_id") == tool_use_id:
+                return block
+        return None
+
+    def recent_results(self, count: int) -> list[str]:
+        return self.results[-count:] if count > 0 else []
+
+    # -- appending -----------------------------------------------------------
+
+    def append(self, message: Message) -> None:
+        """Append one message; roles must alternate, results must answer the last uses."""
+        role = message.get("role")
+        if role not in ("user", "assistant"):
+            raise ValueError(f"unknown role {role!r}")
+        if self.messages and self.messages[-1]["role"] == role:
+            raise ValueError(f"two {role} messages in a row")
+        if not self.messages and role != "user":
+            raise ValueError("the history must start with a user message")
+        index = len(self.messages)
+        blocks = blocks_of(message)
+        if role == "user":
+            waiting = set(self.open_tool_uses())
+            answered = {b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"}
+            if waiting - answered:
+                raise ValueError(f"tool_use without result: {sorted(waiting - answered)}")
+            if answered - waiting:
+                raise ValueError(f"tool_result without tool_use: {sorted(answered - waiting)}")
+        self.messages.append(message)
+        tokens = self.token_of(message_chars(message))
+        self.msg_tokens.append(tokens)
+        self.total_tokens += tokens
+        self._count(message, +1)
+        for block in blocks:
+            if block.get("type") == "tool_use":
+                self._index_use(block, index)
+            elif block.get("type") == "tool_result":
+                self._index_result(block, index)
+
+    def _index_use(self, block: Block, index: int) -> None:
+        tool_input = block.get("input") or {}
+        record = ToolRecord(
+            id=block["id"],
+            name=block.get("name", ""),
+            input=tool_input,
+            key=dedup_key(block.get("name", ""), tool_input),
+            use_msg=index,
+            input_chars=len(json.dumps(tool_input, ensure_ascii=False)),
+        )
+        self.records[record.id] = record
+        if record.input_chars >= self.large_input_chars and record.name not in ("read_file",):
+            self.live_inputs[record.id] = None
+
+    def _index_result(self, block: Block, index: int) -> None:
+        record = self.records[block["tool_use_id"]]
+        record.result_msg = index
+        record.seq = len(self.results)
+        record.chars = len(result_text(block))
+        record.arrived_chars = record.chars
+        record.original_chars = max(record.original_chars, record.chars)
+        record.is_error = bool(block.get("is_error"))
+        self.results.append(record.id)
+        if record.name in self.protected_tools:
+            return
+        self.live[record.id] = None
+        if record.chars > self.large_result_chars:
+            self.large[record.id] = None
+        if record.key is not None:
+            older = self._latest_by_key.get(record.key)
+            if older is not None and older in self.live:
+                self.stale[older] = None
+            self._latest_by_key[record.key] = record.id
+
+    def _count(self, message: Message, sign: int) -> None:
+        if message["role"] == "assistant":
+            self.category_tokens["assistant"] += sign * self.token_of(message_chars(message))
+            return
+        results = sum(len(result_text(b)) for b in blocks_of(message) if b.get("type") == "tool_result")
+        self.category_tokens["toolResults"] += sign * self.token_of(results)
+        self.category_tokens["user"] += sign * self.token_of(message_chars(message) - results)
+
+    # -- rewriting (copy-on-write) ---------------------------------------------
+
+    def _replace_block(self, msg_index: int, match: Callable[[Block], bool], new_block: Block) -> None:
+        old = self.messages[msg_index]
+        new_blocks = [new_block if match(b) else b for b in blocks_of(old)]
+        new_message = {**old, "content": new_blocks}
+        self._count(old, -1)
+        self._count(new_message, +1)
+        self.messages[msg_index] = new_message
+        tokens = self.token_of(message_chars(new_message))
+        self.total_tokens += tokens - self.msg_tokens[msg_index]
+        self.msg_tokens[msg_index] = tokens
+
+    def rewrite_result(self, tool_use_id: str, text: str, state: str) -> int:
+        """Replace a result's content for good; returns the tokens freed."""
+        record = self.records[tool_use_id]
+        if record.rewritten:
+            raise ValueError(f"result {tool_use_id} was already rewritten")
+        before = self.total_tokens
+        block = self.result_block(tool_use_id)
+        assert block is not None and record.result_msg is not None
+        new_block = {k: v for k, v in block.items() if k != "content"}
+        new_block["content"] = text
+        self._replace_block(
+            record.result_msg,
+            lambda b: b.get("type") == "tool_result" and b.get("tool_use_id") == tool_use_id,
+            new_block,
+        )
+        record.chars = len(text)
+        record.state = state
+        record.rewritten = True
+        for index in (self.live, self.stale, self.large):
+            index.pop(tool_use_id, None)
+        return before - self.total_tokens
+
+    def rewrite_input(self, tool_use_id: str, new_input: dict[str, Any]) -> int:
+        record = self.records[tool_use_id]
+        if record.input_cleared:
+            raise ValueError(f"input of {tool_use_id} was already rewritten")
+        before = self.total_tokens
+        old_block = next(
+            b for b in blocks_of(self.messages[record.use_msg])
+            if b.get("type") == "tool_use" and b.get("id") == tool_use_id
+        )
+        self._replace_block(
+            record.use_msg,
+            lambda b: b.get("type") == "tool_use" and b.get("id") == tool_use_id,
+            {**old_block, "input": new_input},
+        )
+        record.input_cleared = True
+        self.live_inputs.pop(tool_use_id, None)
+        return before - self.total_tokens
+
+    # -- replacing (compaction) ----------------------------------------------
+
+    def rebuilt(self, messages: Iterable[Message]) -> "History":
+        """A new history over new messages; surviving records keep their state."""
+        fresh = History(
+            large_result_chars=self.large_result_chars,
+            large_input_chars=self.large_input_chars,
+            token_of=self.token_of,
+            protected_tools=self.protected_tools,
+        )
+        for message in messages:
+            fresh.append(message)
+        for tool_use_id, record in fresh.records.items():
+            old = self.records.get(tool_use_id)
+            if old is None:
+                continue
+            record.original_chars = old.original_chars
+            record.arrived_chars = old.arrived_chars
+            record.state = old.state
+            record.input_cleared = old.input_cleared
+            if old.rewritten:
+                record.rewritten = True
+                for index in (fresh.live, fresh.stale, fresh.large):
+                    index.pop(tool_use_id, None)
+            if old.input_cleared:
+                fresh.live_inputs.pop(tool_use_id, None)
+        return fresh

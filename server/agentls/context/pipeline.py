@@ -1,0 +1,228 @@
+"""The context engine: append, prepare a request, account usage, compact.
+
+``prepare`` is called before every model call. It runs the layers through
+the cache-aware policy and says whether a summary (L3) is due; the caller
+(the agent, or the replay) asks its summarizer and hands the text back to
+``apply_summary``. Nothing here does I/O but the store it is handed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import rewrite as rw
+from .blocks import Message, blocks_of
+from .compact import (SummaryError, SummaryRequest, build_summary_request, compacted_messages,
+                      parse_summary, user_texts_before)
+from .config import ContextConfig
+from .history import History
+from .microcompact import is_idle
+from .policy import Batch, plan_batch, plan_emergency
+from .store import MemoryStore, ResultStore, result_ref
+from .tokens import TokenMeter, Usage
+from .truncate import truncate_results
+
+
+@dataclass
+class LayerStat:
+    count: int = 0
+    tokens_saved: int = 0
+
+
+@dataclass
+class Prepared:
+    messages: list[Message]
+    estimate: int
+    utilization: float
+    compaction_due: bool
+    batch: Batch | None = None  # rewrites carried out by this call
+
+
+@dataclass
+class CompactionResult:
+    tokens_before: int
+    tokens_after: int
+    summary: str
+    reason: str
+
+
+@dataclass
+class ContextEngine:
+    config: ContextConfig = field(default_factory=ContextConfig)
+    store: ResultStore = field(default_factory=MemoryStore)
+
+    def __post_init__(self) -> None:
+        self.history = self._new_history()
+        self.meter = TokenMeter()
+        self.stats: dict[str, LayerStat] = {name: LayerStat() for name in (
+            rw.TRUNCATE, rw.BUDGET, rw.SNIP, rw.CLEAR, rw.CLEAR_INPUT, rw.MICROCOMPACT, rw.COMPACT)}
+        self.last_call_at: float | None = None
+        self.cache_cold = True  # nothing cached yet: rewrites cost nothing extra
+        self.summary_failures = 0
+        self.compactions = 0
+        self._carried_user_texts: list[str] = []
+
+    def _new_history(self) -> History:
+        cfg = self.config
+        return History(
+            large_result_chars=cfg.budget_hard_chars,
+            large_input_chars=cfg.clear_inputs_min_chars,
+            token_of=cfg.tokens,
+            protected_tools=cfg.protected_tools,
+        )
+
+    # -- settings --------------------------------------------------------------
+
+    def reconfigure(self, config: ContextConfig) -> None:
+        """New thresholds apply from the next prepare; the history is kept."""
+        self.config = config
+        self.history.large_result_chars = config.budget_hard_chars
+        self.history.large_input_chars = config.clear_inputs_min_chars
+
+    # -- appending -------------------------------------------------------------
+
+    def append(self, message: Message) -> list[str]:
+        """Append a message (L0 applied to its results); returns the ids L0 cut."""
+        message, cut_ids = truncate_results(message, self.config.truncate_chars, self.store)
+        self.history.append(message)
+        for tool_use_id in cut_ids:
+            record = self.history.records[tool_use_id]
+            record.state = "truncated"
+            original = self.store.get(result_ref(tool_use_id)) or ""
+            record.original_chars = len(original)
+            self.stats[rw.TRUNCATE].count += 1
+            self.stats[rw.TRUNCATE].tokens_saved += self.config.tokens(len(original) - record.chars)
+        return cut_ids
+
+    # -- accounting ------------------------------------------------------------
+
+    @property
+    def raw_estimate(self) -> int:
+        return self.config.system_tokens + self.history.total_tokens
+
+    def estimate(self) -> int:
+        return self.meter.estimate(self.raw_estimate)
+
+    def utilization(self) -> float:
+        return self.estimate() / self.config.effective_window
+
+    def level(self) -> str:
+        u = self.utilization()
+        if u >= self.config.high_at:
+            return "high"
+        return "warn" if u >= self.config.warn_at else "ok"
+
+    def record_usage(self, usage: Usage, now: float, estimate_at_call: int | None = None) -> None:
+        """After a model call: anchor the estimate on the real prompt size."""
+        self.meter.record(usage, self.raw_estimate if estimate_at_call is None else estimate_at_call)
+        self.last_call_at = now
+        self.cache_cold = False
+
+    # -- the pipeline ----------------------------------------------------------
+
+    def prepare(self, now: float, *, allow_compaction: bool = True) -> Prepared:
+        """The request to send next; may rewrite old blocks (in one batch)."""
+        if self.history.last_role != "user":
+            raise ValueError("a request is prepared only after a user message")
+        idle = is_idle(self.config, now, self.last_call_at)
+        batch = plan_batch(self.history, self.config, self.estimate(), cold=self.cache_cold, idle=idle)
+        if batch is not None:
+            self._apply(batch)
+        estimate = self.estimate()
+        over = estimate / self.config.effective_window >= self.config.compact_at
+        can_summarise = allow_compaction and self.summary_failures < self.config.breaker_failures
+        due = over and can_summarise and build_summary_request(
+            self.history, self.config, estimate, None) is not None
+        if not due and estimate > self.config.effective_window:
+            emergency = plan_emergency(self.history, self.config)
+            if emergency.rewrites:
+                self._apply(emergency)
+                batch = emergency
+            estimate = self.estimate()
+        return Prepared(list(self.history.messages), estimate,
+                        estimate / self.config.effective_window, due, batch)
+
+    def _apply(self, batch: Batch) -> None:
+        for item in batch.rewrites:
+            freed = rw.apply(item, self.history, self.store)
+            layer = rw.MICROCOMPACT if batch.reason == "idle" and item.layer == rw.CLEAR else item.layer
+            self.stats[layer].count += 1
+            self.stats[layer].tokens_saved += freed
+
+    # -- L3 --------------------------------------------------------------------
+
+    def summary_request(self, instructions: str | None = None) -> SummaryRequest | None:
+        """What to send the summarizer, or None when there is nothing to summarise."""
+        return build_summary_request(self.history, self.config, self.estimate(), instructions)
+
+    def apply_summary(self, request: SummaryRequest, raw_text: str, reason: str = "auto") -> CompactionResult:
+        if len(self.history.messages) != request.history_length:
+            raise ValueError("the history changed while the summary was being written")
+        try:
+            summary = parse_summary(raw_text)
+        except SummaryError:
+            self.summary_failed()
+            raise
+        texts = self._carried_user_texts + user_texts_before(self.history, request.cut)
+        messages = compacted_messages(self.history, self.config, request.cut, summary, texts, self.store)
+        before = self.estimate()
+        self.history = self.history.rebuilt(messages)
+        self._carried_user_texts = texts
+        self.meter.reset()  # the old anchor describes a prompt that no longer exists
+        self.cache_cold = True
+        self.summary_failures = 0
+        self.compactions += 1
+        after = self.estimate()
+        self.stats[rw.COMPACT].count += 1
+        self.stats[rw.COMPACT].tokens_saved += max(0, before - after)
+        return CompactionResult(before, after, summary, reason)
+
+    def summary_failed(self) -> None:
+        """A summary call failed; after a few in a row, auto-compaction stops trying."""
+        self.summary_failures += 1
+
+    # -- reports -----------------------------------------------------------------
+
+    def report(self, tools_tokens: int = 0) -> dict[str, Any]:
+        """What the model sees, for agent/context (camelCase, every field present)."""
+        cfg = self.config
+        estimate = self.estimate()
+        cats = self.history.category_tokens
+        return {
+            "window": cfg.window,
+            "effectiveWindow": cfg.effective_window,
+            "used": estimate,
+            "utilization": round(estimate / cfg.effective_window, 4),
+            "level": self.level(),
+            "categories": {
+                "system": max(0, cfg.system_tokens - tools_tokens),
+                "tools": tools_tokens,
+                "user": cats["user"],
+                "assistant": cats["assistant"],
+                "toolResults": cats["toolResults"],
+            },
+            "layers": [
+                {"layer": name, "count": stat.count, "tokensSaved": stat.tokens_saved}
+                for name, stat in self.stats.items()
+            ],
+        }
+
+    def placeholders(self) -> list[dict[str, Any]]:
+        found = []
+        for record in self.history.records.values():
+            if record.state:
+                found.append({"toolUseId": record.id, "tool": record.name, "layer": record.state,
+                              "ref": result_ref(record.id), "originalChars": record.original_chars})
+            if record.input_cleared:
+                found.append({"toolUseId": record.id, "tool": record.name, "layer": "clearedInput",
+                              "ref": result_ref(record.id) + "/input", "originalChars": record.input_chars})
+        return found
+
+
+def user_message(text: str) -> Message:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def is_tool_results(message: Message) -> bool:
+    return any(b.get("type") == "tool_result" for b in blocks_of(message))

@@ -1,0 +1,43 @@
+"""The text that stands in for rewritten content; each names where the full text is."""
+
+from __future__ import annotations
+
+from .history import ToolRecord
+
+
+def _what(record: ToolRecord) -> str:
+    target = record.path_or_command
+    if len(target) > 80:
+        target = target[:77] + "..."
+    return f"{record.name} {target}".strip()
+
+
+def reread_hint(ref: str) -> str:
+    return f'read_file path="{ref}"'
+
+
+def cut_middle(text: str, limit: int, ref: str, label: str) -> str:
+    """Head and tail of text within limit chars; the marker says what was cut and where it is."""
+    probe = f"\n\n[... {label}: {len(text):,} of {len(text):,} chars cut here; full text: {reread_hint(ref)} ...]\n\n"
+    keep = max(0, (limit - len(probe)) // 2)
+    cut = len(text) - 2 * keep
+    marker = f"\n\n[... {label}: {cut:,} of {len(text):,} chars cut here; full text: {reread_hint(ref)} ...]\n\n"
+    return text[:keep] + marker + (text[-keep:] if keep else "")
+
+
+def cleared(record: ToolRecord, ref: str) -> str:
+    return f"[old result cleared to save context: {_what(record)} ({record.chars:,} chars); full text: {reread_hint(ref)}]"
+
+
+def snipped(record: ToolRecord, ref: str) -> str:
+    return (
+        f"[stale result: a newer {_what(record)} comes later; "
+        f"this one ({record.chars:,} chars): {reread_hint(ref)}]"
+    )
+
+
+def cleared_input_value(chars: int, ref: str) -> str:
+    return f"[cleared to save context: {chars:,} chars; full input: {reread_hint(ref)}]"
+
+
+PLACEHOLDER_TOKENS = 40  # what a placeholder costs, for planning

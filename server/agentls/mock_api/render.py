@@ -1,0 +1,146 @@
+"""Turning a Reply into what the Messages API sends: a message JSON or SSE events.
+
+The event sequence and shapes follow the real streaming API:
+message_start, then per block content_block_start / *_delta / content_block_stop
+(a `ping` after the first block start), message_delta (stop_reason + usage),
+message_stop.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from .script import RedactedThinking, Reply, Text, Thinking, ToolUse
+from .tokens import CacheUsage, estimate_tokens
+
+_WORDS = re.compile(r"\S+\s*|\s+")
+
+
+@dataclass(frozen=True)
+class SseEvent:
+    name: str
+    data: dict
+
+    def encode(self) -> bytes:
+        return f"event: {self.name}\ndata: {json.dumps(self.data)}\n\n".encode()
+
+
+def text_chunks(text: str, words_per_chunk: int = 3) -> list[str]:
+    """Split text into small word-aligned pieces, like real token streaming."""
+    words = _WORDS.findall(text)
+    chunks = ["".join(words[i:i + words_per_chunk]) for i in range(0, len(words), words_per_chunk)]
+    return chunks or [text]
+
+
+def json_chunks(encoded: str) -> list[str]:
+    """Split serialized tool input into several partial_json pieces (first one empty, as the API does)."""
+    size = max(1, -(-len(encoded) // 4))
+    return [""] + [encoded[i:i + size] for i in range(0, len(encoded), size)]
+
+
+def assign_tool_ids(reply: Reply, new_id: Callable[[], str]) -> list:
+    """The reply's blocks, with server-made ids for tool_use blocks that have none."""
+    return [ToolUse(b.name, b.input, new_id()) if isinstance(b, ToolUse) and not b.id else b for b in reply.content]
+
+
+def block_json(block) -> dict:
+    if isinstance(block, Text):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, Thinking):
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.resolved_signature()}
+    if isinstance(block, RedactedThinking):
+        return {"type": "redacted_thinking", "data": block.data}
+    return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+
+
+def output_tokens(blocks: list) -> int:
+    text = "".join(
+        b.text if isinstance(b, Text) else b.thinking if isinstance(b, Thinking)
+        else json.dumps(b.input) if isinstance(b, ToolUse) else "" for b in blocks
+    )
+    return max(1, estimate_tokens(text))
+
+
+def usage_json(cache: CacheUsage, output: int, override: dict | None) -> dict:
+    usage = {
+        "input_tokens": cache.input_tokens,
+        "cache_creation_input_tokens": cache.cache_creation_input_tokens,
+        "cache_read_input_tokens": cache.cache_read_input_tokens,
+        "output_tokens": output,
+    }
+    usage.update(override or {})
+    return usage
+
+
+def message_json(message_id: str, model: str, blocks: list, stop_reason: str, usage: dict) -> dict:
+    return {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [block_json(b) for b in blocks],
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": usage,
+    }
+
+
+def _block_events(index: int, block) -> list[SseEvent]:
+    def delta(payload: dict) -> SseEvent:
+        return SseEvent("content_block_delta", {"type": "content_block_delta", "index": index, "delta": payload})
+
+    if isinstance(block, Text):
+        start = {"type": "text", "text": ""}
+        deltas = [delta({"type": "text_delta", "text": c}) for c in text_chunks(block.text)]
+    elif isinstance(block, Thinking):
+        start = {"type": "thinking", "thinking": "", "signature": ""}
+        deltas = [delta({"type": "thinking_delta", "thinking": c}) for c in text_chunks(block.thinking)]
+        deltas.append(delta({"type": "signature_delta", "signature": block.resolved_signature()}))
+    elif isinstance(block, RedactedThinking):
+        start = {"type": "redacted_thinking", "data": block.data}
+        deltas = []
+    else:
+        start = {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
+        encoded = json.dumps(block.input)
+        deltas = [delta({"type": "input_json_delta", "partial_json": c}) for c in json_chunks(encoded)]
+    return [
+        SseEvent("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}),
+        *deltas,
+        SseEvent("content_block_stop", {"type": "content_block_stop", "index": index}),
+    ]
+
+
+def stream_events(message: dict) -> list[SseEvent]:
+    """The SSE events that stream `message` (as built by message_json)."""
+    usage = message["usage"]
+    start_usage = {**usage, "output_tokens": 1}
+    head = {**message, "content": [], "stop_reason": None, "usage": start_usage}
+    events = [SseEvent("message_start", {"type": "message_start", "message": head})]
+    blocks = [_block_from_json(b) for b in message["content"]]
+    for index, block in enumerate(blocks):
+        block_events = _block_events(index, block)
+        events.append(block_events[0])
+        if index == 0:
+            events.append(SseEvent("ping", {"type": "ping"}))
+        events.extend(block_events[1:])
+    events.append(SseEvent("message_delta", {
+        "type": "message_delta",
+        "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+        "usage": {"output_tokens": usage["output_tokens"]},
+    }))
+    events.append(SseEvent("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def _block_from_json(raw: dict):
+    kind = raw["type"]
+    if kind == "text":
+        return Text(raw["text"])
+    if kind == "thinking":
+        return Thinking(raw["thinking"], raw["signature"])
+    if kind == "redacted_thinking":
+        return RedactedThinking(raw["data"])
+    return ToolUse(raw["name"], raw["input"], raw["id"])

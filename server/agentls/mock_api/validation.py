@@ -1,0 +1,143 @@
+"""Request checks the real Messages API makes that matter to an agent.
+
+Each check returns the 400 message the real API would give (same style:
+"messages.N: ..."), so tests can prove that every history the agent sends
+is one the real API accepts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_MAX_CACHE_BREAKPOINTS = 4
+# Block types that may not carry cache_control.
+_UNCACHEABLE = ("thinking", "redacted_thinking")
+
+
+def request_error(body: Any) -> str | None:
+    """The invalid_request_error message for `body`, or None if it is valid."""
+    if not isinstance(body, dict):
+        return "request body must be a JSON object"
+    for check in (_check_top_level, _check_messages, _check_tool_pairing, _check_cache_control, _check_thinking):
+        problem = check(body)
+        if problem:
+            return problem
+    return None
+
+
+def _check_top_level(body: dict) -> str | None:
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        return "model: Field required"
+    max_tokens = body.get("max_tokens")
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        return "max_tokens: Field required (a positive integer)"
+    system = body.get("system")
+    if system is not None and not isinstance(system, str):
+        if not isinstance(system, list) or any(not isinstance(b, dict) or b.get("type") != "text" for b in system):
+            return "system: Input should be a string or a list of text blocks"
+    tools = body.get("tools")
+    if tools is not None:
+        if not isinstance(tools, list):
+            return "tools: Input should be a valid list"
+        names = [t.get("name") for t in tools if isinstance(t, dict)]
+        if len(names) != len(set(names)):
+            return "tools: Tool names must be unique."
+    return None
+
+
+def _check_messages(body: dict) -> str | None:
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "messages: at least one message is required"
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+            return f"messages.{i}.role: Input should be 'user' or 'assistant'"
+        content = message.get("content")
+        if isinstance(content, list):
+            if any(not isinstance(b, dict) or "type" not in b for b in content):
+                return f"messages.{i}.content: each content block must be an object with a type"
+        elif not isinstance(content, str):
+            return f"messages.{i}.content: Input should be a string or a list of content blocks"
+        is_final_assistant = i == len(messages) - 1 and message["role"] == "assistant"
+        if not content and not is_final_assistant:
+            return f"messages.{i}: all messages must have non-empty content except for the optional final assistant message"
+    if messages[0]["role"] != "user":
+        return "messages.0.role: first message must use the \"user\" role"
+    for i in range(1, len(messages)):
+        if messages[i]["role"] == messages[i - 1]["role"]:
+            return f"messages.{i}: roles must alternate between \"user\" and \"assistant\""
+    return None
+
+
+def _blocks(message: dict) -> list[dict]:
+    content = message.get("content")
+    return content if isinstance(content, list) else []
+
+
+def _check_tool_pairing(body: dict) -> str | None:
+    messages = body["messages"]
+    seen_ids: set[str] = set()
+    for i, message in enumerate(messages):
+        if message["role"] == "assistant":
+            ids = [b.get("id") for b in _blocks(message) if b.get("type") == "tool_use"]
+            for tool_id in ids:
+                if not tool_id or tool_id in seen_ids:
+                    return f"messages.{i}: tool_use ids must be unique and non-empty (got {tool_id!r})"
+                seen_ids.add(tool_id)
+            if not ids:
+                continue
+            following = messages[i + 1] if i + 1 < len(messages) else None
+            answered = {b.get("tool_use_id") for b in _blocks(following or {}) if b.get("type") == "tool_result"}
+            missing = [t for t in ids if t not in answered]
+            if missing:
+                return (f"messages.{i + 1}: `tool_use` ids were found without `tool_result` blocks "
+                        f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
+                        f"corresponding `tool_result` block in the next message.")
+        else:
+            results = [b for b in _blocks(message) if b.get("type") == "tool_result"]
+            if not results:
+                continue
+            previous = messages[i - 1] if i > 0 else {}
+            offered = {b.get("id") for b in _blocks(previous) if b.get("type") == "tool_use"}
+            for j, block in enumerate(_blocks(message)):
+                if block.get("type") == "tool_result" and block.get("tool_use_id") not in offered:
+                    return (f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                            f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
+                            f"`tool_use` block in the previous message.")
+    return None
+
+
+def _cache_marked(body: dict) -> list[tuple[str, dict]]:
+    marked: list[tuple[str, dict]] = []
+    system = body.get("system")
+    if isinstance(system, list):
+        marked += [(f"system.{j}", b) for j, b in enumerate(system) if isinstance(b, dict) and "cache_control" in b]
+    marked += [(f"tools.{j}", t) for j, t in enumerate(body.get("tools") or [])
+               if isinstance(t, dict) and "cache_control" in t]
+    for i, message in enumerate(body["messages"]):
+        marked += [(f"messages.{i}.content.{j}", b) for j, b in enumerate(_blocks(message)) if "cache_control" in b]
+    return marked
+
+
+def _check_cache_control(body: dict) -> str | None:
+    marked = _cache_marked(body)
+    if len(marked) > _MAX_CACHE_BREAKPOINTS:
+        return f"A maximum of {_MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {len(marked)}."
+    for where, block in marked:
+        if block.get("type") in _UNCACHEABLE:
+            return f"{where}.cache_control: cache_control cannot be set for {block['type']} blocks"
+        if block.get("type") == "text" and not block.get("text"):
+            return f"{where}.cache_control: cache_control cannot be set for empty text blocks"
+    return None
+
+
+def _check_thinking(body: dict) -> str | None:
+    thinking = body.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
+        return None
+    budget = thinking.get("budget_tokens")
+    if not isinstance(budget, int) or budget < 1024:
+        return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+    if budget >= body["max_tokens"]:
+        return "`max_tokens` must be greater than `thinking.budget_tokens`"
+    return None

@@ -1,0 +1,28 @@
+"""ModelError: the one exception a model call ends with when it fails."""
+
+from __future__ import annotations
+
+
+class ModelError(Exception):
+    """A model call failed for good.
+
+    message is written for a human ("Anthropic API overloaded (529) after
+    5 attempts") and never contains the API key. status is the HTTP status
+    when there was one; retryable says whether trying again later may help.
+    """
+
+    def __init__(self, message: str, status: int | None = None, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.retryable = retryable
+
+    def __repr__(self) -> str:
+        return f"ModelError({self.message!r}, status={self.status!r}, retryable={self.retryable!r})"
+
+
+def redact(text: str, secret: str | None) -> str:
+    """text with every occurrence of secret masked (defence in depth for server-echoed text)."""
+    if secret and len(secret) >= 4:
+        return text.replace(secret, "***")
+    return text

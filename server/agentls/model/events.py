@@ -1,0 +1,43 @@
+"""Events a ModelClient reports while a reply streams in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Awaitable, Callable, Union
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolUseStarted:
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Retrying:
+    """The request failed and will be sent again after `delay_seconds`.
+
+    attempt is the number of the attempt about to start (2 for the first
+    retry) out of max_attempts. When discard_partial is True some deltas of
+    the failed attempt were already reported: the caller must drop what it
+    rendered from them, because the retry streams the reply from the start.
+    """
+
+    attempt: int
+    delay_seconds: float
+    reason: str
+    max_attempts: int = 0
+    discard_partial: bool = False
+
+
+ModelEvent = Union[TextDelta, ThinkingDelta, ToolUseStarted, Retrying]
+EventHandler = Callable[[ModelEvent], Union[None, Awaitable[None]]]

@@ -1,0 +1,130 @@
+"""What model calls cost, and a running total in the shape of `agent/cost`.
+
+Prices are USD per million tokens, as published by the providers (late 2025).
+Overrides (ModelSettings.prices) map a model-name fragment to any of the four
+prices, e.g. {"my-proxy-model": {"input": 1, "output": 2}}; they are matched
+before the built-in table, longest fragment first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Mapping
+
+from .response import Usage
+
+
+@dataclass(frozen=True)
+class Price:
+    input: float
+    output: float
+    cache_write: float  # 5-minute cache writes: 1.25 × input on Anthropic
+    cache_read: float  # 0.1 × input on Anthropic
+
+
+# Ordered: the first fragment found in the model name wins, so specific
+# versions come before their family.
+BUILTIN_PRICES: tuple[tuple[str, Price], ...] = (
+    ("opus-4-5", Price(5.0, 25.0, 6.25, 0.50)),
+    ("opus-4-6", Price(5.0, 25.0, 6.25, 0.50)),
+    ("opus", Price(15.0, 75.0, 18.75, 1.50)),
+    ("sonnet", Price(3.0, 15.0, 3.75, 0.30)),
+    ("haiku-4-5", Price(1.0, 5.0, 1.25, 0.10)),
+    ("haiku-3-5", Price(0.80, 4.0, 1.0, 0.08)),
+    ("3-5-haiku", Price(0.80, 4.0, 1.0, 0.08)),
+    ("haiku", Price(0.25, 1.25, 0.30, 0.03)),
+    # DeepSeek's Anthropic-compatible endpoint: cache misses cost input, hits are cheap.
+    ("deepseek", Price(0.28, 0.42, 0.28, 0.028)),
+)
+# Unknown models are priced like Sonnet: a middle estimate rather than zero.
+DEFAULT_PRICE = Price(3.0, 15.0, 3.75, 0.30)
+
+_FIELDS = ("input", "output", "cache_write", "cache_read")
+
+
+def price_for(model: str, overrides: Mapping[str, Mapping[str, float]] | None = None) -> Price:
+    name = model.lower()
+    for fragment in sorted(overrides or {}, key=len, reverse=True):
+        if fragment.lower() in name or fragment.lower() == "default":
+            base = _builtin_price(name)
+            given = {k: float(v) for k, v in (overrides or {})[fragment].items() if k in _FIELDS}
+            return replace(base, **given)
+    return _builtin_price(name)
+
+
+def _builtin_price(name: str) -> Price:
+    return next((price for fragment, price in BUILTIN_PRICES if fragment in name), DEFAULT_PRICE)
+
+
+def cost_usd(model: str, usage: Usage, overrides: Mapping[str, Mapping[str, float]] | None = None) -> float:
+    price = price_for(model, overrides)
+    return (
+        usage.input_tokens * price.input
+        + usage.output_tokens * price.output
+        + usage.cache_creation_input_tokens * price.cache_write
+        + usage.cache_read_input_tokens * price.cache_read
+    ) / 1_000_000
+
+
+@dataclass
+class _ModelTotals:
+    requests: int = 0
+    usage: Usage = Usage()
+    usd: float = 0.0
+
+
+class CostTracker:
+    """Running totals of requests, tokens and dollars, overall and per model."""
+
+    def __init__(self, model: str = "", overrides: Mapping[str, Mapping[str, float]] | None = None) -> None:
+        self.model = model  # the name `agent/cost` reports; defaults to the last model used
+        self._overrides = overrides
+        self._by_model: dict[str, _ModelTotals] = {}
+
+    def add(self, model: str, usage: Usage) -> float:
+        """Record one request; returns its cost in USD."""
+        usd = cost_usd(model, usage, self._overrides)
+        totals = self._by_model.setdefault(model, _ModelTotals())
+        totals.requests += 1
+        totals.usage = totals.usage + usage
+        totals.usd += usd
+        if not self.model:
+            self.model = model
+        return usd
+
+    def reset(self) -> None:
+        self._by_model.clear()
+
+    @property
+    def requests(self) -> int:
+        return sum(t.requests for t in self._by_model.values())
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for totals in self._by_model.values():
+            total = total + totals.usage
+        return total
+
+    @property
+    def usd(self) -> float:
+        return sum(t.usd for t in self._by_model.values())
+
+    def as_dict(self) -> dict:
+        """The CostResult of `agent/cost` (docs/protocol.md)."""
+        return _cost_dict(self.model, self.requests, self.usage, self.usd)
+
+    def by_model(self) -> dict[str, dict]:
+        return {name: _cost_dict(name, t.requests, t.usage, t.usd) for name, t in self._by_model.items()}
+
+
+def _cost_dict(model: str, requests: int, usage: Usage, usd: float) -> dict:
+    return {
+        "model": model,
+        "requests": requests,
+        "inputTokens": usage.input_tokens,
+        "outputTokens": usage.output_tokens,
+        "cacheReadTokens": usage.cache_read_input_tokens,
+        "cacheWriteTokens": usage.cache_creation_input_tokens,
+        "usd": round(usd, 6),
+    }

@@ -1,0 +1,67 @@
+"""ModelSettings: which model, where, with which key, and how patiently."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from urllib.parse import urlparse
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+NATIVE_HOST = "api.anthropic.com"
+
+
+@dataclass
+class ModelSettings:
+    model: str = DEFAULT_MODEL
+    compact_model: str | None = None  # None → model
+    base_url: str | None = None  # None → env ANTHROPIC_BASE_URL → SDK default (api.anthropic.com)
+    api_key: str | None = field(default=None, repr=False)  # None → env ANTHROPIC_API_KEY; never shown
+    max_tokens: int = 8192
+    thinking_budget: int | None = None  # None = extended thinking off
+    max_retries: int = 4  # retries after the first attempt
+    timeout: float = 120.0  # seconds without a byte from the server (read/write/pool)
+    connect_timeout: float = 10.0  # seconds to open the connection
+    retry_base_delay: float = 1.0  # first backoff; doubles per retry
+    retry_max_delay: float = 30.0  # cap for computed backoff (a server's retry-after is honoured as is)
+    force_cache_control: bool | None = None  # None → only on the native API
+    prices: dict[str, dict[str, float]] | None = None  # pricing overrides, see pricing.py
+
+    def __repr__(self) -> str:
+        # Hand-written so the key can never leak through repr/str/logging of settings.
+        shown = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "api_key":
+                value = "<set>" if self.resolved_api_key() else None
+                shown.append(f"api_key={value}")
+            else:
+                shown.append(f"{f.name}={value!r}")
+        return f"ModelSettings({', '.join(shown)})"
+
+    __str__ = __repr__
+
+    @property
+    def effective_compact_model(self) -> str:
+        return self.compact_model or self.model
+
+    def resolved_api_key(self) -> str | None:
+        return self.api_key or os.environ.get("ANTHROPIC_API_KEY") or None
+
+    def resolved_base_url(self) -> str | None:
+        return self.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+
+    @property
+    def endpoint_host(self) -> str:
+        url = self.resolved_base_url()
+        return (urlparse(url).hostname or url) if url else NATIVE_HOST
+
+    @property
+    def is_native_anthropic(self) -> bool:
+        return self.endpoint_host == NATIVE_HOST
+
+    @property
+    def use_cache_control(self) -> bool:
+        """Whether requests carry cache_control breakpoints (other endpoints may reject them)."""
+        if self.force_cache_control is not None:
+            return self.force_cache_control
+        return self.is_native_anthropic
