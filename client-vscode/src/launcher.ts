@@ -88,11 +88,14 @@ export async function pythonExtensionInterpreter(resource?: vscode.Uri): Promise
     const cmd: string[] | undefined = details?.execCommand;
     return cmd && cmd.length ? cmd[0] : undefined;
   })();
-  const timeout = new Promise<undefined>((r) => setTimeout(() => r(undefined), 15_000));
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 15_000)));
   try {
     return await Promise.race([work, timeout]);
   } catch {
     return undefined;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

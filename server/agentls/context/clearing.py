@@ -15,14 +15,25 @@ from .placeholders import PLACEHOLDER_TOKENS
 from .rewrite import CLEAR, CLEAR_INPUT, Rewrite
 
 
-def _older_than(history: History, keep_recent: int) -> int:
-    """Results with a sequence number below this are outside the recent ones."""
-    return len(history.results) - keep_recent
+def _older_than(history: History, config: ContextConfig, keep_recent: int) -> int:
+    """Results with a sequence number below this are outside the recent ones.
+
+    The recent ones are at most keep_recent results and, in a small window, only
+    as many as fit in a share of it (at least the newest one).
+    """
+    budget = config.clear_recent_fraction * config.effective_window
+    kept, spent = 0, 0
+    for tool_use_id in reversed(history.results[-keep_recent:] if keep_recent > 0 else []):
+        spent += config.tokens(history.records[tool_use_id].chars)
+        if kept and spent > budget:
+            break
+        kept += 1
+    return len(history.results) - kept
 
 
 def plan_clear_results(history: History, config: ContextConfig, keep_recent: int,
                        layer: str = CLEAR) -> Iterator[Rewrite]:
-    boundary = _older_than(history, keep_recent)
+    boundary = _older_than(history, config, keep_recent)
     for tool_use_id in history.live:  # arrival order: stop at the recent ones
         record = history.records[tool_use_id]
         if record.seq >= boundary:
@@ -33,7 +44,7 @@ def plan_clear_results(history: History, config: ContextConfig, keep_recent: int
 
 
 def plan_clear_inputs(history: History, config: ContextConfig, keep_recent: int) -> Iterator[Rewrite]:
-    boundary = _older_than(history, keep_recent)
+    boundary = _older_than(history, config, keep_recent)
     for tool_use_id in history.live_inputs:
         record = history.records[tool_use_id]
         if record.seq < 0 or record.seq >= boundary:

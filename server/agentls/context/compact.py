@@ -52,9 +52,13 @@ class SummaryRequest:
     instructions: str | None = None
 
 
-def choose_cut(history: History, config: ContextConfig) -> int | None:
-    """Index of the assistant message where the verbatim tail starts, or None."""
-    budget = config.compact_tail_fraction * config.effective_window
+def choose_cut(history: History, config: ContextConfig, manual: bool = False) -> int | None:
+    """Index of the assistant message where the verbatim tail starts, or None.
+
+    Auto-compaction keeps a recent tail verbatim; a manual compaction keeps only
+    what the structure needs (the last assistant message and what follows).
+    """
+    budget = 0 if manual else config.compact_tail_fraction * config.effective_window
     tail = 0
     best: int | None = None
     for index in range(len(history.messages) - 1, 0, -1):
@@ -67,7 +71,7 @@ def choose_cut(history: History, config: ContextConfig) -> int | None:
             break
     if best is None:
         return None
-    if sum(history.msg_tokens[:best]) < 500:
+    if not manual and sum(history.msg_tokens[:best]) < 500:
         return None  # nothing worth summarising
     return best
 
@@ -100,8 +104,8 @@ def _trim_front(messages: list[Message], tokens: list[int], limit: int) -> list[
 
 
 def build_summary_request(history: History, config: ContextConfig, estimate: int,
-                          instructions: str | None) -> SummaryRequest | None:
-    cut = choose_cut(history, config)
+                          instructions: str | None, manual: bool = False) -> SummaryRequest | None:
+    cut = choose_cut(history, config, manual)
     if cut is None:
         return None
     messages = list(history.messages)

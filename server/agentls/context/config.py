@@ -32,6 +32,7 @@ class ContextConfig:
     # Clearing old results and old tool inputs (cf. clear_tool_uses / clear_tool_inputs).
     clear_at: float = 0.05
     clear_keep_recent: int = 10
+    clear_recent_fraction: float = 0.40  # the recent results kept verbatim fit in this share
     clear_inputs_min_chars: int = 200
     protected_tools: frozenset[str] = field(
         default_factory=lambda: frozenset({"edit_file", "write_file"})

@@ -152,9 +152,9 @@ class ContextEngine:
 
     # -- L3 --------------------------------------------------------------------
 
-    def summary_request(self, instructions: str | None = None) -> SummaryRequest | None:
+    def summary_request(self, instructions: str | None = None, manual: bool = False) -> SummaryRequest | None:
         """What to send the summarizer, or None when there is nothing to summarise."""
-        return build_summary_request(self.history, self.config, self.estimate(), instructions)
+        return build_summary_request(self.history, self.config, self.estimate(), instructions, manual)
 
     def apply_summary(self, request: SummaryRequest, raw_text: str, reason: str = "auto") -> CompactionResult:
         if len(self.history.messages) != request.history_length:

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 
 from . import placeholders
+from .blocks import result_text
 from .history import History
 from .store import ResultStore, input_ref, result_ref
 
@@ -29,12 +30,21 @@ class Rewrite:
         return self.layer == CLEAR_INPUT
 
 
+def readable_input(tool_input: dict) -> str:
+    """A tool input as the model would want to re-read it: each field's text unescaped."""
+    parts = []
+    for name, value in tool_input.items():
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        parts.append(f"--- {name} ---\n{shown}")
+    return "\n".join(parts)
+
+
 def apply(rewrite: Rewrite, history: History, store: ResultStore) -> int:
     """Carry out one rewrite; the full text goes to the store first. Returns tokens freed."""
     record = history.records[rewrite.tool_use_id]
     if rewrite.on_input:
         ref = input_ref(record.id)
-        store.put(ref, json.dumps(record.input, ensure_ascii=False, indent=1))
+        store.put(ref, readable_input(record.input))
         new_input = {}
         for name, value in record.input.items():
             if isinstance(value, str) and len(value) > 120 and name not in ("path", "file_path"):
@@ -44,8 +54,6 @@ def apply(rewrite: Rewrite, history: History, store: ResultStore) -> int:
     ref = result_ref(record.id)
     block = history.result_block(record.id)
     assert block is not None
-    from .blocks import result_text
-
     text = result_text(block)
     if store.get(ref) is None:
         store.put(ref, text)

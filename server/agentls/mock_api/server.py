@@ -88,7 +88,7 @@ class MockAnthropicServer:
         if self._http is None:
             self._http = _HttpServer(("127.0.0.1", self._port), _Handler)
             self._http.mock = self
-            self._thread = threading.Thread(target=self._http.serve_forever, kwargs={"poll_interval": 0.05},
+            self._thread = threading.Thread(target=self._http.serve_forever, kwargs={"poll_interval": 0.02},
                                             name="mock-anthropic-api", daemon=True)
             self._thread.start()
         return self

@@ -58,22 +58,25 @@ def tool_text(tool: Any) -> str:
     return json.dumps({k: v for k, v in tool.items() if k != "cache_control"}, sort_keys=True)
 
 
-def prompt_segments(body: dict) -> list[str]:
-    """The request as an ordered list of cacheable pieces: system, tools, messages.
+def prompt_segments(body: dict) -> list[tuple[str, str]]:
+    """The request as ordered cacheable pieces (identity, counted text): system, tools, messages.
 
     cache_control markers are left out so a moving breakpoint does not make
-    an unchanged prefix look different.
+    an unchanged prefix look different; the role is part of a message's
+    identity but not of its counted text.
     """
-    segments = [content_text(body.get("system", ""))]
-    segments.extend(tool_text(t) for t in body.get("tools") or [])
+    system = content_text(body.get("system", ""))
+    segments = [(f"system:{system}", system)]
+    segments.extend((f"tool:{text}", text) for text in map(tool_text, body.get("tools") or []))
     for message in body.get("messages") or []:
         if isinstance(message, dict):
-            segments.append(f"{message.get('role')}:{content_text(message.get('content', ''))}")
+            text = content_text(message.get("content", ""))
+            segments.append((f"{message.get('role')}:{text}", text))
     return segments
 
 
 def count_input_tokens(body: dict) -> int:
-    return sum(estimate_tokens(s) for s in prompt_segments(body))
+    return sum(estimate_tokens(text) for _, text in prompt_segments(body))
 
 
 @dataclass(frozen=True)
@@ -98,13 +101,14 @@ class PrefixCache:
 
     def observe(self, body: dict) -> CacheUsage:
         segments = prompt_segments(body)
+        identities = [identity for identity, _ in segments]
         with self._lock:
             shared = 0
-            for old, new in zip(self._previous, segments):
+            for old, new in zip(self._previous, identities):
                 if old != new:
                     break
                 shared += 1
-            self._previous = segments
-        read = sum(estimate_tokens(s) for s in segments[:shared])
-        written = sum(estimate_tokens(s) for s in segments[shared:])
+            self._previous = identities
+        read = sum(estimate_tokens(text) for _, text in segments[:shared])
+        written = sum(estimate_tokens(text) for _, text in segments[shared:])
         return CacheUsage(input_tokens=1, cache_creation_input_tokens=written, cache_read_input_tokens=read)

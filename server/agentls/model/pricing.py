@@ -3,7 +3,8 @@
 Prices are USD per million tokens, as published by the providers (late 2025).
 Overrides (ModelSettings.prices) map a model-name fragment to any of the four
 prices, e.g. {"my-proxy-model": {"input": 1, "output": 2}}; they are matched
-before the built-in table, longest fragment first.
+before the built-in table, longest fragment first; the key "default" prices
+models that match nothing.
 """
 
 from __future__ import annotations
@@ -44,16 +45,16 @@ _FIELDS = ("input", "output", "cache_write", "cache_read")
 
 def price_for(model: str, overrides: Mapping[str, Mapping[str, float]] | None = None) -> Price:
     name = model.lower()
-    for fragment in sorted(overrides or {}, key=len, reverse=True):
-        if fragment.lower() in name or fragment.lower() == "default":
-            base = _builtin_price(name)
-            given = {k: float(v) for k, v in (overrides or {})[fragment].items() if k in _FIELDS}
-            return replace(base, **given)
-    return _builtin_price(name)
-
-
-def _builtin_price(name: str) -> Price:
-    return next((price for fragment, price in BUILTIN_PRICES if fragment in name), DEFAULT_PRICE)
+    overrides = overrides or {}
+    fragments = sorted((f for f in overrides if f.lower() != "default"), key=len, reverse=True)
+    chosen = next((f for f in fragments if f.lower() in name), None)
+    builtin = next((price for fragment, price in BUILTIN_PRICES if fragment in name), None)
+    if chosen is None and builtin is None:
+        chosen = next((f for f in overrides if f.lower() == "default"), None)
+    base = builtin or DEFAULT_PRICE
+    if chosen is None:
+        return base
+    return replace(base, **{k: float(v) for k, v in overrides[chosen].items() if k in _FIELDS})
 
 
 def cost_usd(model: str, usage: Usage, overrides: Mapping[str, Mapping[str, float]] | None = None) -> float:

@@ -75,8 +75,9 @@ def _candidates(
     for entry in walk(ws, start, stop):
         if not entry.is_dir and keep(entry.path):
             real = Path(os.path.realpath(entry.path)) if entry.is_link else entry.path
-            seen.add(real)
-            yield real
+            if real not in seen:  # a link to a file already searched is not searched twice
+                seen.add(real)
+                yield real
     # Open buffers that are not on disk yet (new, unsaved files) count too.
     for path in sorted(live):
         if path not in seen and path.is_relative_to(start) and keep(path) and not ignored(ws, path):

@@ -7,6 +7,7 @@ cancelled turn can kill everything it started, not just the shell.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import shutil
@@ -18,8 +19,9 @@ from ..approval import ApprovalRequest
 from .base import Tool, ToolContext, ToolOutput, error, one_line
 
 MAX_TIMEOUT = 600.0
-# After the shell exits, background children may still hold the output pipe.
-DRAIN_GRACE = 0.5
+# After the shell exits, how long to wait for the output pipe to close; only
+# background children still holding it keep it open longer.
+DRAIN_GRACE = 0.2
 
 DESCRIPTION = (
     "Run a shell command (bash) in the workspace root and return its combined "
@@ -92,32 +94,57 @@ async def _pump(proc: asyncio.subprocess.Process, sink: _HeadTail) -> None:
         sink.add(chunk)
 
 
-async def _execute(command: str, cwd: str, timeout: float, sink: _HeadTail) -> int | None:
-    """Run to completion; the exit code, or None when it timed out (group killed)."""
-    proc = await asyncio.create_subprocess_shell(
-        command,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-        env=_environment(),
-        executable=shutil.which("bash") or "/bin/sh",
+async def _exit_code(proc: asyncio.subprocess.Process) -> int:
+    # Not proc.wait(): that also waits for the output pipe to close, which a
+    # background child (`server &`) may hold open for as long as it lives.
+    while proc.returncode is None:
+        await asyncio.sleep(0.02)
+    return proc.returncode
+
+
+async def _spawn(command: str, cwd: str) -> asyncio.subprocess.Process:
+    creating = asyncio.ensure_future(
+        asyncio.create_subprocess_shell(
+            command,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            env=_environment(),
+            executable=shutil.which("bash") or "/bin/sh",
+        )
     )
+    try:
+        return await asyncio.shield(creating)
+    except asyncio.CancelledError:
+        # The shell may already be running before creation returns, and
+        # asyncio's own clean-up would kill only the shell: kill the group.
+        with contextlib.suppress(Exception):
+            proc = await creating
+            _kill_group(proc)
+            await asyncio.wait_for(_exit_code(proc), 2.0)
+        raise
+
+
+async def _execute(command: str, cwd: str, timeout: float, sink: _HeadTail) -> tuple[int | None, bool]:
+    """Run the command; (exit code or None on timeout, whether children still hold the output)."""
+    proc = await _spawn(command, cwd)
     reader = asyncio.create_task(_pump(proc, sink))
     try:
+        code: int | None
         try:
-            code: int | None = await asyncio.wait_for(proc.wait(), timeout)
+            code = await asyncio.wait_for(_exit_code(proc), timeout)
         except asyncio.TimeoutError:
             _kill_group(proc)
-            await proc.wait()
+            await _exit_code(proc)
             code = None
-        await asyncio.wait({reader}, timeout=DRAIN_GRACE)
-        return code
+        done, _ = await asyncio.wait({reader}, timeout=DRAIN_GRACE)
+        return code, not done
     except asyncio.CancelledError:
         _kill_group(proc)
         try:
-            await asyncio.wait_for(proc.wait(), 2.0)  # reap, so no zombie is left behind
+            await asyncio.wait_for(_exit_code(proc), 2.0)  # reap, so no zombie is left behind
         except (asyncio.TimeoutError, asyncio.CancelledError):
             pass
         raise
@@ -136,10 +163,12 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
 
     sink = _HeadTail(ctx.output_cap)
     try:
-        code = await _execute(command, str(ctx.workspace.roots[0]), timeout, sink)
+        code, detached = await _execute(command, str(ctx.workspace.roots[0]), timeout, sink)
     except OSError as exc:
         return error(f"Could not start the command: {exc}", f"{short} → failed to start")
     output = sink.text().rstrip("\n") or "(no output)"
+    if detached:
+        output += "\n[background processes still hold the output; it is no longer captured (redirect it to a file)]"
     if code is None:
         text = f"{output}\n[timed out after {timeout:g} s; the command and its children were killed]"
         return error(text, f"{short} → timed out")

@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { makeConfirmHandler } from "../../src/approvals";
+import { ALWAYS, APPROVE, REJECT, confirmDetail, confirmResult, confirmTitle } from "../../src/shared/confirm";
+import { VirtualDocs } from "../../src/virtualDocs";
+
+test("button → ConfirmResult", () => {
+  assert.deepEqual(confirmResult(APPROVE), { approved: true, remember: false });
+  assert.deepEqual(confirmResult(ALWAYS), { approved: true, remember: true });
+  assert.deepEqual(confirmResult(REJECT), { approved: false, remember: false });
+  assert.deepEqual(confirmResult(undefined), { approved: false, remember: false }); // dismissed
+});
+
+test("titles and details", () => {
+  assert.match(confirmTitle({ kind: "shell", command: "ls" }), /shell command/);
+  assert.equal(confirmDetail({ kind: "shell", command: "rm -rf build" }), "rm -rf build");
+  assert.match(confirmTitle({ kind: "edit", path: "a.py" }), /edit a\.py/);
+  const long = Array.from({ length: 60 }, (_, i) => `+line ${i}`).join("\n");
+  assert.match(confirmDetail({ kind: "write", path: "a.py", diff: long }), /20 more lines/);
+});
+
+test("shell confirmation shows a modal with the command and maps the choice", async () => {
+  const calls: { message: string; options: { modal?: boolean; detail?: string }; items: string[] }[] = [];
+  let choice: string | undefined = ALWAYS;
+  const ui = {
+    showWarningMessage: (message: string, options: { modal?: boolean; detail?: string }, ...items: string[]) => {
+      calls.push({ message, options, items });
+      return Promise.resolve(choice);
+    },
+  };
+  const handler = makeConfirmHandler(new VirtualDocs(), ui as never);
+  assert.deepEqual(await handler({ kind: "shell", command: "pytest -q" }), { approved: true, remember: true });
+  assert.equal(calls[0].options.modal, true);
+  assert.equal(calls[0].options.detail, "pytest -q");
+  assert.deepEqual(calls[0].items, [APPROVE, ALWAYS, REJECT]);
+  choice = undefined;
+  assert.deepEqual(await handler({ kind: "shell", command: "curl x | sh" }), { approved: false, remember: false });
+});

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ContextResult, ContextUsage } from "../../src/protocol";
+import {
+  compactMarkdown,
+  contextMarkdown,
+  costLine,
+  costMarkdown,
+  formatChars,
+  formatTokens,
+  formatUsage,
+  formatUsd,
+  phaseText,
+  statusBackground,
+  statusText,
+  statusTooltip,
+} from "../../src/shared/format";
+
+const usage: ContextUsage = {
+  used: 84_000,
+  window: 200_000,
+  effectiveWindow: 180_000,
+  utilization: 0.42,
+  level: "ok",
+  categories: { system: 3000, tools: 5000, user: 20000, assistant: 16000, toolResults: 40000 },
+  layers: [
+    { layer: "truncate", count: 2, tokensSaved: 12000 },
+    { layer: "snip", count: 0, tokensSaved: 0 },
+  ],
+};
+
+test("formatTokens", () => {
+  assert.equal(formatTokens(0), "0");
+  assert.equal(formatTokens(950), "950");
+  assert.equal(formatTokens(1500), "1.5K");
+  assert.equal(formatTokens(2000), "2K");
+  assert.equal(formatTokens(84_123), "84K");
+  assert.equal(formatTokens(200_000), "200K");
+  assert.equal(formatTokens(1_250_000), "1.3M");
+  assert.equal(formatTokens(2_000_000), "2M");
+});
+
+test("status bar text matches the documented example", () => {
+  assert.equal(statusText(usage), "$(pulse) 42% · 84K/200K");
+  assert.equal(statusText({ used: 0, window: 200_000, utilization: 0 }), "$(pulse) 0% · 0/200K");
+});
+
+test("status bar background by level", () => {
+  assert.equal(statusBackground("ok"), undefined);
+  assert.equal(statusBackground("warn"), "statusBarItem.warningBackground");
+  assert.equal(statusBackground("high"), "statusBarItem.errorBackground");
+  assert.equal(statusBackground(undefined), undefined);
+});
+
+test("phase texts", () => {
+  assert.match(phaseText("starting"), /starting/);
+  assert.match(phaseText("error"), /error/);
+});
+
+test("tooltip lists categories and the layers that acted", () => {
+  const md = statusTooltip(usage);
+  assert.match(md, /42%/);
+  assert.match(md, /Tool results \| 40K/);
+  assert.match(md, /System prompt \| 3K/);
+  assert.match(md, /truncate/);
+  assert.doesNotMatch(md, /snip/); // count 0: not listed
+  const none = statusTooltip({ ...usage, layers: [] });
+  assert.match(none, /No context layers have acted yet/);
+});
+
+test("usage, cost and compaction formatting", () => {
+  assert.equal(formatUsage({ inputTokens: 1200, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0 }), "1.2K in · 300 out");
+  assert.equal(
+    formatUsage({ inputTokens: 1200, outputTokens: 300, cacheReadTokens: 5000, cacheWriteTokens: 100 }),
+    "1.2K in · 300 out · 5K cache read · 100 cache write",
+  );
+  assert.equal(formatUsd(0), "$0.00");
+  assert.equal(formatUsd(0.004), "$0.0040");
+  assert.equal(formatUsd(1.234), "$1.23");
+  const cost = { model: "demo", requests: 3, inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, usd: 0 };
+  assert.match(costMarkdown(cost), /Session cost: \$0\.00.*`demo`, 3 requests/);
+  assert.match(costLine(cost), /^Agent cost: \$0\.00 · demo · 3 requests/);
+  assert.equal(compactMarkdown({ tokensBefore: 80_000, tokensAfter: 20_000, summary: "s" }), "**Conversation compacted:** 80K → 20K tokens (−75%)");
+  assert.equal(formatChars(512), "512 chars");
+  assert.equal(formatChars(12_300), "12K chars");
+});
+
+test("context markdown includes placeholders with their refs", () => {
+  const c: ContextResult = {
+    ...usage,
+    placeholders: [{ toolUseId: "tu_1", tool: "read_file", layer: "snip", ref: "context://tu_1", originalChars: 45000 }],
+  };
+  const md = contextMarkdown(c);
+  assert.match(md, /# Agent context/);
+  assert.match(md, /`context:\/\/tu_1`/);
+  assert.match(md, /45,000 chars/);
+  assert.match(contextMarkdown({ ...c, placeholders: [] }), /every tool result is in the context in full/);
+});

@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ContextUsage } from "../../src/protocol";
+import { StatusBar } from "../../src/statusBar";
+import { __fake, type ThemeColor } from "./fake-vscode";
+
+const u = (level: ContextUsage["level"], utilization: number): ContextUsage => ({
+  used: Math.round(utilization * 200_000),
+  window: 200_000,
+  effectiveWindow: 180_000,
+  utilization,
+  level,
+  categories: { system: 1, tools: 2, user: 3, assistant: 4, toolResults: 5 },
+  layers: [{ layer: "budget", count: 3, tokensSaved: 9000 }],
+});
+
+test("shows 'starting' at once, then usage with level colours", () => {
+  __fake.reset();
+  const sb = new StatusBar();
+  const item = __fake.statusItems[0];
+  assert.equal(item.visible, true);
+  assert.match(item.text, /starting/);
+  sb.setStatus({ phase: "running" });
+  assert.equal(item.text, "$(pulse) Agent");
+  sb.setUsage(u("ok", 0.42));
+  assert.equal(item.text, "$(pulse) 42% · 84K/200K");
+  assert.equal(item.backgroundColor, undefined);
+  assert.equal(item.command, "agentls.showContext");
+  assert.match(item.tooltip.value, /L1 budget/);
+  sb.setUsage(u("warn", 0.65));
+  assert.equal((item.backgroundColor as ThemeColor).id, "statusBarItem.warningBackground");
+  sb.setUsage(u("high", 0.9));
+  assert.equal((item.backgroundColor as ThemeColor).id, "statusBarItem.errorBackground");
+});
+
+test("error state offers a restart", () => {
+  __fake.reset();
+  const sb = new StatusBar();
+  const item = __fake.statusItems[0];
+  sb.setStatus({ phase: "error", message: "no python" });
+  assert.match(item.text, /error/);
+  assert.equal(item.tooltip, "no python");
+  assert.equal(item.command, "agentls.restartServer");
+  assert.equal((item.backgroundColor as ThemeColor).id, "statusBarItem.errorBackground");
+});

@@ -1,0 +1,557 @@
+/** The chat webview: renders the transcript, streams events, sends prompts and commands. */
+import type { ContextUsage } from "../src/protocol";
+import { formatChars, formatPercent, formatTokens } from "../src/shared/format";
+import type { FromWebview, ServerStatus, ToWebview } from "../src/shared/messages";
+import { activeMention, applyMention } from "../src/shared/mentions";
+import { SLASH_COMMANDS, parseInput, slashCompletions } from "../src/shared/slash";
+import * as T from "../src/shared/transcript";
+import { renderInline, renderMarkdown } from "./markdown";
+
+interface VsCodeApi {
+  postMessage(m: unknown): void;
+  getState(): unknown;
+  setState(s: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+interface SavedState {
+  items: T.TranscriptItem[];
+  draft: string;
+  model: string;
+  open: string[];
+}
+
+const vscode = acquireVsCodeApi();
+const post = (m: FromWebview) => vscode.postMessage(m);
+
+// ------------------------------------------------------------------ state
+
+const saved = (vscode.getState() as SavedState | undefined) ?? undefined;
+let transcript: T.Transcript = { items: saved?.items ?? [] };
+let busy = false;
+let server: ServerStatus = { phase: "starting" };
+let model = saved?.model ?? "";
+let usage: ContextUsage | undefined;
+const openDetails = new Set<string>(saved?.open ?? []);
+
+// -------------------------------------------------------------------- DOM
+
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+
+const app = document.getElementById("app") ?? document.body.appendChild(el("div", { id: "app" }));
+const header = el("header", { class: "bar" });
+const modelEl = el("span", { class: "model", title: "Model" });
+const ctxEl = el("span", { class: "ctx", title: "Context used" });
+header.append(modelEl, ctxEl);
+const serverEl = el("div", { class: "server", role: "status", "aria-live": "polite" });
+const log = el("main", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation", tabindex: "0" });
+const progressEl = el("div", { class: "progress", "aria-live": "polite" });
+const suggest = el("ul", { class: "suggest", role: "listbox", id: "suggest", "aria-label": "Suggestions" });
+suggest.hidden = true;
+const input = el("textarea", {
+  id: "input",
+  rows: "3",
+  "aria-label": "Message the agent",
+  "aria-autocomplete": "list",
+  "aria-controls": "suggest",
+  placeholder: "Ask the agent… (/ for commands, @ to attach a file, Enter to send, Shift+Enter for a new line)",
+});
+const sendBtn = el("button", { id: "send", class: "primary", type: "button", title: "Send (Enter)" }, "Send");
+const stopBtn = el("button", { id: "stop", type: "button", title: "Stop (Escape)" }, "Stop");
+stopBtn.hidden = true;
+const composer = el(
+  "footer",
+  { class: "composer" },
+  suggest,
+  input,
+  el("div", { class: "actions" }, el("span", { class: "hint" }, "/help for commands"), stopBtn, sendBtn),
+);
+app.append(header, serverEl, log, progressEl, composer);
+input.value = saved?.draft ?? "";
+
+// -------------------------------------------------------------- persist
+
+let saveQueued = false;
+function persist(): void {
+  if (saveQueued) return;
+  saveQueued = true;
+  queueMicrotask(() => {
+    saveQueued = false;
+    const s: SavedState = { items: transcript.items, draft: input.value, model, open: [...openDetails] };
+    vscode.setState(s);
+  });
+}
+
+// -------------------------------------------------------------- render
+
+function badge(text: string, cls: string, title?: string): HTMLElement {
+  const b = el("span", { class: `badge ${cls}` }, text);
+  if (title) b.title = title;
+  return b;
+}
+
+const MARKER_TITLES: Record<string, string> = {
+  truncated: "The result was cut to fit (L0)",
+  budgeted: "An old result was shortened to the budget (L1)",
+  snipped: "An old result was replaced by a placeholder (L2); the full text can be re-read",
+  cleared: "The result was cleared from the context",
+};
+
+function toolCard(card: T.ToolCard): HTMLElement {
+  const state = !card.done ? "running" : card.isError ? "error" : "ok";
+  const head = el(
+    "div",
+    { class: "tool-head" },
+    el("span", { class: `tool-state ${state}`, "aria-hidden": "true" }, state === "running" ? "⟳" : state === "error" ? "✕" : "✓"),
+    el("span", { class: "tool-name" }, card.tool),
+    el("code", { class: "tool-summary", title: card.summary }, card.summary),
+  );
+  const meta = el("div", { class: "tool-meta" });
+  if (!card.done) meta.append(badge("running", "running"));
+  else meta.append(el("span", { class: "size" }, formatChars(card.resultChars)));
+  if (card.isError) meta.append(badge("error", "error"));
+  if (card.marker) meta.append(badge(card.marker, `marker marker-${card.marker}`, MARKER_TITLES[card.marker]));
+  const label = `${card.tool} ${card.summary}: ${!card.done ? "running" : card.isError ? "failed" : "done"}${card.done ? `, ${card.resultChars} characters` : ""}${card.marker ? `, ${card.marker}` : ""}`;
+  return el("div", { class: `tool-card ${state}`, "data-tool-use-id": card.toolUseId, role: "group", "aria-label": label, tabindex: "-1" }, head, meta);
+}
+
+function decorateCode(container: HTMLElement): void {
+  for (const pre of Array.from(container.querySelectorAll("pre"))) {
+    const btn = el("button", { type: "button", class: "copy", title: "Copy code", "aria-label": "Copy code" }, "Copy");
+    const wrap = el("div", { class: "code-wrap" });
+    pre.replaceWith(wrap);
+    wrap.append(btn, pre);
+  }
+}
+
+function markdownBlock(text: string, cls: string): HTMLElement {
+  const div = el("div", { class: cls });
+  div.innerHTML = renderMarkdown(text);
+  decorateCode(div);
+  return div;
+}
+
+function detailsFor(key: string, summary: string, body: HTMLElement, cls: string): HTMLElement {
+  const d = el("details", { class: cls, "data-key": key });
+  if (openDetails.has(key)) d.open = true;
+  d.append(el("summary", {}, summary), body);
+  d.addEventListener("toggle", () => {
+    if (d.open) openDetails.add(key);
+    else openDetails.delete(key);
+    persist();
+  });
+  return d;
+}
+
+function renderItem(item: T.TranscriptItem, idx: number): HTMLElement {
+  if (item.role === "user") {
+    const body = el("div", { class: "msg user", "data-idx": String(idx) });
+    body.append(el("div", { class: "who" }, "You"));
+    body.append(markdownBlock(item.text, "md"));
+    if (item.attachments.length) {
+      const chips = el("div", { class: "chips" });
+      for (const a of item.attachments) chips.append(el("span", { class: "chip", title: "attached" }, `📎 ${a}`));
+      body.append(chips);
+    }
+    return body;
+  }
+  if (item.role === "notice") {
+    const n = el("div", { class: `msg notice ${item.level}`, "data-idx": String(idx), role: item.level === "error" ? "alert" : "note" });
+    n.append(markdownBlock(item.markdown, "md"));
+    return n;
+  }
+  const a = el("div", { class: `msg assistant ${item.status}`, "data-idx": String(idx), "data-turn-id": item.turnId });
+  a.append(el("div", { class: "who" }, "Agent"));
+  item.blocks.forEach((b, bi) => {
+    const key = `${idx}:${bi}`;
+    switch (b.kind) {
+      case "text":
+        a.append(markdownBlock(b.text, "md"));
+        break;
+      case "thinking":
+        a.append(detailsFor(key, "Thinking", markdownBlock(b.text, "md thinking-body"), "thinking"));
+        break;
+      case "tool":
+        a.append(toolCard(b.card));
+        break;
+      case "note": {
+        const n = el("div", { class: `note ${b.level}`, role: b.level === "error" ? "alert" : "note" });
+        n.innerHTML = renderInline(b.text);
+        a.append(n);
+        break;
+      }
+    }
+  });
+  if (item.status === "streaming" && item.blocks.length === 0) a.append(el("div", { class: "typing" }, "…"));
+  if (item.footer) a.append(el("div", { class: "footer" }, item.footer));
+  return a;
+}
+
+let dirtyAll = true;
+const dirtyIdx = new Set<number>();
+let frame = 0;
+
+function schedule(all = false, idx?: number): void {
+  if (all) dirtyAll = true;
+  if (idx !== undefined) dirtyIdx.add(idx);
+  if (frame) return;
+  frame = requestAnimationFrame(() => {
+    frame = 0;
+    flush();
+  });
+}
+
+/** Synchronous render of pending changes (used by rAF; exposed for tests). */
+function flush(): void {
+  const stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  if (dirtyAll) {
+    log.replaceChildren(...transcript.items.map(renderItem));
+    if (transcript.items.length === 0) {
+      log.append(
+        el(
+          "div",
+          { class: "empty" },
+          el("p", {}, "Ask the agent about your workspace."),
+          el("p", {}, "Type / for commands, @ to attach a file; Add Selection to Chat (Ctrl+Alt+A) quotes the editor selection."),
+        ),
+      );
+    }
+  } else {
+    for (const i of dirtyIdx) {
+      const item = transcript.items[i];
+      const old = log.querySelector(`:scope > [data-idx="${i}"]`);
+      if (!item) continue;
+      const next = renderItem(item, i);
+      if (old) old.replaceWith(next);
+      else {
+        log.querySelector(":scope > .empty")?.remove();
+        log.append(next);
+      }
+    }
+  }
+  dirtyAll = false;
+  dirtyIdx.clear();
+  if (stick) log.scrollTop = log.scrollHeight;
+  renderChrome();
+  persist();
+}
+
+function renderChrome(): void {
+  modelEl.textContent = model ? model : "";
+  modelEl.hidden = !model;
+  if (usage) {
+    ctxEl.textContent = `${formatPercent(usage.utilization)} · ${formatTokens(usage.used)}/${formatTokens(usage.window)}`;
+    ctxEl.className = `ctx level-${usage.level}`;
+    ctxEl.hidden = false;
+  } else ctxEl.hidden = true;
+  const phaseLabel: Record<ServerStatus["phase"], string> = {
+    starting: "Starting the agent server…",
+    running: "",
+    restarting: "The agent server is restarting…",
+    stopped: "The agent server is stopped.",
+    error: "The agent server is not running.",
+    setup: "Setting up the agent's Python environment…",
+  };
+  const text = server.phase === "running" ? "" : server.message ? server.message : phaseLabel[server.phase];
+  serverEl.replaceChildren();
+  serverEl.className = `server phase-${server.phase}`;
+  if (text) {
+    serverEl.append(el("span", {}, text));
+    if (server.phase === "error" || server.phase === "stopped") {
+      const b = el("button", { type: "button", class: "restart" }, "Restart server");
+      b.addEventListener("click", () => post({ type: "restartServer" }));
+      serverEl.append(b);
+    }
+  }
+  serverEl.hidden = !text;
+  stopBtn.hidden = !busy;
+  sendBtn.disabled = busy;
+  app.classList.toggle("busy", busy);
+  if (!busy) progressEl.textContent = "";
+}
+
+function lastIndex(): number {
+  return transcript.items.length - 1;
+}
+
+// ---------------------------------------------------------- from the host
+
+function onHostMessage(m: ToWebview): void {
+  switch (m.type) {
+    case "init":
+      transcript = { items: m.items };
+      busy = m.busy;
+      server = m.server;
+      if (m.modelLabel) model = m.modelLabel;
+      schedule(true);
+      return;
+    case "userMessage":
+      T.addUser(transcript, m.text, m.attachments);
+      schedule(false, lastIndex());
+      return;
+    case "turnStarted":
+      busy = true;
+      T.startTurn(transcript);
+      schedule(false, lastIndex());
+      return;
+    case "event": {
+      const before = transcript.items.length;
+      T.applyEvent(transcript, m.event);
+      if (m.event.kind === "layer") schedule(true);
+      else {
+        schedule(false, lastIndex());
+        if (transcript.items.length > before + 1) schedule(true);
+      }
+      return;
+    }
+    case "turnEnded":
+      busy = false;
+      T.endTurn(transcript, m.outcome, m.message, m.usageText);
+      schedule(false, lastIndex());
+      return;
+    case "progress":
+      progressEl.textContent = m.message;
+      return;
+    case "notice":
+      T.addNotice(transcript, m.markdown, m.level ?? "info");
+      schedule(false, lastIndex());
+      return;
+    case "cleared":
+      transcript = T.emptyTranscript();
+      busy = false;
+      openDetails.clear();
+      schedule(true);
+      return;
+    case "server":
+      server = m.status;
+      if (server.phase !== "running" && busy && server.phase !== "restarting") busy = false;
+      schedule();
+      return;
+    case "model":
+      model = m.label;
+      schedule();
+      return;
+    case "contextUsage":
+      usage = m.usage;
+      schedule();
+      return;
+    case "mentionResults":
+      showMentionResults(m.query, m.items);
+      return;
+    case "insertText": {
+      const v = input.value;
+      const sep = v && !v.endsWith("\n") ? "\n" : "";
+      input.value = v + sep + m.text;
+      input.selectionStart = input.selectionEnd = input.value.length;
+      persist();
+      return;
+    }
+    case "focusInput":
+      input.focus();
+      return;
+  }
+}
+
+window.addEventListener("message", (e: MessageEvent) => {
+  const m = e.data as ToWebview;
+  if (m && typeof m === "object" && typeof (m as { type?: unknown }).type === "string") onHostMessage(m);
+});
+
+// ----------------------------------------------------------- suggestions
+
+type Suggestion = { label: string; detail: string; apply: () => void };
+let suggestions: Suggestion[] = [];
+let active = 0;
+let mentionQuery: string | undefined;
+
+function renderSuggestions(): void {
+  suggest.replaceChildren();
+  suggest.hidden = suggestions.length === 0;
+  input.setAttribute("aria-expanded", String(!suggest.hidden));
+  suggestions.forEach((s, i) => {
+    const li = el("li", { role: "option", id: `sugg-${i}`, "aria-selected": String(i === active), class: i === active ? "active" : "" });
+    li.append(el("span", { class: "label" }, s.label), el("span", { class: "detail" }, s.detail));
+    li.addEventListener("mousedown", (e) => {
+      e.preventDefault();
+      s.apply();
+    });
+    suggest.append(li);
+  });
+  if (!suggest.hidden) input.setAttribute("aria-activedescendant", `sugg-${active}`);
+  else input.removeAttribute("aria-activedescendant");
+}
+
+function closeSuggestions(): void {
+  suggestions = [];
+  mentionQuery = undefined;
+  renderSuggestions();
+}
+
+function showMentionResults(query: string, items: string[]): void {
+  if (query !== mentionQuery) return;
+  const caretInfo = activeMention(input.value, input.selectionStart ?? input.value.length);
+  if (!caretInfo) return closeSuggestions();
+  suggestions = items.map((p) => ({
+    label: p.split("/").pop() ?? p,
+    detail: p,
+    apply: () => {
+      const c = activeMention(input.value, input.selectionStart ?? input.value.length);
+      if (c) {
+        const r = applyMention(input.value, c.start, input.selectionStart ?? input.value.length, p);
+        input.value = r.text;
+        input.selectionStart = input.selectionEnd = r.caret;
+      }
+      closeSuggestions();
+      input.focus();
+      persist();
+    },
+  }));
+  active = 0;
+  renderSuggestions();
+}
+
+function updateSuggestions(): void {
+  const v = input.value;
+  const caret = input.selectionStart ?? v.length;
+  const slash = slashCompletions(v.slice(0, caret) === v ? v : "");
+  if (slash.length && !v.includes("\n")) {
+    mentionQuery = undefined;
+    suggestions = slash.map((c) => ({
+      label: c.usage,
+      detail: c.description,
+      apply: () => {
+        input.value = `/${c.name}${c.name === "compact" ? " " : ""}`;
+        input.selectionStart = input.selectionEnd = input.value.length;
+        closeSuggestions();
+        input.focus();
+      },
+    }));
+    active = Math.min(active, suggestions.length - 1);
+    renderSuggestions();
+    return;
+  }
+  const m = activeMention(v, caret);
+  if (m) {
+    mentionQuery = m.query;
+    post({ type: "mentionQuery", query: m.query });
+    return;
+  }
+  closeSuggestions();
+}
+
+// ---------------------------------------------------------------- input
+
+function submit(): void {
+  const parsed = parseInput(input.value);
+  switch (parsed.type) {
+    case "empty":
+      return;
+    case "unknown":
+      T.addNotice(
+        transcript,
+        `Unknown command \`/${parsed.name}\`. Commands: ${SLASH_COMMANDS.map((c) => `\`/${c.name}\``).join(", ")}. Start with \`//\` to send a literal slash.`,
+        "warn",
+      );
+      schedule(false, lastIndex());
+      return;
+    case "command":
+      post({ type: "command", name: parsed.name, args: parsed.args });
+      break;
+    case "prompt":
+      if (busy) return;
+      post({ type: "send", text: parsed.text });
+      break;
+  }
+  input.value = "";
+  closeSuggestions();
+  persist();
+}
+
+input.addEventListener("keydown", (e) => {
+  if (!suggest.hidden && suggestions.length) {
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      active = (active + (e.key === "ArrowDown" ? 1 : suggestions.length - 1)) % suggestions.length;
+      renderSuggestions();
+      return;
+    }
+    if ((e.key === "Enter" && !e.shiftKey) || e.key === "Tab") {
+      const s = suggestions[active];
+      // a complete slash command followed by Enter is sent, not completed again
+      const exact = parseInput(input.value);
+      if (!(e.key === "Enter" && exact.type === "command" && `/${exact.name}` === input.value.trim())) {
+        e.preventDefault();
+        s.apply();
+        return;
+      }
+    }
+    if (e.key === "Escape") {
+      e.preventDefault();
+      closeSuggestions();
+      return;
+    }
+  }
+  if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    submit();
+    return;
+  }
+  if (e.key === "Escape" && busy) {
+    e.preventDefault();
+    post({ type: "stop" });
+  }
+});
+input.addEventListener("input", () => {
+  updateSuggestions();
+  persist();
+});
+input.addEventListener("blur", () => setTimeout(() => closeSuggestions(), 150));
+sendBtn.addEventListener("click", () => submit());
+stopBtn.addEventListener("click", () => post({ type: "stop" }));
+
+log.addEventListener("click", (e) => {
+  const t = e.target as HTMLElement;
+  const copy = t.closest("button.copy");
+  if (copy) {
+    const code = copy.parentElement?.querySelector("pre")?.textContent ?? "";
+    post({ type: "copy", text: code });
+    copy.textContent = "Copied";
+    setTimeout(() => (copy.textContent = "Copy"), 1500);
+    return;
+  }
+  const a = t.closest("a");
+  if (a) {
+    const href = a.getAttribute("href") ?? "";
+    if (!/^[a-z][a-z0-9+.-]*:/i.test(href) && !href.startsWith("#")) {
+      e.preventDefault();
+      post({ type: "openFile", path: href });
+    }
+  }
+});
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && busy && document.activeElement !== input) post({ type: "stop" });
+});
+
+// ----------------------------------------------------------------- start
+
+flush();
+post({ type: "ready" });
+
+// test hook: synchronous render
+(window as unknown as { __agentlsFlush?: () => void }).__agentlsFlush = () => {
+  if (frame) cancelAnimationFrame(frame);
+  frame = 0;
+  flush();
+};

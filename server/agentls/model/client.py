@@ -1,0 +1,171 @@
+"""ModelClient: streaming calls to an Anthropic-compatible API, with our own retries.
+
+The SDK's built-in retries are switched off (max_retries=0): they only cover
+failures before the first byte of a response, while a stream can also drop
+half-way. Doing every retry here handles both the same way, lets us report
+each one as a Retrying event, and honours retry-after uniformly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import anthropic
+
+from .assembler import MessageAssembler, emit
+from .cache import with_cache_breakpoints
+from .errors import ModelError, redact
+from .events import EventHandler, Retrying
+from .pricing import CostTracker
+from .response import ModelResponse
+from .retry import HANDLED_ERRORS, Failure, backoff_delay, classify
+from .settings import ModelSettings
+
+log = logging.getLogger(__name__)
+
+# Anthropic-compatible proxies and local servers often need no key, but the
+# SDK refuses to send a request without some credential header.
+_PLACEHOLDER_KEY = "agentls-no-key"
+_MIN_THINKING_BUDGET = 1024  # the API's floor for budget_tokens
+
+
+class ModelClient:
+    def __init__(self, settings: ModelSettings) -> None:
+        self.settings = settings
+        self.costs = CostTracker(settings.model, settings.prices)
+        self._api_name = "Anthropic API" if settings.is_native_anthropic else f"model API at {settings.endpoint_host}"
+        key = settings.resolved_api_key()
+        if key is None and not settings.is_native_anthropic:
+            key = _PLACEHOLDER_KEY
+        self._sdk = anthropic.AsyncAnthropic(
+            api_key=key,  # None on the native API: the SDK looks for other credentials
+            base_url=settings.resolved_base_url(),
+            max_retries=0,
+            timeout=anthropic.Timeout(settings.timeout, connect=settings.connect_timeout),
+        )
+
+    async def __aenter__(self) -> "ModelClient":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._sdk.close()
+
+    # ------------------------------------------------------------ public calls
+
+    async def stream(
+        self,
+        *,
+        system: str | list[dict] | None,
+        messages: list[dict],
+        tools: list[dict] | None,
+        on_event: EventHandler | None = None,
+        model: str | None = None,
+        max_tokens: int | None = None,
+    ) -> ModelResponse:
+        """Stream one assistant reply, reporting deltas to on_event; retries transient failures."""
+        request = self._request(system, messages, tools, model or self.settings.model,
+                                max_tokens or self.settings.max_tokens, thinking=True)
+        return await self._call_with_retries(request, on_event)
+
+    async def complete(
+        self,
+        *,
+        system: str | list[dict] | None,
+        messages: list[dict],
+        tools: list[dict] | None = None,
+        compact: bool = False,
+        model: str | None = None,
+        max_tokens: int | None = None,
+        on_event: EventHandler | None = None,
+    ) -> ModelResponse:
+        """A reply without extended thinking, e.g. for summaries; compact=True uses compact_model.
+
+        It still streams underneath: long non-streaming requests hit timeouts.
+        """
+        chosen = model or (self.settings.effective_compact_model if compact else self.settings.model)
+        request = self._request(system, messages, tools, chosen, max_tokens or self.settings.max_tokens,
+                                thinking=False)
+        return await self._call_with_retries(request, on_event)
+
+    async def count_tokens(
+        self, *, system: str | list[dict] | None, messages: list[dict], tools: list[dict] | None = None,
+        model: str | None = None,
+    ) -> int:
+        """The API's own count of the prompt's input tokens (one attempt, no retries)."""
+        request = self._request(system, messages, tools, model or self.settings.model, 1, thinking=False)
+        request.pop("max_tokens")
+        try:
+            result = await self._sdk.messages.count_tokens(**request)
+        except HANDLED_ERRORS as error:
+            raise self._error(classify(error), attempts=1) from error
+        return int(result.input_tokens)
+
+    # ------------------------------------------------------------ internals
+
+    def _request(self, system: Any, messages: list[dict], tools: list[dict] | None, model: str,
+                 max_tokens: int, *, thinking: bool) -> dict[str, Any]:
+        tools = list(tools or [])
+        if self.settings.use_cache_control:
+            system, tools, messages = with_cache_breakpoints(system, tools, messages)
+        request: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": messages}
+        if system:
+            request["system"] = system
+        if tools:
+            request["tools"] = tools
+        budget = self.settings.thinking_budget
+        if thinking and budget:
+            budget = max(_MIN_THINKING_BUDGET, budget)
+            # The API needs room for the answer after the thinking.
+            request["max_tokens"] = max(max_tokens, budget + _MIN_THINKING_BUDGET)
+            request["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        return request
+
+    async def _call_with_retries(self, request: dict[str, Any], on_event: EventHandler | None) -> ModelResponse:
+        max_attempts = self.settings.max_retries + 1
+        log.debug("model call: %s, %d messages, %d tools", request["model"], len(request["messages"]),
+                  len(request.get("tools", ())))
+        for attempt in range(1, max_attempts + 1):
+            assembler = MessageAssembler(on_event)
+            try:
+                await self._stream_once(request, assembler)
+                response = assembler.response()
+            except HANDLED_ERRORS as error:
+                failure = classify(error)
+                if not failure.retryable or attempt == max_attempts:
+                    raise self._error(failure, attempts=attempt) from error
+                delay = backoff_delay(attempt, self.settings.retry_base_delay, self.settings.retry_max_delay,
+                                      failure.retry_after)
+                log.info("model call failed: %s; attempt %d of %d in %.2f s",
+                         failure.reason, attempt + 1, max_attempts, delay)
+                await emit(on_event, Retrying(attempt=attempt + 1, delay_seconds=delay, reason=failure.reason,
+                                              max_attempts=max_attempts, discard_partial=assembler.emitted_deltas))
+                await asyncio.sleep(delay)
+                continue
+            except TypeError as error:
+                if "authentication method" not in str(error):
+                    raise
+                raise ModelError("No API key: set ANTHROPIC_API_KEY or the apiKey initialization option") from None
+            self.costs.add(response.model or request["model"], response.usage)
+            return response
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    async def _stream_once(self, request: dict[str, Any], assembler: MessageAssembler) -> None:
+        stream = await self._sdk.messages.create(stream=True, **request)
+        # `async with` closes the HTTP response on every exit, cancellation included.
+        async with stream:
+            async for event in stream:
+                await assembler.feed(event)
+
+    def _error(self, failure: Failure, *, attempts: int) -> ModelError:
+        if failure.retryable:
+            plural = "attempt" if attempts == 1 else "attempts"
+            message = f"{self._api_name} {failure.reason} after {attempts} {plural}"
+        else:
+            message = f"{self._api_name} {failure.reason}" + (f": {failure.detail}" if failure.detail else "")
+        message = redact(message, self.settings.resolved_api_key())
+        return ModelError(message, status=failure.status, retryable=failure.retryable)

@@ -1,0 +1,88 @@
+"""with_cache_breakpoints: where the breakpoints go, never more than 4, inputs untouched."""
+
+from __future__ import annotations
+
+import copy
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentls.model import with_cache_breakpoints
+from agentls.mock_api.validation import request_error
+
+EPHEMERAL = {"type": "ephemeral"}
+TOOLS = [{"name": "a", "input_schema": {"type": "object"}}, {"name": "b", "input_schema": {"type": "object"}}]
+
+
+def marked_positions(system, tools, messages):
+    found = [f"system.{i}" for i, b in enumerate(system) if "cache_control" in b]
+    found += [f"tools.{i}" for i, t in enumerate(tools) if "cache_control" in t]
+    for i, m in enumerate(messages):
+        if isinstance(m["content"], list):
+            found += [f"messages.{i}.{j}" for j, b in enumerate(m["content"]) if "cache_control" in b]
+    return found
+
+
+def test_system_tools_tail_and_previous_user_message():
+    messages = [
+        {"role": "user", "content": "first question"},
+        {"role": "assistant", "content": [{"type": "text", "text": "calling"},
+                                          {"type": "tool_use", "id": "t1", "name": "a", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]},
+    ]
+    system, tools, out = with_cache_breakpoints("sys", TOOLS, messages)
+    assert system == [{"type": "text", "text": "sys", "cache_control": EPHEMERAL}]
+    assert marked_positions(system, tools, out) == ["system.0", "tools.1", "messages.0.0", "messages.2.0"]
+    assert out[0]["content"] == [{"type": "text", "text": "first question", "cache_control": EPHEMERAL}]
+
+
+def test_existing_marks_are_replaced_not_added():
+    stale = {"type": "text", "text": "old", "cache_control": EPHEMERAL}
+    messages = [{"role": "user", "content": [stale, stale, {"type": "text", "text": "q"}]}]
+    tools = [dict(TOOLS[0], cache_control=EPHEMERAL), TOOLS[1]]
+    system, tools_out, out = with_cache_breakpoints([stale, {"type": "text", "text": "s"}], tools, messages)
+    assert marked_positions(system, tools_out, out) == ["system.1", "tools.1", "messages.0.2"]
+
+
+def test_thinking_and_empty_text_blocks_are_skipped():
+    messages = [{"role": "user", "content": "q"},
+                {"role": "assistant", "content": [{"type": "text", "text": "answer"},
+                                                  {"type": "thinking", "thinking": "t", "signature": "s"},
+                                                  {"type": "text", "text": ""}]}]
+    system, tools, out = with_cache_breakpoints(None, [], messages)
+    assert system == [] and tools == []
+    assert marked_positions(system, tools, out) == ["messages.0.0", "messages.1.0"]
+
+
+def test_untouched_messages_are_shared_not_copied():
+    messages = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+                {"role": "user", "content": "c"}, {"role": "assistant", "content": "d"},
+                {"role": "user", "content": "e"}]
+    _, _, out = with_cache_breakpoints("s", [], messages)
+    assert out[0] is messages[0] and out[1] is messages[1] and out[3] is messages[3]
+    assert out[2] is not messages[2] and out[4] is not messages[4]
+
+
+text_block = st.builds(lambda t, c: {"type": "text", "text": t, **({"cache_control": EPHEMERAL} if c else {})},
+                       st.text(max_size=5), st.booleans())
+thinking_block = st.just({"type": "thinking", "thinking": "t", "signature": "s"})
+content = st.one_of(st.text(min_size=1, max_size=5), st.lists(st.one_of(text_block, thinking_block), min_size=1, max_size=4))
+
+
+@st.composite
+def conversations(draw):
+    n = draw(st.integers(1, 7))
+    return [{"role": "user" if i % 2 == 0 else "assistant", "content": draw(content)} for i in range(n)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(system=st.one_of(st.none(), st.text(max_size=5), st.lists(text_block, max_size=3)),
+       tools=st.lists(st.just(TOOLS[0]), max_size=3), messages=conversations())
+def test_never_more_than_four_never_mutates_never_invalid(system, tools, messages):
+    originals = copy.deepcopy((system, tools, messages))
+    system_out, tools_out, messages_out = with_cache_breakpoints(system, tools, messages)
+    assert (system, tools, messages) == originals
+    assert len(marked_positions(system_out, tools_out, messages_out)) <= 4
+    body = {"model": "m", "max_tokens": 10, "system": system_out, "tools": tools_out, "messages": messages_out}
+    problem = request_error(body)
+    assert problem is None or "cache_control" not in problem

@@ -1,0 +1,55 @@
+"""Prices per model family, overrides, and the agent/cost shape."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentls.model import CostTracker, Usage, cost_usd, price_for
+
+MILLION = 1_000_000
+
+
+@pytest.mark.parametrize("model, input_price, output_price", [
+    ("claude-sonnet-4-5", 3.0, 15.0),
+    ("claude-sonnet-4-5-20250929", 3.0, 15.0),
+    ("claude-opus-4-1", 15.0, 75.0),
+    ("claude-opus-4-5", 5.0, 25.0),
+    ("claude-haiku-4-5", 1.0, 5.0),
+    ("claude-3-5-haiku-latest", 0.8, 4.0),
+    ("deepseek-chat", 0.28, 0.42),
+    ("some-unknown-model", 3.0, 15.0),
+])
+def test_family_prices(model, input_price, output_price):
+    price = price_for(model)
+    assert (price.input, price.output) == (input_price, output_price)
+
+
+def test_cost_counts_all_four_token_kinds():
+    usage = Usage(input_tokens=MILLION, output_tokens=MILLION, cache_creation_input_tokens=MILLION,
+                  cache_read_input_tokens=MILLION)
+    assert cost_usd("claude-sonnet-4-5", usage) == pytest.approx(3 + 15 + 3.75 + 0.30)
+
+
+def test_overrides_win_and_default_covers_unknown_models():
+    overrides = {"sonnet": {"input": 1.0}, "default": {"output": 99.0}}
+    assert price_for("claude-sonnet-4-5", overrides).input == 1.0
+    assert price_for("claude-sonnet-4-5", overrides).output == 15.0
+    assert price_for("mystery", overrides).output == 99.0
+    assert price_for("claude-haiku-4-5", overrides).output == 5.0
+
+
+def test_tracker_accumulates_and_matches_protocol_shape():
+    tracker = CostTracker("claude-sonnet-4-5")
+    tracker.add("claude-sonnet-4-5", Usage(10, 20, 30, 40))
+    tracker.add("claude-haiku-4-5", Usage(1, 2, 3, 4))
+    result = tracker.as_dict()
+    assert set(result) == {"model", "requests", "inputTokens", "outputTokens", "cacheReadTokens",
+                           "cacheWriteTokens", "usd"}
+    assert result["model"] == "claude-sonnet-4-5" and result["requests"] == 2
+    assert (result["inputTokens"], result["outputTokens"]) == (11, 22)
+    assert (result["cacheWriteTokens"], result["cacheReadTokens"]) == (33, 44)
+    assert result["usd"] == pytest.approx(cost_usd("claude-sonnet-4-5", Usage(10, 20, 30, 40))
+                                          + cost_usd("claude-haiku-4-5", Usage(1, 2, 3, 4)), abs=1e-6)
+    assert set(tracker.by_model()) == {"claude-sonnet-4-5", "claude-haiku-4-5"}
+    tracker.reset()
+    assert tracker.as_dict()["requests"] == 0
