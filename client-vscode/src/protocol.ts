@@ -38,7 +38,7 @@ export interface AgentThresholds {
 }
 
 export interface AgentSettings {
-  model?: string; // default "claude-sonnet-4-5"
+  model?: string; // default "claude-sonnet-5-5"
   compactModel?: string; // cheaper model for summaries (default: model)
   baseUrl?: string; // any Anthropic-compatible endpoint
   contextWindow?: number; // tokens, default 200000

@@ -246,18 +246,18 @@ def test_cli_serves_a_script_file_then_the_demo_agent(tmp_path):
         {"content": [{"type": "text", "text": "scripted one"}]},
         {"content": [{"type": "tool_use", "name": "run_shell", "input": {"command": "ls"}}]},
     ]))
-    process = subprocess.Popen([sys.executable, "-m", "agentls.mock_api", "--script", str(script)],
-                               stdout=subprocess.PIPE, text=True)
-    try:
-        line = process.stdout.readline().strip()
-        assert line.startswith("agentls mock API listening on http://127.0.0.1:")
-        with anthropic.Anthropic(base_url=line.rsplit(" ", 1)[1], api_key="k", max_retries=0) as client:
-            with pytest.raises(anthropic.APIStatusError):
-                client.messages.create(**messages_body())
-            assert client.messages.create(**messages_body()).content[0].text == "scripted one"
-            tool = client.messages.create(**messages_body()).content[0]
-            assert (tool.name, tool.input) == ("run_shell", {"command": "ls"})
-            assert client.messages.create(**messages_body()).content[0].text.startswith(DEMO_LABEL)
-    finally:
-        process.terminate()
-        process.wait(5)
+    with subprocess.Popen([sys.executable, "-m", "agentls.mock_api", "--script", str(script)],
+                          stdout=subprocess.PIPE, text=True) as process:
+        try:
+            line = process.stdout.readline().strip()
+            assert line.startswith("agentls mock API listening on http://127.0.0.1:")
+            with anthropic.Anthropic(base_url=line.rsplit(" ", 1)[1], api_key="k", max_retries=0) as client:
+                with pytest.raises(anthropic.APIStatusError):
+                    client.messages.create(**messages_body())
+                assert client.messages.create(**messages_body()).content[0].text == "scripted one"
+                tool = client.messages.create(**messages_body()).content[0]
+                assert (tool.name, tool.input) == ("run_shell", {"command": "ls"})
+                assert client.messages.create(**messages_body()).content[0].text.startswith(DEMO_LABEL)
+        finally:
+            process.terminate()
+    assert process.returncode == 0, "SIGTERM is a clean exit"

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from agentls.mock_api import Fault, MockAnthropicServer, Reply, Text, Thinking, ToolUse
+from agentls.mock_api import Fault, MockAnthropicServer, RedactedThinking, Reply, Text, Thinking, ToolUse
 from agentls.model import (
     ModelClient,
     ModelError,
@@ -105,6 +105,12 @@ async def test_multiple_tool_uses_keep_order_and_inputs(api, client):
     ]
     assert len({t["id"] for t in response.tool_uses}) == 3
     assert [e.name for e in events.of(ToolUseStarted)] == ["read_file", "read_file", "grep_search"]
+
+
+async def test_redacted_thinking_is_kept_verbatim(api, client):
+    api.script(Reply([RedactedThinking("opaque-blob=="), Text("ok")]))
+    response = await client.stream(system="s", messages=USER_HI, tools=[])
+    assert response.content[0] == {"type": "redacted_thinking", "data": "opaque-blob=="}
 
 
 async def test_async_on_event_is_awaited(api, client):
@@ -233,6 +239,15 @@ async def test_mid_stream_disconnect_is_retried_and_partial_output_flagged(api, 
     assert "".join(e.text for e in after if isinstance(e, TextDelta)) == response.text
 
 
+async def test_stream_ending_before_message_stop_is_retried(api, client):
+    api.inject(Fault.truncate(after_events=4))
+    api.script(Reply("complete at last"))
+    events = Recorder()
+    response = await client.stream(system="s", messages=USER_HI, tools=[], on_event=events)
+    assert response.text == "complete at last"
+    assert events.of(Retrying)[0].reason == "connection dropped mid-reply"
+
+
 async def test_hang_times_out_then_retries(api):
     async with ModelClient(make_settings(api, timeout=0.3)) as model_client:
         api.inject(Fault.hang())
@@ -245,15 +260,14 @@ async def test_hang_times_out_then_retries(api):
 
 async def test_retries_exhausted_raise_clear_error_without_key(api, caplog):
     caplog.set_level(logging.DEBUG)
-    settings = make_settings(api, max_retries=4, base_url=None, force_cache_control=False)
-    settings.base_url = api.base_url
+    settings = make_settings(api, max_retries=4)
     api.inject(Fault.http_status(529), times=5)
     async with ModelClient(settings) as model_client:
         with pytest.raises(ModelError) as caught:
             await model_client.stream(system="s", messages=USER_HI, tools=[])
 
     error = caught.value
-    assert "overloaded (529) after 5 attempts" in error.message
+    assert error.message == "model API at 127.0.0.1 overloaded (529) after 5 attempts"
     assert error.status == 529 and error.retryable
     assert len(api.message_bodies) == 5
     for text in (str(error), repr(error), repr(settings), str(settings), caplog.text):
@@ -288,6 +302,35 @@ async def test_connection_refused_is_retried_then_reported():
             await model_client.stream(system="s", messages=USER_HI, tools=[])
     assert "connection failed after 3 attempts" in caught.value.message
     assert caught.value.retryable and SECRET not in caught.value.message
+
+
+@pytest.fixture
+def no_credentials(monkeypatch, tmp_path):
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", "ANTHROPIC_BASE_URL",
+                 "ANTHROPIC_CONFIG_DIR", "ANTHROPIC_FEDERATION_RULE_ID", "ANTHROPIC_IDENTITY_TOKEN",
+                 "ANTHROPIC_IDENTITY_TOKEN_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return tmp_path
+
+
+async def test_missing_key_on_native_api_fails_before_any_request(no_credentials):
+    async with ModelClient(ModelSettings()) as model_client:  # native: would go to api.anthropic.com
+        with pytest.raises(ModelError, match="No API key"):
+            await model_client.stream(system="s", messages=USER_HI, tools=[])
+
+
+async def test_broken_credentials_config_is_a_model_error(no_credentials, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(no_credentials))  # explicit dir without a profile
+    async with ModelClient(ModelSettings()) as model_client:
+        with pytest.raises(ModelError, match="Could not load Anthropic credentials"):
+            await model_client.stream(system="s", messages=USER_HI, tools=[])
+
+
+async def test_local_endpoint_needs_no_key(api, no_credentials):
+    async with ModelClient(ModelSettings(base_url=api.base_url)) as model_client:
+        api.script(Reply("no key needed"))
+        assert (await model_client.stream(system="s", messages=USER_HI, tools=[])).text == "no key needed"
 
 
 # ---------------------------------------------------------------- cancellation

@@ -125,6 +125,8 @@ async def test_registry_and_input_checking(root: Path) -> None:
     }
     for definition in tool_definitions():
         assert definition["description"] and definition["input_schema"]["type"] == "object"
+    tool_definitions()[-1]["cache_control"] = {"type": "ephemeral"}
+    assert "cache_control" not in tool_definitions()[-1]  # callers get copies
     unknown = await run_tool("delete_everything", {}, _ctx(root))
     assert unknown.is_error and "Unknown tool" in unknown.text
     missing = await run_tool("read_file", {}, _ctx(root))

@@ -52,12 +52,12 @@ async def test_colour_codes_are_stripped(tmp_path: Path) -> None:
 
 async def test_timeout_kills_the_whole_group(tmp_path: Path) -> None:
     started = time.monotonic()
-    command = "(sleep 1; touch late) & sleep 30"
+    command = "(sleep 0.5; touch late) & sleep 30"
     out = await run_tool("run_shell", {"command": command}, _ctx(tmp_path, shell_timeout=0.3))
     assert time.monotonic() - started < 3
     assert out.is_error and "timed out after 0.3 s" in out.text
     assert out.summary.endswith("→ timed out")
-    await asyncio.sleep(1.2)
+    await asyncio.sleep(0.8)
     assert not (tmp_path / "late").exists()  # the background child died with the group
 
 
@@ -89,3 +89,22 @@ async def test_background_child_does_not_hold_the_call(tmp_path: Path) -> None:
 async def test_empty_command_is_refused(tmp_path: Path) -> None:
     out = await run_tool("run_shell", {"command": "  "}, _ctx(tmp_path))
     assert out.is_error
+
+
+async def test_cancellation_while_the_process_is_being_created(tmp_path: Path, monkeypatch) -> None:
+    real_spawn = asyncio.create_subprocess_shell
+
+    async def slow_spawn(*args, **kwargs):
+        proc = await real_spawn(*args, **kwargs)
+        await asyncio.sleep(0.3)  # the command already runs; creation has not returned yet
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_shell", slow_spawn)
+    command = "touch started; (sleep 0.6; touch late) & wait"
+    task = asyncio.create_task(run_tool("run_shell", {"command": command}, _ctx(tmp_path)))
+    await _wait_for(tmp_path / "started")
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0.8)
+    assert not (tmp_path / "late").exists()

@@ -1,1 +1,1 @@
-"""The agent: turn loop, typed events, session log, and tools over a Workspace."""
+"""The agent: turn loop, typed events, session log, tools over a Workspace."""

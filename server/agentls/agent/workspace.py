@@ -77,8 +77,8 @@ def _real_path(candidate: str, shown: str) -> str:
         existing = os.path.dirname(existing)
     try:
         fully = os.path.realpath(existing, strict=True)
-    except OSError:
-        raise PathRefused(shown, "goes through a broken symlink") from None
+    except OSError as exc:
+        raise PathRefused(shown, f"cannot be resolved ({exc.strerror or exc})") from None
     if fully != existing:
         raise PathRefused(shown, "goes through a symlink that cannot be resolved")
     return real

@@ -182,6 +182,19 @@ class History:
         self.category_tokens["toolResults"] += sign * self.token_of(results)
         self.category_tokens["user"] += sign * self.token_of(message_chars(message) - results)
 
+    def extend_last_user(self, blocks: list[Block]) -> None:
+        """Add blocks to a trailing user message (e.g. a prompt after a cancelled call)."""
+        if self.last_role != "user":
+            raise ValueError("the last message is not from the user")
+        old = self.messages[-1]
+        self._count(old, -1)
+        new_message = {**old, "content": [*blocks_of(old), *blocks]}
+        self._count(new_message, +1)
+        self.messages[-1] = new_message
+        tokens = self.token_of(message_chars(new_message))
+        self.total_tokens += tokens - self.msg_tokens[-1]
+        self.msg_tokens[-1] = tokens
+
     # -- rewriting (copy-on-write) ---------------------------------------------
 
     def _replace_block(self, msg_index: int, match: Callable[[Block], bool], new_block: Block) -> None:

@@ -95,6 +95,14 @@ class ContextEngine:
             self.stats[rw.TRUNCATE].tokens_saved += self.config.tokens(len(original) - record.chars)
         return cut_ids
 
+    def add_user_blocks(self, blocks: list[Message]) -> Message:
+        """A new user turn; merged into a trailing user message that got no answer."""
+        if self.history.last_role == "user":
+            self.history.extend_last_user(blocks)
+        else:
+            self.history.append({"role": "user", "content": blocks})
+        return self.history.messages[-1]
+
     # -- accounting ------------------------------------------------------------
 
     @property

@@ -1,7 +1,7 @@
 """Faults the mock API can be told to produce on the next /v1/messages request.
 
 Each fault is consumed by exactly one request. `status` and `hang` replace
-the answer; `disconnect`, `stream_error` and `slow` change how the answer
+the answer; `disconnect`, `truncate`, `stream_error` and `slow` change how the answer
 (scripted reply or demo agent) is streamed.
 """
 
@@ -39,7 +39,7 @@ def error_body(error_type: str, message: str) -> dict:
 
 @dataclass(frozen=True)
 class Fault:
-    kind: str  # "status" | "disconnect" | "stream_error" | "slow" | "hang"
+    kind: str  # "status" | "disconnect" | "truncate" | "stream_error" | "slow" | "hang"
     status: int = 0
     error_type: str = ""
     message: str = ""
@@ -61,6 +61,12 @@ class Fault:
     def disconnect(cls, after_events: int = 3, *, reset: bool = False) -> "Fault":
         """Drop the connection after `after_events` SSE events (reset=True sends a TCP RST)."""
         return cls("disconnect", after_events=after_events, reset=reset)
+
+    @classmethod
+    def truncate(cls, after_events: int = 3) -> "Fault":
+        """End the response body cleanly after `after_events` events, before message_stop
+        (what a misbehaving proxy does): no transport error, just an incomplete stream."""
+        return cls("truncate", after_events=after_events)
 
     @classmethod
     def stream_error(cls, after_events: int = 3, *, error_type: str = "overloaded_error") -> "Fault":
@@ -86,6 +92,8 @@ def fault_from_json(raw: dict) -> Fault:
                                  error_type=raw.get("error_type"), message=raw.get("message"))
     if kind == "disconnect":
         return Fault.disconnect(int(raw.get("after_events", 3)), reset=bool(raw.get("reset", False)))
+    if kind == "truncate":
+        return Fault.truncate(int(raw.get("after_events", 3)))
     if kind == "stream_error":
         return Fault.stream_error(int(raw.get("after_events", 3)),
                                   error_type=raw.get("error_type", "overloaded_error"))

@@ -27,6 +27,8 @@ from .tokens import PrefixCache, count_input_tokens
 from .validation import request_error
 
 ScriptEntry = Union[Reply, Fault]
+# Faults that cut a streamed answer short; the client's retry should get it whole.
+_INTERRUPTING = ("disconnect", "truncate", "stream_error")
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,11 @@ class _HttpServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False  # a hanging handler must not block close()
     mock: "MockAnthropicServer"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Clients hanging up (cancelled streams, timeouts) is normal here, not worth a traceback.
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
 
 
 class MockAnthropicServer:
@@ -183,7 +190,7 @@ class MockAnthropicServer:
             if fault is not None and fault.kind in ("status", "hang"):
                 return fault, None
             reply = self._script.popleft() if self._script and isinstance(self._script[0], Reply) else None
-            if reply is not None and fault is not None and fault.kind in ("disconnect", "stream_error"):
+            if reply is not None and fault is not None and fault.kind in _INTERRUPTING:
                 self._script.appendleft(reply)
         return fault, reply if reply is not None else demo_reply(body)
 
@@ -290,7 +297,7 @@ class _Handler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------ answers
 
     def _reply_once(self, message: dict, fault: Fault | None) -> None:
-        if fault is not None and fault.kind == "disconnect":
+        if fault is not None and fault.kind in ("disconnect", "truncate"):
             self._drop(fault.reset)
         if fault is not None and fault.kind == "stream_error":
             self._send_error(529 if fault.error_type == "overloaded_error" else 500, fault.error_type, fault.message)
@@ -309,10 +316,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         per_event_delay = fault.delay if fault is not None and fault.kind == "slow" else 0.0
         for index, event in enumerate(events):
-            if fault is not None and fault.kind in ("disconnect", "stream_error") and index == fault.after_events:
+            if fault is not None and fault.kind in _INTERRUPTING and index == fault.after_events:
                 if fault.kind == "disconnect":
                     self._drop(fault.reset)
-                self._write_chunk(SseEvent("error", error_body(fault.error_type, fault.message)).encode())
+                if fault.kind == "stream_error":
+                    self._write_chunk(SseEvent("error", error_body(fault.error_type, fault.message)).encode())
                 break
             delay = per_event_delay + (chunk_delay if event.name == "content_block_delta" else 0.0)
             if mock.wait(delay):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from typing import Any
 
 import anthropic
@@ -26,7 +27,8 @@ from .settings import ModelSettings
 log = logging.getLogger(__name__)
 
 # Anthropic-compatible proxies and local servers often need no key, but the
-# SDK refuses to send a request without some credential header.
+# SDK refuses to send a request without some credential header. (A proxy
+# token in ANTHROPIC_AUTH_TOKEN is left for the SDK to pick up.)
 _PLACEHOLDER_KEY = "agentls-no-key"
 _MIN_THINKING_BUDGET = 1024  # the API's floor for budget_tokens
 
@@ -36,15 +38,29 @@ class ModelClient:
         self.settings = settings
         self.costs = CostTracker(settings.model, settings.prices)
         self._api_name = "Anthropic API" if settings.is_native_anthropic else f"model API at {settings.endpoint_host}"
-        key = settings.resolved_api_key()
-        if key is None and not settings.is_native_anthropic:
-            key = _PLACEHOLDER_KEY
-        self._sdk = anthropic.AsyncAnthropic(
-            api_key=key,  # None on the native API: the SDK looks for other credentials
-            base_url=settings.resolved_base_url(),
-            max_retries=0,
-            timeout=anthropic.Timeout(settings.timeout, connect=settings.connect_timeout),
-        )
+        self._sdk_client: anthropic.AsyncAnthropic | None = None
+
+    def _sdk(self) -> anthropic.AsyncAnthropic:
+        """The SDK client, made on first use: a missing or broken credential
+        then surfaces as a ModelError on the call instead of at startup."""
+        if self._sdk_client is None:
+            key = self.settings.resolved_api_key()
+            if key is None and not self.settings.is_native_anthropic and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
+                key = _PLACEHOLDER_KEY
+            try:
+                sdk = anthropic.AsyncAnthropic(
+                    api_key=key,  # None on the native API: the SDK looks for other credentials
+                    base_url=self.settings.resolved_base_url(),
+                    max_retries=0,
+                    timeout=anthropic.Timeout(self.settings.timeout, connect=self.settings.connect_timeout),
+                )
+            except anthropic.CredentialsError as error:
+                message = redact(f"Could not load Anthropic credentials: {error}", self.settings.resolved_api_key())
+                raise ModelError(message) from None
+            if not (sdk.api_key or sdk.auth_token or sdk.credentials):
+                raise ModelError("No API key: set ANTHROPIC_API_KEY or the apiKey initialization option")
+            self._sdk_client = sdk
+        return self._sdk_client
 
     async def __aenter__(self) -> "ModelClient":
         return self
@@ -53,7 +69,9 @@ class ModelClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._sdk.close()
+        if self._sdk_client is not None:
+            await self._sdk_client.close()
+            self._sdk_client = None
 
     # ------------------------------------------------------------ public calls
 
@@ -100,7 +118,7 @@ class ModelClient:
         request = self._request(system, messages, tools, model or self.settings.model, 1, thinking=False)
         request.pop("max_tokens")
         try:
-            result = await self._sdk.messages.count_tokens(**request)
+            result = await self._sdk().messages.count_tokens(**request)
         except HANDLED_ERRORS as error:
             raise self._error(classify(error), attempts=1) from error
         return int(result.input_tokens)
@@ -126,14 +144,14 @@ class ModelClient:
         return request
 
     async def _call_with_retries(self, request: dict[str, Any], on_event: EventHandler | None) -> ModelResponse:
+        sdk = self._sdk()
         max_attempts = self.settings.max_retries + 1
         log.debug("model call: %s, %d messages, %d tools", request["model"], len(request["messages"]),
                   len(request.get("tools", ())))
         for attempt in range(1, max_attempts + 1):
             assembler = MessageAssembler(on_event)
             try:
-                await self._stream_once(request, assembler)
-                response = assembler.response()
+                response = await self._stream_once(sdk, request, assembler)
             except HANDLED_ERRORS as error:
                 failure = classify(error)
                 if not failure.retryable or attempt == max_attempts:
@@ -146,20 +164,24 @@ class ModelClient:
                                               max_attempts=max_attempts, discard_partial=assembler.emitted_deltas))
                 await asyncio.sleep(delay)
                 continue
-            except TypeError as error:
-                if "authentication method" not in str(error):
-                    raise
-                raise ModelError("No API key: set ANTHROPIC_API_KEY or the apiKey initialization option") from None
             self.costs.add(response.model or request["model"], response.usage)
             return response
         raise AssertionError("unreachable")  # the loop returns or raises
 
-    async def _stream_once(self, request: dict[str, Any], assembler: MessageAssembler) -> None:
-        stream = await self._sdk.messages.create(stream=True, **request)
-        # `async with` closes the HTTP response on every exit, cancellation included.
-        async with stream:
-            async for event in stream:
-                await assembler.feed(event)
+    async def _stream_once(self, sdk: anthropic.AsyncAnthropic, request: dict[str, Any],
+                           assembler: MessageAssembler) -> ModelResponse:
+        try:
+            stream = await sdk.messages.create(stream=True, **request)
+            # `async with` closes the HTTP response on every exit, cancellation included.
+            async with stream:
+                async for event in stream:
+                    await assembler.feed(event)
+        except HANDLED_ERRORS as error:
+            if not assembler.complete:
+                raise
+            # The reply arrived whole (message_stop seen); only the connection's goodbye failed.
+            log.debug("ignoring %s after message_stop", type(error).__name__)
+        return assembler.response()  # raises IncompleteStream if message_stop never came
 
     def _error(self, failure: Failure, *, attempts: int) -> ModelError:
         if failure.retryable:

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field, fields
 from urllib.parse import urlparse
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 NATIVE_HOST = "api.anthropic.com"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -50,8 +51,8 @@ class Tool:
 
     @property
     def definition(self) -> dict[str, Any]:
-        """The Anthropic tool definition."""
-        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+        """The Anthropic tool definition (a fresh copy: callers may add cache_control)."""
+        return copy.deepcopy({"name": self.name, "description": self.description, "input_schema": self.input_schema})
 
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {

@@ -144,7 +144,7 @@ async def _execute(command: str, cwd: str, timeout: float, sink: _HeadTail) -> t
     except asyncio.CancelledError:
         _kill_group(proc)
         try:
-            await asyncio.wait_for(_exit_code(proc), 2.0)  # reap, so no zombie is left behind
+            await asyncio.wait_for(_exit_code(proc), 2.0)  # until the child watcher has reaped it
         except (asyncio.TimeoutError, asyncio.CancelledError):
             pass
         raise

@@ -1,0 +1,351 @@
+"""The agent turn: user text -> pipeline -> model stream -> tools -> repeat.
+
+One turn runs at a time. Cancelling it at any point leaves a valid history:
+a tool call cut short gets a tool_result saying so, a model call cut short
+leaves the history ending with the user's message (the next prompt joins it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from ..context import ContextConfig, ContextEngine
+from ..context.compact import SummaryError
+from ..context.pipeline import CompactionResult, Prepared
+from ..context.rewrite import MARKER
+from ..context.tokens import Usage as ContextUsageNumbers
+from ..model import ModelClient, ModelError, ModelSettings
+from ..model import events as model_events
+from . import events as ev
+from .approval import ApprovalCallback, deny_all
+from .prompt import system_prompt
+from .session import SessionLog
+from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
+from .workspace import Workspace
+
+CANCELLED = "[cancelled by the user before this tool call finished]"
+CUT_OFF = "[not run: the reply was cut off (max_tokens) before this tool call was complete; send it again, shorter]"
+
+
+class AgentError(Exception):
+    """A turn failed in a way the user must hear about (the message is safe to show)."""
+
+
+@dataclass
+class TurnResult:
+    turn_id: str
+    text: str
+    stop_reason: str
+    usage: dict[str, int]
+
+
+async def _emit(sink: ev.EventSink | None, event: ev.AgentEvent) -> None:
+    if sink is None:
+        return
+    outcome = sink(event)
+    if inspect.isawaitable(outcome):
+        await outcome
+
+
+def _tool_summary(name: str, tool_input: dict[str, Any]) -> str:
+    for key in ("path", "command", "pattern"):
+        if isinstance(tool_input.get(key), str):
+            return f"{name} {tool_input[key]}"[:200]
+    return name
+
+
+class Agent:
+    def __init__(self, workspace: Workspace, model: ModelSettings | None = None, *,
+                 context: ContextConfig | None = None, approve: ApprovalCallback = deny_all,
+                 session: SessionLog | None = None, clock: Callable[[], float] = time.time,
+                 shell_timeout: float = 120.0) -> None:
+        self.workspace = workspace
+        self.model_settings = model or ModelSettings()
+        self.client = ModelClient(self.model_settings)
+        self.approve = approve
+        self.clock = clock
+        self.shell_timeout = shell_timeout
+        self.session = session
+        self.tools = tool_definitions()
+        self._context_config = context or ContextConfig()
+        self.engine = self._new_engine()
+        self.busy = False
+        if session is not None:
+            self._restore(session)
+
+    # -- setup -----------------------------------------------------------------
+
+    @property
+    def system(self) -> str:
+        return system_prompt(self.workspace.roots)
+
+    def _static_tokens(self) -> tuple[int, int]:
+        tools = len(json.dumps(self.tools)) // 4
+        return len(self.system) // 4 + tools, tools
+
+    def _new_engine(self) -> ContextEngine:
+        total, _ = self._static_tokens()
+        config = self._context_config.updated(system_tokens=total)
+        store = self.session.store if self.session is not None else None
+        return ContextEngine(config=config, store=store) if store is not None else ContextEngine(config=config)
+
+    def _restore(self, session: SessionLog) -> None:
+        restored = session.restore()
+        for message in restored.messages:
+            self.engine.append(message)
+        from ..model.response import Usage
+
+        for model, numbers in restored.usage:
+            self.client.costs.add(model, Usage(**numbers))
+
+    def reconfigure(self, model: ModelSettings | None = None, context: ContextConfig | None = None) -> None:
+        """New settings from the editor, no restart; the conversation is kept."""
+        if model is not None and model != self.model_settings:
+            costs = self.client.costs
+            self.model_settings = model
+            self.client = ModelClient(model)
+            self.client.costs = costs
+        if context is not None:
+            self._context_config = context
+            total, _ = self._static_tokens()
+            self.engine.reconfigure(context.updated(system_tokens=total))
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+        if self.session is not None:
+            self.session.close()
+
+    # -- a turn ----------------------------------------------------------------
+
+    async def run_turn(self, prompt: str, on_event: ev.EventSink | None = None,
+                       attachments: list[dict[str, Any]] | None = None) -> TurnResult:
+        if self.busy:
+            raise AgentError("a turn is already running; cancel it or wait")
+        self.busy = True
+        turn_id = uuid.uuid4().hex[:12]
+        try:
+            return await self._turn(turn_id, prompt, attachments or [], on_event)
+        finally:
+            self.busy = False
+
+    def _user_blocks(self, prompt: str, attachments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        blocks = []
+        for item in attachments:
+            where = item.get("uri", "")
+            if item.get("range"):
+                start, end = item["range"]["start"]["line"] + 1, item["range"]["end"]["line"] + 1
+                where += f" (lines {start}-{end})"
+            blocks.append({"type": "text", "text": f"Attached {where}:\n```\n{item.get('text', '')}\n```"})
+        blocks.append({"type": "text", "text": prompt})
+        return blocks
+
+    async def _turn(self, turn_id: str, prompt: str, attachments: list[dict[str, Any]],
+                    on_event: ev.EventSink | None) -> TurnResult:
+        async def emit(event: ev.AgentEvent) -> None:
+            await _emit(on_event, event)
+
+        blocks = self._user_blocks(prompt, attachments)
+        self.engine.add_user_blocks(blocks)
+        self._log({"role": "user", "content": blocks})  # the loader joins it to an unanswered user message
+        texts: list[str] = []
+        total = ContextUsageNumbers()
+        stop_reason = "end_turn"
+        while True:
+            prepared = await self._prepare(emit)
+            response = await self._call_model(prepared, emit)
+            total = ContextUsageNumbers(
+                total.input_tokens + response.usage.input_tokens,
+                total.output_tokens + response.usage.output_tokens,
+                total.cache_creation_input_tokens + response.usage.cache_creation_input_tokens,
+                total.cache_read_input_tokens + response.usage.cache_read_input_tokens,
+            )
+            content = [b for b in response.content if b.get("type") != "text" or b.get("text")]
+            if not content:
+                content = [{"type": "text", "text": "(no reply)"}]
+            assistant = {"role": "assistant", "content": content}
+            self.engine.append(assistant)
+            self._log(assistant)
+            texts.extend(b["text"] for b in content if b.get("type") == "text")
+            stop_reason = response.stop_reason or "end_turn"
+            uses = [b for b in content if b.get("type") == "tool_use"]
+            if not uses:
+                if stop_reason == "pause_turn":
+                    self._append_user([{"type": "text", "text": "Continue."}])
+                    continue
+                break
+            await self._run_tools(uses, emit, cut_off=stop_reason == "max_tokens")
+        await emit(ev.UsageEvent(ev.usage_wire(total)))
+        return TurnResult(turn_id, "".join(texts), stop_reason, ev.usage_wire(total))
+
+    def _append_user(self, blocks: list[dict[str, Any]]) -> list[str]:
+        message = {"role": "user", "content": blocks}
+        cut = self.engine.append(message)
+        self._log(self.engine.history.messages[-1])
+        return cut
+
+    def _log(self, message: dict[str, Any]) -> None:
+        if self.session is not None:
+            self.session.message(message)
+
+    async def _prepare(self, emit) -> Prepared:
+        prepared = self.engine.prepare(self.clock())
+        await self._announce_batch(prepared, emit)
+        if prepared.compaction_due:
+            await self._compact(emit, reason="auto")
+            prepared = self.engine.prepare(self.clock(), allow_compaction=False)
+            await self._announce_batch(prepared, emit)
+        return prepared
+
+    async def _announce_batch(self, prepared: Prepared, emit) -> None:
+        if prepared.batch is None:
+            return
+        by_marker: dict[str, list[str]] = {}
+        for item in prepared.batch.rewrites:
+            if not item.on_input:
+                by_marker.setdefault(MARKER[item.layer], []).append(item.tool_use_id)
+        for marker, ids in by_marker.items():
+            await emit(ev.LayerApplied(prepared.batch.reason, ids, marker))
+
+    async def _call_model(self, prepared: Prepared, emit):
+        async def forward(event) -> None:
+            if isinstance(event, model_events.TextDelta):
+                await emit(ev.TextDelta(event.text))
+            elif isinstance(event, model_events.ThinkingDelta):
+                await emit(ev.ThinkingDelta(event.text))
+            elif isinstance(event, model_events.Retrying):
+                await emit(ev.RetryEvent(event.attempt, event.delay_seconds, event.reason))
+
+        raw_estimate = self.engine.raw_estimate
+        try:
+            response = await self.client.stream(system=self.system, messages=prepared.messages,
+                                                tools=self.tools, on_event=forward)
+        except ModelError as error:
+            await emit(ev.ErrorEvent(str(error)))
+            raise AgentError(str(error)) from error
+        self.engine.record_usage(ContextUsageNumbers(
+            response.usage.input_tokens, response.usage.output_tokens,
+            response.usage.cache_creation_input_tokens, response.usage.cache_read_input_tokens,
+        ), self.clock(), estimate_at_call=raw_estimate)
+        if self.session is not None:
+            self.session.usage(response.model or self.model_settings.model, {
+                "input_tokens": response.usage.input_tokens, "output_tokens": response.usage.output_tokens,
+                "cache_creation_input_tokens": response.usage.cache_creation_input_tokens,
+                "cache_read_input_tokens": response.usage.cache_read_input_tokens,
+            })
+        await emit(ev.UsageEvent(ev.usage_wire(response.usage)))
+        await emit(ev.ContextUsage(self.context_usage()))
+        return response
+
+    async def _run_tools(self, uses: list[dict[str, Any]], emit, cut_off: bool) -> None:
+        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout)
+        outputs: dict[str, ToolOutput] = {}
+        try:
+            for use in uses:
+                name, tool_input = use.get("name", ""), use.get("input") or {}
+                await emit(ev.ToolStart(use["id"], name, _tool_summary(name, tool_input)))
+                if cut_off:
+                    outputs[use["id"]] = ToolOutput(CUT_OFF, True, f"{name}: cut off")
+                else:
+                    outputs[use["id"]] = await run_tool(name, tool_input, ctx)
+        except asyncio.CancelledError:
+            self._answer(uses, outputs, default=ToolOutput(CANCELLED, True, "cancelled"))
+            raise
+        cut = self._answer(uses, outputs)
+        for use in uses:
+            output = outputs[use["id"]]
+            marker = "truncated" if use["id"] in cut else ""
+            await emit(ev.ToolEnd(use["id"], use.get("name", ""), output.summary, output.is_error,
+                                  len(output.text), marker))
+        await emit(ev.ContextUsage(self.context_usage()))
+
+    def _answer(self, uses, outputs: dict[str, ToolOutput], default: ToolOutput | None = None) -> list[str]:
+        blocks = []
+        for use in uses:
+            output = outputs.get(use["id"], default)
+            block = {"type": "tool_result", "tool_use_id": use["id"], "content": output.text or "(empty)"}
+            if output.is_error:
+                block["is_error"] = True
+            blocks.append(block)
+        return self._append_user(blocks)
+
+    # -- compaction, cost, context ----------------------------------------------
+
+    async def _compact(self, emit, reason: str, instructions: str | None = None) -> CompactionResult | None:
+        request = self.engine.summary_request(instructions, manual=reason == "manual")
+        if request is None:
+            return None
+        await emit(ev.CompactionStarted(reason))
+        try:
+            response = await self.client.complete(system=self.system, messages=request.messages, tools=self.tools,
+                                                  compact=True, max_tokens=request.max_tokens)
+            raw = "".join(b.get("text", "") for b in response.content if b.get("type") == "text")
+            result = self.engine.apply_summary(request, raw, reason)
+        except ModelError as error:
+            self.engine.summary_failed()
+            await emit(ev.ErrorEvent(f"compaction failed: {error}"))
+            return None
+        except SummaryError as error:
+            await emit(ev.ErrorEvent(f"compaction failed: {error}"))
+            return None
+        if self.session is not None:
+            self.session.compaction(self.engine.history.messages, result.summary,
+                                    result.tokens_before, result.tokens_after)
+        await emit(ev.CompactionFinished(result.tokens_before, result.tokens_after))
+        await emit(ev.ContextUsage(self.context_usage()))
+        return result
+
+    async def compact(self, instructions: str | None = None, on_event: ev.EventSink | None = None) -> CompactionResult:
+        """Manual compaction (/compact); the conversation must not be mid-turn."""
+        if self.busy:
+            raise AgentError("a turn is running; compact after it ends")
+        self.busy = True
+        try:
+            async def emit(event: ev.AgentEvent) -> None:
+                await _emit(on_event, event)
+
+            before = self.engine.estimate()
+            result = await self._compact(emit, "manual", instructions)
+            if result is None:
+                if len(self.engine.history.messages) < 2:
+                    return CompactionResult(before, before, "", "manual")
+                raise AgentError("compaction failed; the conversation is unchanged")
+            return result
+        finally:
+            self.busy = False
+
+    def cost(self) -> dict[str, Any]:
+        return self.client.costs.as_dict()
+
+    def context_usage(self) -> dict[str, Any]:
+        _, tools = self._static_tokens()
+        report = self.engine.report(tools_tokens=tools)
+        return {key: report[key] for key in
+                ("used", "window", "effectiveWindow", "utilization", "level", "categories", "layers")}
+
+    def context(self) -> dict[str, Any]:
+        _, tools = self._static_tokens()
+        return {**self.engine.report(tools_tokens=tools), "placeholders": self.engine.placeholders()}
+
+    def clear(self, new_session: SessionLog | None = None) -> None:
+        """A fresh conversation; the old session stays on disk."""
+        if self.busy:
+            raise AgentError("a turn is running; cancel it first")
+        if self.session is not None:
+            self.session.close()
+        self.session = new_session
+        self.engine = self._new_engine()
+        self.client.costs.reset()
+
+    def history(self) -> list[dict[str, Any]]:
+        return list(self.engine.history.messages)
+
+
+def workspace_for(path: str | Path) -> Workspace:
+    return Workspace([Path(path).resolve()])

@@ -1,0 +1,59 @@
+import pytest
+import pytest_asyncio
+
+from agentls.agent.approval import auto_approve
+from agentls.agent.loop import Agent
+from agentls.agent.session import SessionLog
+from agentls.agent.workspace import Workspace
+from agentls.context import ContextConfig
+from agentls.mock_api import MockAnthropicServer
+from agentls.model import ModelSettings
+
+SECRET = "sk-ant-test-SECRET-4242"
+
+
+@pytest.fixture
+def mock_api():
+    with MockAnthropicServer() as server:
+        yield server
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "notes.md").write_text("# Notes\nThe answer is 42.\n")
+    (root / "app.py").write_text("def main():\n    return 'hello'\n")
+    return root
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "data"
+    monkeypatch.setenv("AGENTLS_DATA_DIR", str(folder))
+    return folder
+
+
+def settings_for(server, **extra) -> ModelSettings:
+    base = dict(base_url=server.base_url, api_key=SECRET, retry_base_delay=0.01, retry_max_delay=0.05,
+                max_retries=3, timeout=5.0)
+    base.update(extra)
+    return ModelSettings(**base)
+
+
+@pytest_asyncio.fixture
+async def make_agent(mock_api, workspace, data_dir):
+    made = []
+
+    def build(approve=auto_approve, context=None, new=True, **model):
+        session = SessionLog.open(workspace, new=new)
+        agent = Agent(Workspace([workspace]), settings_for(mock_api, **model), approve=approve,
+                      context=context or ContextConfig(), session=session, shell_timeout=10)
+        made.append(agent)
+        return agent
+
+    yield build
+    for agent in made:
+        await agent.client.aclose()
+        if agent.session is not None:
+            agent.session.close()

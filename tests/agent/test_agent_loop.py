@@ -1,0 +1,178 @@
+import asyncio
+
+import pytest
+
+from agentls.agent import events as ev
+from agentls.agent.approval import deny_all
+from agentls.agent.loop import Agent, AgentError
+from agentls.agent.session import SessionLog
+from agentls.agent.workspace import Workspace
+from agentls.context import ContextConfig
+from agentls.context.structure import request_problems
+from agentls.mock_api import DEMO_LABEL, Fault, Reply, Text, Thinking, ToolUse
+from conftest import SECRET, settings_for
+
+
+class Recorder:
+    def __init__(self):
+        self.events = []
+
+    def __call__(self, event):
+        self.events.append(event)
+
+    def kinds(self):
+        return [e.kind for e in self.events]
+
+    def of(self, cls):
+        return [e for e in self.events if isinstance(e, cls)]
+
+
+def valid(agent) -> bool:
+    messages = agent.history()
+    if messages and messages[-1]["role"] == "assistant":
+        messages = [*messages, {"role": "user", "content": [{"type": "text", "text": "next"}]}]
+    return request_problems(messages) == []
+
+
+async def test_demo_model_reads_a_workspace_file_and_answers(make_agent):
+    agent = make_agent()
+    seen = Recorder()
+    result = await agent.run_turn("What does notes.md say?", seen)
+    assert DEMO_LABEL in result.text
+    assert "42" in result.text
+    starts = seen.of(ev.ToolStart)
+    assert starts and starts[0].tool == "read_file" and "notes.md" in starts[0].summary
+    assert seen.of(ev.ToolEnd)[0].is_error is False
+    assert "textDelta" in seen.kinds() and "usage" in seen.kinds() and "contextUsage" in seen.kinds()
+    assert valid(agent)
+
+
+async def test_streamed_thinking_text_and_several_tools_in_one_reply(make_agent, mock_api):
+    mock_api.script(
+        Reply([Thinking("let me look"), Text("Reading two things."),
+               ToolUse("read_file", {"path": "app.py"}), ToolUse("grep_search", {"pattern": "answer"})]),
+        Reply([Text("app.py returns hello; notes say 42.")]),
+    )
+    agent = make_agent()
+    seen = Recorder()
+    result = await agent.run_turn("look around", seen)
+    assert result.text.endswith("notes say 42.")
+    assert "".join(e.text for e in seen.of(ev.ThinkingDelta)) == "let me look"
+    assert [e.tool for e in seen.of(ev.ToolEnd)] == ["read_file", "grep_search"]
+    second = mock_api.message_bodies[-1]["messages"]
+    assert [b["type"] for b in second[1]["content"]][:2] == ["thinking", "text"]  # thinking kept as sent
+    results = second[2]["content"]
+    assert "return 'hello'" in results[0]["content"] and "notes.md" in results[1]["content"]
+    assert valid(agent)
+
+
+async def test_compaction_in_the_middle_of_a_tool_loop_keeps_the_history_valid(make_agent, mock_api, workspace):
+    (workspace / "big.txt").write_text("filler line\n" * 3_000)
+    mock_api.script(
+        Reply([ToolUse("read_file", {"path": "big.txt"})]),
+        Reply([ToolUse("read_file", {"path": "app.py"})]),
+        Reply([Text("<analysis>x</analysis><summary>1. Goal: read files. 6. Next step: answer</summary>")]),
+        Reply([Text("done after compaction")]),
+    )
+    agent = make_agent(context=ContextConfig(window=14_000, output_reserve=1_000, compact_at=0.6, clear_at=9.0,
+                                             budget_soft_at=9.0, budget_hard_at=9.0, snip_at=9.0))
+    seen = Recorder()
+    result = await agent.run_turn("read big.txt then app.py", seen)
+    assert result.text == "done after compaction"
+    assert "compactionStarted" in seen.kinds() and "compactionFinished" in seen.kinds()
+    final_request = mock_api.message_bodies[-1]["messages"]
+    assert request_problems(final_request) == []
+    assert final_request[-1]["content"][0]["type"] == "tool_result"  # the loop went on
+    assert "1. Goal: read files" in final_request[0]["content"][0]["text"]
+    assert valid(agent)
+
+
+async def test_cancel_mid_stream_leaves_a_valid_history(make_agent, mock_api):
+    mock_api.script(Reply([Text("slow " * 200)], chunk_delay=0.02))
+    agent = make_agent()
+    task = asyncio.create_task(agent.run_turn("talk slowly"))
+    await asyncio.sleep(0.3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert agent.history()[-1]["role"] == "user" and valid(agent)
+    mock_api.script(Reply([Text("fine again")]))
+    result = await agent.run_turn("and now?")
+    assert result.text == "fine again"
+    assert valid(agent)
+
+
+async def test_cancel_mid_tool_answers_the_tool_call(make_agent, mock_api, workspace):
+    mock_api.script(Reply([ToolUse("run_shell", {"command": "sleep 5; touch done.txt"})]))
+    agent = make_agent()
+    task = asyncio.create_task(agent.run_turn("run it"))
+    await asyncio.sleep(1.0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    last = agent.history()[-1]
+    assert last["content"][0]["type"] == "tool_result" and "cancelled" in last["content"][0]["content"]
+    await asyncio.sleep(0.2)
+    assert not (workspace / "done.txt").exists()
+    mock_api.script(Reply([Text("ok")]))
+    assert (await agent.run_turn("continue")).text == "ok"
+    assert valid(agent)
+
+
+async def test_denied_approval_runs_nothing_and_tells_the_model(make_agent, mock_api, workspace):
+    mock_api.script(
+        Reply([ToolUse("run_shell", {"command": "touch ran.txt"}),
+               ToolUse("write_file", {"path": "new.txt", "content": "x"})]),
+        Reply([Text("understood")]),
+    )
+    agent = make_agent(approve=deny_all)
+    await agent.run_turn("do things")
+    assert not (workspace / "ran.txt").exists() and not (workspace / "new.txt").exists()
+    results = mock_api.message_bodies[-1]["messages"][-1]["content"]
+    assert all(r.get("is_error") for r in results)
+
+
+async def test_api_failure_is_reported_clearly_and_history_stays_valid(make_agent, mock_api):
+    for _ in range(4):
+        mock_api.inject(Fault.http_status(500))
+    agent = make_agent(max_retries=2)
+    seen = Recorder()
+    with pytest.raises(AgentError) as failure:
+        await agent.run_turn("hello", seen)
+    assert "500" in str(failure.value) and SECRET not in str(failure.value)
+    assert seen.of(ev.ErrorEvent) and valid(agent)
+    mock_api.inject(Fault.http_status(500))  # one left over; then it works after a retry
+    mock_api.script(Reply([Text("recovered")]))
+    assert (await agent.run_turn("again")).text == "recovered"
+
+
+async def test_session_resumes_with_every_message(make_agent, mock_api, workspace):
+    agent = make_agent()
+    await agent.run_turn("What does notes.md say?")
+    before = agent.history()
+    cost = agent.cost()
+    await agent.aclose()
+    with open(agent.session.path, "a") as log:
+        log.write('{"type": "message", "message": {"role": "us')  # a torn last line
+    resumed = make_agent(new=False)
+    assert resumed.history() == before
+    assert resumed.cost()["requests"] == cost["requests"]
+    mock_api.script(Reply([Text("still here")]))
+    assert (await resumed.run_turn("and?")).text == "still here"
+
+
+async def test_manual_compact_cost_context_and_clear(make_agent, mock_api):
+    agent = make_agent()
+    await agent.run_turn("What does notes.md say?")
+    mock_api.script(Reply([Text("<summary>1. Goal: notes</summary>")]))
+    result = await agent.compact("focus on notes")
+    assert result.summary == "1. Goal: notes" and result.tokens_before > 0
+    assert agent.history()[0]["content"][0]["text"].startswith("[Conversation summary")
+    assert "focus on notes" in str(mock_api.message_bodies[-1]["messages"][-1])
+    cost = agent.cost()
+    assert cost["requests"] == 3 and cost["usd"] > 0
+    context = agent.context()
+    assert context["categories"]["system"] > 0 and context["level"] == "ok"
+    old = agent.session.path
+    agent.clear(SessionLog.open(agent.workspace.roots[0], new=True))
+    assert agent.history() == [] and old.exists() and agent.cost()["requests"] == 0
