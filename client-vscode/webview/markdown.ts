@@ -56,6 +56,9 @@ const md: MarkdownIt = new MarkdownIt({
   },
 });
 
+// Only explicit links (https://…, www.…): `hello.py` is a file name, not the .py domain.
+md.linkify.set({ fuzzyLink: false, fuzzyEmail: false });
+
 // Links open outside the webview; never javascript:/data: (markdown-it's validateLink already refuses those).
 const defaultLinkOpen =
   md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));

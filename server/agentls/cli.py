@@ -40,9 +40,59 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ask(args: argparse.Namespace) -> int:
+    from .terminal import run_ask
+
+    return run_ask(args)
+
+
+def _repl(args: argparse.Namespace) -> int:
+    from .terminal import run_repl
+
+    return run_repl(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .lsp.server import serve_stdio
+
+    return serve_stdio(args) or 0
+
+
+def _chat(args: argparse.Namespace) -> int:
+    from .lsp.chat import run_chat
+
+    return run_chat(args) or 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentls", description=__doc__)
     commands = parser.add_subparsers(dest="command")
+
+    def agent_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--workspace", default=".", help="workspace folder (default: current directory)")
+        sub.add_argument("--model", help="model name (default: claude-sonnet-5-5)")
+        sub.add_argument("--base-url", help="Anthropic-compatible endpoint (default: ANTHROPIC_BASE_URL)")
+        sub.add_argument("--yes", action="store_true", help="approve every command and edit without asking")
+        sub.add_argument("--new", action="store_true", help="start a new session instead of resuming the last")
+
+    ask = commands.add_parser("ask", help="one agent turn: stream the answer to stdout")
+    ask.add_argument("prompt")
+    agent_options(ask)
+    ask.set_defaults(run=_ask)
+
+    repl = commands.add_parser("repl", help="interactive agent in the terminal (in-process)")
+    agent_options(repl)
+    repl.set_defaults(run=_repl)
+
+    serve = commands.add_parser("serve", help="run the language server (the default without arguments)")
+    serve.add_argument("--stdio", action="store_true", help="speak LSP over stdin/stdout (the only transport)")
+    serve.set_defaults(run=_serve)
+
+    chat = commands.add_parser("chat", help="terminal chat over LSP with a spawned agentls server")
+    chat.add_argument("--workspace", default=".", help="workspace folder (default: current directory)")
+    chat.add_argument("--new", action="store_true", help="start a new session instead of resuming")
+    chat.add_argument("--yes", action="store_true", help="approve every command and edit without asking")
+    chat.set_defaults(run=_chat)
 
     replay = commands.add_parser("replay", help="price recorded conversations under a context policy")
     replay.add_argument("traces", nargs="+", metavar="TRACE.json")
@@ -63,8 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
-        parser.print_help()
-        return 0
+        # No arguments: an editor launched us as its language server.
+        args = parser.parse_args(["serve", "--stdio"])
     return args.run(args)
 
 

@@ -76,6 +76,9 @@ def test_files_already_read_are_not_read_again():
 def test_list_and_search_intents():
     assert tool_calls(ask(user("list the files"))) == [("list_files", {"path": "."})]
     assert tool_calls(ask(user("show me the files in src/"))) == [("list_files", {"path": "src"})]
+    assert tool_calls(ask(user("which files are there?"))) == [("list_files", {"path": "."})]
+    assert tool_calls(ask(user("list the files in docs/api"))) == [("list_files", {"path": "docs/api"})]
+    assert tool_calls(ask(user("what does this file do? README.md"))) == [("read_file", {"path": "README.md"})]
     assert tool_calls(ask(user("search for TODO"))) == [("grep_search", {"pattern": "TODO"})]
     assert tool_calls(ask(user('grep "def main" in src/app.py'))) == [
         ("grep_search", {"pattern": "def main", "glob": "src/app.py"})]

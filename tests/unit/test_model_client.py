@@ -10,6 +10,7 @@ import pytest
 
 from agentls.mock_api import Fault, MockAnthropicServer, RedactedThinking, Reply, Text, Thinking, ToolUse
 from agentls.model import (
+    DEFAULT_MODEL,
     ModelClient,
     ModelError,
     ModelSettings,
@@ -82,7 +83,7 @@ async def test_streams_thinking_text_and_tool_use_into_plain_blocks(api, client)
     assert tool["input"] == {"path": "src/app.py", "start_line": 1, "end_line": 40}
     assert tool["id"] and tool["name"] == "read_file"
     assert response.stop_reason == "tool_use"
-    assert response.model == "claude-sonnet-4-5"
+    assert response.model == DEFAULT_MODEL
     # Deltas arrive in pieces and add up to the blocks.
     assert len(events.of(TextDelta)) > 1 and events.text == text["text"]
     assert "".join(e.text for e in events.of(ThinkingDelta)) == thinking["thinking"]
@@ -138,7 +139,7 @@ async def test_usage_reports_cache_fields_and_cost_is_tracked(api, client):
     assert second.usage.cache_creation_input_tokens > 0
     assert second.usage.output_tokens > 0 and second.usage.input_tokens >= 0
     cost = client.costs.as_dict()
-    assert cost["requests"] == 2 and cost["model"] == "claude-sonnet-4-5"
+    assert cost["requests"] == 2 and cost["model"] == DEFAULT_MODEL
     assert cost["cacheReadTokens"] == second.usage.cache_read_input_tokens
     assert cost["usd"] > 0
 

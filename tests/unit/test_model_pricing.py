@@ -12,10 +12,14 @@ MILLION = 1_000_000
 @pytest.mark.parametrize("model, input_price, output_price", [
     ("claude-sonnet-4-5", 3.0, 15.0),
     ("claude-sonnet-4-5-20250929", 3.0, 15.0),
+    ("claude-sonnet-5-5", 3.0, 15.0),
     ("claude-opus-4-1", 15.0, 75.0),
+    ("claude-opus-4-20250514", 15.0, 75.0),
     ("claude-opus-4-5", 5.0, 25.0),
+    ("claude-opus-5-5", 5.0, 25.0),
     ("claude-haiku-4-5", 1.0, 5.0),
     ("claude-3-5-haiku-latest", 0.8, 4.0),
+    ("claude-3-haiku-20240307", 0.25, 1.25),
     ("deepseek-chat", 0.28, 0.42),
     ("some-unknown-model", 3.0, 15.0),
 ])

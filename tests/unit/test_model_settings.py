@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+from pathlib import Path
 
 import pytest
 
-from agentls.model import ModelSettings, Usage
+from agentls.model import DEFAULT_MODEL, ModelSettings, Usage
+
+PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
 SECRET = "sk-ant-test-SECRET-123"
 
@@ -19,9 +23,15 @@ def clean_env(monkeypatch):
 
 def test_defaults():
     settings = ModelSettings()
-    assert settings.model == "claude-sonnet-4-5" and settings.effective_compact_model == "claude-sonnet-4-5"
+    assert settings.model == DEFAULT_MODEL and settings.effective_compact_model == DEFAULT_MODEL
+    assert ModelSettings(compact_model="claude-haiku-4-5").effective_compact_model == "claude-haiku-4-5"
     assert settings.max_tokens == 8192 and settings.thinking_budget is None and settings.max_retries == 4
     assert settings.is_native_anthropic and settings.use_cache_control
+
+
+def test_default_model_matches_protocol_doc():
+    documented = re.search(r'model\?: string;\s*// default "([^"]+)"', PROTOCOL.read_text())
+    assert documented and documented.group(1) == DEFAULT_MODEL
 
 
 def test_repr_and_str_hide_the_key(monkeypatch):

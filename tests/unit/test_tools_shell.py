@@ -86,6 +86,12 @@ async def test_background_child_does_not_hold_the_call(tmp_path: Path) -> None:
     await asyncio.sleep(0.6)  # let the background sleep end before the loop closes
 
 
+async def test_api_key_is_not_inherited(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
+    out = await run_tool("run_shell", {"command": "echo \"[$ANTHROPIC_API_KEY]\""}, _ctx(tmp_path))
+    assert out.text == "[]\n[exit code 0]"
+
+
 async def test_empty_command_is_refused(tmp_path: Path) -> None:
     out = await run_tool("run_shell", {"command": "  "}, _ctx(tmp_path))
     assert out.is_error

@@ -17,7 +17,7 @@
 // that the status bar shows the starting/error state), unless
 // AGENTLS_E2E_REQUIRE_SERVER=1, which makes a missing server a failure.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -34,6 +34,9 @@ const python = process.env.AGENTLS_E2E_PYTHON ?? path.join(repo, ".venv", "bin",
 const shots = path.join(repo, "test-output", "e2e");
 const requireServer = process.env.AGENTLS_E2E_REQUIRE_SERVER === "1";
 const keep = process.env.AGENTLS_E2E_KEEP === "1";
+// AGENTLS_E2E_FAKE=1: a stand-in server (test/e2e/fake_server.py) instead of agentls
+const fake = process.env.AGENTLS_E2E_FAKE === "1";
+const fakePython = path.join(ext, "test", "e2e", "fake-python.sh");
 const t0 = Date.now();
 
 const log = (...a) => console.log(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
@@ -105,7 +108,8 @@ function setupDirs(withServer) {
     "extensions.autoCheckUpdates": false,
     "workbench.tips.enabled": false,
     "window.restoreWindows": "none",
-    "agentls.pythonPath": withServer ? python : path.join(tmp, "no-such-python"),
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "agentls.pythonPath": fake ? fakePython : withServer ? python : path.join(tmp, "no-such-python"),
     // a small window makes the context meter move visibly in a short conversation
     "agentls.contextWindow": 30000,
     "agentls.outputReserve": 2000,
@@ -138,7 +142,7 @@ function codeServerArgs(port) {
   ];
 }
 
-const env24 = () => ({ ...process.env, PATH: `${path.dirname(node24)}:${process.env.PATH}` });
+const env24 = () => ({ ...process.env, AGENTLS_E2E_PYTHON: python, PATH: `${path.dirname(node24)}:${process.env.PATH}` });
 
 function installExtension(port) {
   const args = [...codeServerArgs(port), "--install-extension", vsix];
@@ -226,7 +230,8 @@ function chatFrame(page) {
 // ------------------------------------------------------------------------ main
 
 async function main() {
-  const withServer = serverExists();
+  const withServer = fake || serverExists();
+  if (fake) log("using the stand-in server test/e2e/fake_server.py (AGENTLS_E2E_FAKE=1)");
   if (!withServer) {
     if (requireServer) fail(`${python} -m agentls serve --help failed: the server is required (AGENTLS_E2E_REQUIRE_SERVER=1)`);
     log("`python -m agentls serve` does not exist yet: running the client-only steps");
@@ -312,7 +317,7 @@ async function main() {
   // 05: cost
   await palette(page, "Agent: Show Cost");
   await page.locator(".notification-toast", { hasText: "Agent cost:" }).first().waitFor({ timeout: 30_000 });
-  log(`cost: "${(await page.locator(".notification-toast", { hasText: "Agent cost:" }).first().textContent())?.trim()}"`);
+  log(`cost: "${(await page.locator(".notification-toast .notification-list-item-message", { hasText: "Agent cost:" }).first().innerText()).trim()}"`);
   await shot(page, "05-cost");
 
   // 06: context report (best effort: a markdown preview or the document)
@@ -337,6 +342,13 @@ try {
     /* ignore */
   }
 } finally {
+  try {
+    const logs = path.join(userData, "logs");
+    const found = spawnSync("find", [logs, "-name", "Agent (agentls).log"], { encoding: "utf8" }).stdout.trim().split("\n").filter(Boolean);
+    for (const f of found) writeFileSync(path.join(shots, "extension.log"), readFileSync(f));
+  } catch {
+    /* no logs */
+  }
   await browser?.close().catch(() => undefined);
   stopCodeServer();
   if (!keep) rmSync(tmp, { recursive: true, force: true });

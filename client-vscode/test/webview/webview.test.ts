@@ -75,6 +75,9 @@ test("HTML and script payloads in model output are inert", async () => {
   assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
   assert.equal(await page.locator(".log img, .log script, .log svg, .log iframe").count(), 0);
   assert.equal(await page.locator('.log a[href^="javascript"]').count(), 0);
+  // file names are not turned into links to web domains (hello.py is not http://hello.py)
+  await host(page, delta("\n\nsee hello.py and https://example.com"));
+  assert.deepEqual(await page.locator(".msg.assistant a").evaluateAll((as) => as.map((a) => a.getAttribute("href"))), ["https://example.com"]);
   // the payload is visible as text
   assert.match((await page.textContent(".msg.assistant")) ?? "", /<script>window.__pwned = 1<\/script>/);
 });

@@ -8,6 +8,7 @@ answers in markdown with what it saw. It only calls tools the request offers.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from .script import Reply, Text, Thinking, ToolUse
@@ -23,7 +24,7 @@ _SEARCH = re.compile(
     r"\b(?:search(?:\s+for)?|grep(?:\s+for)?|look\s+for|find\s+(?:all\s+)?(?:usages|occurrences|references|uses)\s+of)\s+(\S+)",
     re.IGNORECASE,
 )
-_LIST = re.compile(r"\b(?:list|show|what)\b.*\bfiles?\b|^\s*ls\b|\blist\s+(?:the\s+)?(?:directory|folder|dir)\b",
+_LIST = re.compile(r"\blist\b|^\s*ls\b|\b(?:what|which)\s+files\b|\bshow\s+(?:me\s+)?(?:the\s+|all\s+)?files\b",
                    re.IGNORECASE)
 _LIST_DIR = re.compile(r"\bfiles?\s+(?:in|under|of)\s+([\w./-]+)", re.IGNORECASE)
 _PREVIEW_LINES = 10
@@ -157,56 +158,89 @@ def _help_text(user_text: str) -> str:
     )
 
 
+def _not_offered(tool: str) -> Reply:
+    return Reply([Text(f"{DEMO_LABEL}\n\nI would use the `{tool}` tool, but this request does not offer it.")])
+
+
+@dataclass(frozen=True)
+class _Conversation:
+    messages: list[dict]
+    offered: set[str]
+    thinking: bool
+
+    @property
+    def turn(self) -> int:
+        return len(self.messages)
+
+    @property
+    def uses_by_id(self) -> dict[str, dict]:
+        return {b.get("id"): b for b in _tool_uses(self.messages)}
+
+    def call(self, calls: list[tuple[str, dict]], intro: str) -> Reply:
+        missing = [name for name, _ in calls if name not in self.offered]
+        if missing:
+            return _not_offered(missing[0])
+        return _tool_reply(calls, intro, self.turn, self.thinking)
+
+
+# Each rule answers the user's text or returns None to let the next one try.
+
+def _search_rule(text: str, chat: _Conversation) -> Reply | None:
+    pattern = _search_pattern(text)
+    if not pattern:
+        return None
+    args: dict[str, Any] = {"pattern": pattern}
+    paths = [p for p in named_paths(text) if p != pattern]
+    if paths:
+        args["glob"] = paths[0]
+    return chat.call([("grep_search", args)], f"Searching for `{pattern}`.")
+
+
+def _list_rule(text: str, chat: _Conversation) -> Reply | None:
+    directory = _LIST_DIR.search(text)
+    # "list the files in docs/api" lists; "what does the file README.md say" reads.
+    if not _LIST.search(text) or (named_paths(text) and not directory):
+        return None
+    path = (_normalise(directory.group(1).rstrip("/")) if directory else "") or "."
+    return chat.call([("list_files", {"path": path})], f"Listing `{path}`.")
+
+
+def _read_rule(text: str, chat: _Conversation) -> Reply | None:
+    paths = named_paths(text)
+    if not paths:
+        return None
+    read_before = {_normalise(str((u.get("input") or {}).get("path", ""))): u
+                   for u in chat.uses_by_id.values() if u.get("name") == "read_file"}
+    unread = [p for p in paths if p not in read_before]
+    if unread:
+        names = ", ".join(f"`{p}`" for p in unread)
+        return chat.call([("read_file", {"path": p}) for p in unread], f"Reading {names}.")
+    results = _results_by_id(chat.messages)
+    sections = [f"I read `{p}` earlier in this conversation. "
+                + _describe_result(read_before[p], results.get(read_before[p].get("id"), {})) for p in paths]
+    return _summary_reply(sections, chat.thinking)
+
+
 def demo_reply(body: dict) -> Reply:
     """The demo agent's next assistant message for a (validated) request body."""
     messages: list[dict] = body.get("messages") or []
-    offered = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
-    thinking = isinstance(body.get("thinking"), dict) and body["thinking"].get("type") == "enabled"
-    turn = len(messages)
+    thinking = body.get("thinking")
+    chat = _Conversation(messages=messages,
+                         offered={t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)},
+                         thinking=isinstance(thinking, dict) and thinking.get("type") == "enabled")
     last = messages[-1] if messages else {"role": "user", "content": ""}
     if last.get("role") != "user":
         return Reply([Text(f"{DEMO_LABEL} (nothing to add)")], stop_reason="end_turn")
 
-    uses_by_id = {b.get("id"): b for b in _tool_uses(messages)}
     fresh_results = [b for b in _blocks(last) if b.get("type") == "tool_result"]
     if fresh_results:
+        uses_by_id = chat.uses_by_id
         return _summary_reply([_describe_result(uses_by_id.get(r.get("tool_use_id"), {}), r)
-                               for r in fresh_results], thinking)
+                               for r in fresh_results], chat.thinking)
 
     text = _text_of(last)
-    missing_tool = None
-    pattern = _search_pattern(text)
-    if pattern:
-        if "grep_search" in offered:
-            args: dict[str, Any] = {"pattern": pattern}
-            paths = [p for p in named_paths(text) if p != pattern]
-            if paths:
-                args["glob"] = paths[0]
-            return _tool_reply([("grep_search", args)], f"Searching for `{pattern}`.", turn, thinking)
-        missing_tool = "grep_search"
-    elif _LIST.search(text):
-        if "list_files" in offered:
-            directory = _LIST_DIR.search(text)
-            path = _normalise(directory.group(1).rstrip("/")) if directory else "."
-            return _tool_reply([("list_files", {"path": path or "."})], f"Listing `{path or '.'}`.", turn, thinking)
-        missing_tool = "list_files"
-    else:
-        paths = named_paths(text)
-        read_before = {_normalise(str((u.get("input") or {}).get("path", ""))): u
-                       for u in uses_by_id.values() if u.get("name") == "read_file"}
-        unread = [p for p in paths if p not in read_before]
-        if unread and "read_file" in offered:
-            names = ", ".join(f"`{p}`" for p in unread)
-            return _tool_reply([("read_file", {"path": p}) for p in unread], f"Reading {names}.", turn, thinking)
-        if unread:
-            missing_tool = "read_file"
-        elif paths:
-            results = _results_by_id(messages)
-            sections = [f"I read `{p}` earlier in this conversation. "
-                        + _describe_result(read_before[p], results.get(read_before[p].get("id"), {}))
-                        for p in paths]
-            return _summary_reply(sections, thinking)
-
-    if missing_tool:
-        return Reply([Text(f"{DEMO_LABEL}\n\nI would use the `{missing_tool}` tool, but this request does not offer it.")])
+    for rule in (_search_rule, _list_rule, _read_rule):
+        reply = rule(text, chat)
+        if reply is not None:
+            return reply
     return Reply([Text(_help_text(text))])

@@ -8,6 +8,7 @@ finally the built-in demo agent.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import socket
@@ -133,9 +134,7 @@ class MockAnthropicServer:
         return self.start()
 
     async def __aexit__(self, *exc: object) -> None:
-        import asyncio
-
-        await asyncio.to_thread(self.close)
+        await asyncio.to_thread(self.close)  # shutdown() blocks briefly; keep the loop free
 
     @property
     def port(self) -> int:

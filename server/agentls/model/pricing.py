@@ -23,17 +23,20 @@ class Price:
     cache_read: float  # 0.1 × input on Anthropic
 
 
-# Ordered: the first fragment found in the model name wins, so specific
-# versions come before their family.
+# Ordered: the first fragment found in the model name wins, so retired
+# versions with other prices come before their family. A family's newer
+# versions are assumed to keep its latest known price (override if not).
 BUILTIN_PRICES: tuple[tuple[str, Price], ...] = (
-    ("opus-4-5", Price(5.0, 25.0, 6.25, 0.50)),
-    ("opus-4-6", Price(5.0, 25.0, 6.25, 0.50)),
-    ("opus", Price(15.0, 75.0, 18.75, 1.50)),
+    ("opus-4-1", Price(15.0, 75.0, 18.75, 1.50)),
+    ("opus-4-0", Price(15.0, 75.0, 18.75, 1.50)),
+    ("opus-4-2025", Price(15.0, 75.0, 18.75, 1.50)),
+    ("3-opus", Price(15.0, 75.0, 18.75, 1.50)),
+    ("opus", Price(5.0, 25.0, 6.25, 0.50)),
     ("sonnet", Price(3.0, 15.0, 3.75, 0.30)),
-    ("haiku-4-5", Price(1.0, 5.0, 1.25, 0.10)),
-    ("haiku-3-5", Price(0.80, 4.0, 1.0, 0.08)),
     ("3-5-haiku", Price(0.80, 4.0, 1.0, 0.08)),
-    ("haiku", Price(0.25, 1.25, 0.30, 0.03)),
+    ("haiku-3-5", Price(0.80, 4.0, 1.0, 0.08)),
+    ("3-haiku", Price(0.25, 1.25, 0.30, 0.03)),
+    ("haiku", Price(1.0, 5.0, 1.25, 0.10)),
     # DeepSeek's Anthropic-compatible endpoint: cache misses cost input, hits are cheap.
     ("deepseek", Price(0.28, 0.42, 0.28, 0.028)),
 )

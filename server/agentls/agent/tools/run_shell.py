@@ -74,8 +74,13 @@ class _HeadTail:
         return _ANSI.sub("", body)
 
 
+# The agent's own credentials are not the command's business (and a model
+# could otherwise simply `echo` them into the conversation).
+_HIDDEN_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
 def _environment() -> dict[str, str]:
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k not in _HIDDEN_ENV}
     # Nothing may wait for a human: no pagers, no credential prompts.
     env.update(PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
     return env

@@ -1,0 +1,101 @@
+"""A stand-in agentls LSP server for the client e2e while the real one is not there.
+
+Speaks docs/protocol.md: agent/chat streams events (thinking, a read_file tool
+card, text), agent/compact, agent/cost, agent/clear, agent/context and
+agent/contextUsage. Used only with AGENTLS_E2E_FAKE=1 (see fake-python.sh).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from pathlib import Path
+from typing import Any
+
+from pygls.lsp.server import LanguageServer
+
+server = LanguageServer("agentls-fake", "0.0")
+state: dict[str, Any] = {"used": 2000, "turn": 0, "root": None}
+WINDOW = 30000
+ids = itertools.count(1)
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+def usage() -> dict:
+    used = state["used"]
+    u = used / WINDOW
+    return {"used": used, "window": WINDOW, "effectiveWindow": WINDOW - 2000, "utilization": u,
+            "level": "high" if u >= 0.85 else "warn" if u >= 0.6 else "ok",
+            "categories": {"system": 1000, "tools": 1000, "user": 0, "assistant": 0, "toolResults": max(0, used - 2000)},
+            "layers": [{"layer": "compact", "count": state.get("compactions", 0), "tokensSaved": 0}]}
+
+
+@server.feature("initialized")
+def initialized(ls: LanguageServer, params: Any) -> None:
+    folders = ls.workspace.folders
+    if folders:
+        state["root"] = next(iter(folders.values())).uri
+    ls.protocol.notify("agent/contextUsage", usage())
+
+
+@server.feature("agent/chat")
+async def chat(ls: LanguageServer, params: Any) -> dict:
+    prompt = _get(params, "prompt", "")
+    turn = f"turn-{next(ids)}"
+    ev = lambda **kw: ls.protocol.notify("agent/event", {"turnId": turn, **kw})  # noqa: E731
+    ev(kind="thinkingDelta", text="The user wants a file read.")
+    name = next((w.strip(".,") for w in prompt.split() if "." in w.strip(".,")), "hello.py")
+    ev(kind="toolStart", toolUseId=f"tu{turn}", tool="read_file", summary=name)
+    root = Path((state["root"] or "file:///").removeprefix("file://"))
+    try:
+        text = (root / name).read_text()
+    except OSError as e:
+        text = str(e)
+    await asyncio.sleep(0.2)
+    ev(kind="toolEnd", toolUseId=f"tu{turn}", tool="read_file", summary=name, isError=False,
+       resultChars=len(text), marker="truncated" if len(text) > 10000 else "")
+    state["used"] += len(text) // 4
+    for piece in ["[demo model] ", f"**{name}** has {len(text.splitlines())} lines", ".\n\n```python\n",
+                  "\n".join(text.splitlines()[:3]), "\n```\n"]:
+        ev(kind="textDelta", text=piece)
+        await asyncio.sleep(0.05)
+    u = {"inputTokens": state["used"], "outputTokens": 50, "cacheReadTokens": 0, "cacheWriteTokens": 0}
+    ev(kind="usage", usage=u)
+    ls.protocol.notify("agent/contextUsage", usage())
+    return {"turnId": turn, "text": "done", "stopReason": "end_turn", "usage": u}
+
+
+@server.feature("agent/compact")
+async def compact(ls: LanguageServer, params: Any) -> dict:
+    before = state["used"]
+    state["used"] = 2500
+    state["compactions"] = state.get("compactions", 0) + 1
+    ls.protocol.notify("agent/contextUsage", usage())
+    return {"tokensBefore": before, "tokensAfter": state["used"], "summary": "summary"}
+
+
+@server.feature("agent/cost")
+def cost(ls: LanguageServer, params: Any) -> dict:
+    return {"model": "fake-demo", "requests": 2, "inputTokens": 1234, "outputTokens": 56,
+            "cacheReadTokens": 0, "cacheWriteTokens": 0, "usd": 0.0}
+
+
+@server.feature("agent/clear")
+def clear(ls: LanguageServer, params: Any) -> dict:
+    state["used"] = 2000
+    ls.protocol.notify("agent/contextUsage", usage())
+    return {}
+
+
+@server.feature("agent/context")
+def context(ls: LanguageServer, params: Any) -> dict:
+    return {**usage(), "placeholders": []}
+
+
+if __name__ == "__main__":
+    server.start_io()

@@ -1,0 +1,206 @@
+"""Terminal front ends of the agent: `agentls ask` (one turn) and `agentls repl`.
+
+Both host the Agent in-process. Without an API key or base URL they start the
+offline demo model (a local Anthropic-compatible server) and say so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+from .agent import events as ev
+from .agent.approval import ApprovalPolicy, ApprovalRequest, auto_approve
+from .agent.loop import Agent, AgentError
+from .agent.session import SessionLog
+from .agent.workspace import Workspace
+from .model import ModelSettings
+
+DEMO_NOTICE = "[agentls] no ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL: using the offline demo model"
+
+
+@contextlib.contextmanager
+def model_settings(model: str | None, base_url: str | None) -> Iterator[ModelSettings]:
+    """Settings for a real endpoint, or for the offline demo model started here."""
+    settings = ModelSettings(base_url=base_url)
+    if model:
+        settings.model = model
+    if settings.resolved_api_key() or settings.resolved_base_url():
+        yield settings
+        return
+    from .mock_api import MockAnthropicServer
+
+    print(DEMO_NOTICE, file=sys.stderr, flush=True)
+    with MockAnthropicServer() as server:
+        settings.base_url = server.base_url
+        settings.api_key = "demo"
+        yield settings
+
+
+class Printer:
+    """Prints agent events: text to stdout as it streams, the rest dimmed on stderr."""
+
+    def __init__(self, out=None, err=None) -> None:
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.thinking = False
+        self.midline = False  # streamed text without a newline yet
+
+    def _note(self, text: str) -> None:
+        print(f"\033[2m{text}\033[0m" if self.err.isatty() else text, file=self.err, flush=True)
+
+    def __call__(self, event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.TextDelta):
+            self.out.write(event.text)
+            self.out.flush()
+            self.midline = not event.text.endswith("\n")
+            return
+        if self.midline and isinstance(event, (ev.ToolStart, ev.CompactionStarted, ev.ErrorEvent)):
+            self.out.write("\n")
+            self.out.flush()
+            self.midline = False
+        if isinstance(event, ev.ThinkingDelta) and not self.thinking:
+            self.thinking = True
+            self._note("(thinking…)")
+        elif isinstance(event, ev.ToolStart):
+            self._note(f"\n→ {event.summary}")
+        elif isinstance(event, ev.ToolEnd):
+            badge = f" [{event.marker}]" if event.marker else ""
+            self._note(f"  {'✗' if event.is_error else '✓'} {event.summary} ({event.result_chars:,} chars){badge}")
+        elif isinstance(event, ev.CompactionStarted):
+            self._note(f"[compacting the conversation ({event.reason})…]")
+        elif isinstance(event, ev.CompactionFinished):
+            self._note(f"[compacted: {event.tokens_before:,} → {event.tokens_after:,} tokens]")
+        elif isinstance(event, ev.RetryEvent):
+            self._note(f"[retrying in {event.delay_seconds:.1f}s: {event.reason}]")
+        elif isinstance(event, ev.ErrorEvent):
+            self._note(f"[error] {event.message}")
+
+
+def terminal_asker(stream_in=None, stream_err=None):
+    async def ask(request: ApprovalRequest) -> bool:
+        err = stream_err or sys.stderr
+        if request.kind == "shell":
+            question = f"Run `{request.command}`?"
+        else:
+            if request.diff:
+                print(request.diff, file=err)
+            question = f"{request.kind.title()} {request.path}?"
+        print(f"{question} [y/N] ", end="", file=err, flush=True)
+        reader = stream_in or sys.stdin
+        answer = await asyncio.to_thread(reader.readline)
+        return answer.strip().lower() in ("y", "yes")
+
+    return ask
+
+
+def usage_prompt(usage: dict[str, Any]) -> str:
+    def k(n: int) -> str:
+        return f"{n / 1000:.0f}K" if n >= 1000 else str(n)
+
+    return f"[{usage['utilization'] * 100:.0f}% · {k(usage['used'])}/{k(usage['window'])}] > "
+
+
+def build_agent(workspace: Path, settings: ModelSettings, yes: bool, new: bool) -> Agent:
+    approve = auto_approve if yes else ApprovalPolicy(terminal_asker())
+    session = SessionLog.open(workspace, new=new)
+    return Agent(Workspace([workspace]), settings, approve=approve, session=session)
+
+
+def _workspace(arg: str) -> Path:
+    path = Path(arg).expanduser().resolve()
+    if not path.is_dir():
+        raise SystemExit(f"agentls: workspace {arg!r} is not a folder")
+    return path
+
+
+async def _ask(args) -> int:
+    workspace = _workspace(args.workspace)
+    with model_settings(args.model, args.base_url) as settings:
+        agent = build_agent(workspace, settings, args.yes, args.new)
+        try:
+            result = await agent.run_turn(args.prompt, Printer())
+            print()
+            return 0 if result.stop_reason != "error" else 1
+        except AgentError as error:
+            print(f"\nagentls: {error}", file=sys.stderr)
+            return 1
+        finally:
+            await agent.aclose()
+
+
+def run_ask(args) -> int:
+    return asyncio.run(_ask(args))
+
+
+async def _command(agent: Agent, line: str, printer: Printer) -> None:
+    name, _, rest = line.partition(" ")
+    if name == "/compact":
+        result = await agent.compact(rest.strip() or None, printer)
+        print(f"compacted: {result.tokens_before:,} → {result.tokens_after:,} tokens")
+    elif name == "/cost":
+        cost = agent.cost()
+        print(f"{cost['model']}: {cost['requests']} requests, input {cost['inputTokens']:,}, "
+              f"output {cost['outputTokens']:,}, cache read {cost['cacheReadTokens']:,}, "
+              f"cache write {cost['cacheWriteTokens']:,} — ${cost['usd']:.4f}")
+    elif name == "/clear":
+        agent.clear(SessionLog.open(agent.workspace.roots[0], new=True))
+        print("new conversation (the old one stays on disk)")
+    elif name == "/context":
+        print(json.dumps(agent.context(), indent=1))
+    else:
+        print("commands: /compact [instructions], /cost, /clear, /context, /quit")
+
+
+async def _repl(args) -> int:
+    workspace = _workspace(args.workspace)
+    with model_settings(args.model, args.base_url) as settings:
+        agent = build_agent(workspace, settings, args.yes, args.new)
+        printer = Printer()
+        loop = asyncio.get_running_loop()
+        print(f"agentls — {workspace} — session {agent.session.id}; /quit to leave", file=sys.stderr)
+        try:
+            while True:
+                print(usage_prompt(agent.context_usage()), end="", flush=True)
+                line = await asyncio.to_thread(sys.stdin.readline)
+                if not line:
+                    break
+                line = line.strip()
+                if not line:
+                    continue
+                if line in ("/quit", "/exit"):
+                    break
+                try:
+                    if line.startswith("/"):
+                        await _command(agent, line, printer)
+                        continue
+                    turn = asyncio.ensure_future(agent.run_turn(line, printer))
+                    with contextlib.suppress(NotImplementedError, RuntimeError):
+                        loop.add_signal_handler(signal.SIGINT, turn.cancel)  # Ctrl-C stops the turn
+                    try:
+                        await turn
+                    finally:
+                        with contextlib.suppress(NotImplementedError, RuntimeError):
+                            loop.remove_signal_handler(signal.SIGINT)
+                    print()
+                except asyncio.CancelledError:
+                    print("\n[stopped]")
+                except AgentError as error:
+                    print(f"\n[error] {error}", file=sys.stderr)
+        finally:
+            await agent.aclose()
+    return 0
+
+
+def run_repl(args) -> int:
+    return asyncio.run(_repl(args))
+
+
+def env_flag(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0", "false")
