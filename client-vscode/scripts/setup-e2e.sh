@@ -15,6 +15,24 @@
 set -euo pipefail
 
 CACHE="${AGENTLS_E2E_CACHE:-$HOME/.cache/agentls-e2e}"
+
+# code-server's native modules need these headers; install what is missing
+# when we may (root + apt-get), otherwise say what to install.
+BUILD_DEPS=(make g++ pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev)
+need_build_deps() {
+  local missing=()
+  for p in "${BUILD_DEPS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "[setup-e2e] installing Debian packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "[setup-e2e] missing Debian packages: ${missing[*]} (sudo apt-get install ${missing[*]})" >&2
+  fi
+}
 CODE_SERVER_VERSION="${CODE_SERVER_VERSION:-4.139.1}"
 mkdir -p "$CACHE"
 
@@ -28,6 +46,7 @@ echo "[setup-e2e] node: $("$NODE_DIR/bin/node" --version)"
 
 CS_DIR="$CACHE/code-server/node_modules/code-server"
 if [ ! -f "$CS_DIR/out/node/entry.js" ] || [ ! -f "$CACHE/code-server/.ok-$CODE_SERVER_VERSION" ]; then
+  command -v dpkg-query >/dev/null 2>&1 && need_build_deps
   echo "[setup-e2e] installing code-server@$CODE_SERVER_VERSION (several minutes)"
   rm -rf "$CACHE/code-server"
   mkdir -p "$CACHE/code-server"

@@ -309,10 +309,19 @@ function onHostMessage(m: ToWebview): void {
     case "event": {
       const before = transcript.items.length;
       T.applyEvent(transcript, m.event);
-      if (m.event.kind === "layer") schedule(true);
+      if (m.event.kind === "layer" || transcript.items.length > before + 1) schedule(true);
       else {
         schedule(false, lastIndex());
-        if (transcript.items.length > before + 1) schedule(true);
+        // the event may belong to an assistant item followed by notices
+        const turnId = m.event.turnId;
+        for (let i = transcript.items.length - 1; i >= 0; i--) {
+          const it = transcript.items[i];
+          if (it.role === "assistant" && it.turnId === turnId) {
+            schedule(false, i);
+            break;
+          }
+          if (it.role === "user") break;
+        }
       }
       return;
     }

@@ -91,6 +91,10 @@ async def test_cancel_mid_stream_leaves_a_valid_history(make_agent, mock_api):
     mock_api.script(Reply([Text("slow " * 200)], chunk_delay=0.02))
     agent = make_agent()
     task = asyncio.create_task(agent.run_turn("talk slowly"))
+    for _ in range(200):  # until the reply is streaming
+        if mock_api.message_bodies:
+            break
+        await asyncio.sleep(0.05)
     await asyncio.sleep(0.3)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

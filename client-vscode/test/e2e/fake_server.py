@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,23 @@ async def chat(ls: LanguageServer, params: Any) -> dict:
     prompt = _get(params, "prompt", "")
     turn = f"turn-{next(ids)}"
     ev = lambda **kw: ls.protocol.notify("agent/event", {"turnId": turn, **kw})  # noqa: E731
+    if "crash" in prompt:
+        os._exit(3)
+    if prompt.startswith("run ") or prompt.startswith("edit "):
+        edit = prompt.startswith("edit ")
+        ask = ({"kind": "edit", "path": "hello.py",
+                "diff": "--- a/hello.py\n+++ b/hello.py\n@@ -1,1 +1,1 @@\n-\"\"\"A greeting module for the agentls end-to-end test.\"\"\"\n+\"\"\"Greetings, edited by the agent.\"\"\"\n"}
+               if edit else {"kind": "shell", "command": prompt[4:]})
+        ev(kind="toolStart", toolUseId=f"tu{turn}", tool="edit_file" if edit else "run_shell", summary=ask.get("path") or ask["command"])
+        result = await ls.protocol.send_request_async("agent/confirm", ask)
+        approved = bool(_get(result, "approved", False))
+        remember = bool(_get(result, "remember", False))
+        ev(kind="toolEnd", toolUseId=f"tu{turn}", tool="edit_file" if edit else "run_shell", summary=ask.get("path") or ask["command"],
+           isError=not approved, resultChars=10, marker="")
+        text = f"approved={str(approved).lower()} remember={str(remember).lower()}"
+        ev(kind="textDelta", text=text)
+        u = {"inputTokens": 1, "outputTokens": 1, "cacheReadTokens": 0, "cacheWriteTokens": 0}
+        return {"turnId": turn, "text": text, "stopReason": "end_turn", "usage": u}
     ev(kind="thinkingDelta", text="The user wants a file read.")
     name = next((w.strip(".,") for w in prompt.split() if "." in w.strip(".,")), "hello.py")
     ev(kind="toolStart", toolUseId=f"tu{turn}", tool="read_file", summary=name)

@@ -325,6 +325,32 @@ async function main() {
   await page.locator(".tab", { hasText: "Agent Context" }).first().waitFor({ timeout: 30_000 });
   await page.waitForTimeout(1000);
   await shot(page, "06-context");
+  if (fake) {
+    // 07: approvals — a shell command in a modal, an edit as a diff + modal
+    await chat.locator("#input").fill("run ls -la");
+    await chat.locator("#input").press("Enter");
+    const dialog = page.locator(".monaco-dialog-box");
+    await dialog.waitFor({ timeout: 30_000 });
+    if (!/ls -la/.test((await dialog.innerText()) ?? "")) fail("the approval modal does not show the command");
+    await shot(page, "07-approve-shell");
+    await dialog.locator("a.monaco-button, button", { hasText: "Always for this session" }).first().click();
+    await chat.locator(".msg.assistant", { hasText: "approved=true remember=true" }).waitFor({ timeout: 30_000 });
+    await chat.locator("#input").fill("edit hello.py");
+    await chat.locator("#input").press("Enter");
+    await dialog.waitFor({ timeout: 30_000 });
+    await page.locator(".editor-instance .monaco-diff-editor, .monaco-diff-editor").first().waitFor({ timeout: 30_000 });
+    await shot(page, "08-approve-edit-diff");
+    await dialog.locator("a.monaco-button, button", { hasText: "Reject" }).first().click();
+    await chat.locator(".msg.assistant", { hasText: "approved=false" }).waitFor({ timeout: 30_000 });
+    log("approvals: modal for shell (Always), diff + modal for edit (Reject)");
+    // 09: crash → restarted, and the panel says so
+    await chat.locator("#input").fill("please crash");
+    await chat.locator("#input").press("Enter");
+    await chat.locator(".msg.notice", { hasText: "restarted after a crash" }).waitFor({ timeout: 60_000 });
+    await waitFor(async () => percent(await statusText(page)) !== undefined, 30_000, "the meter after the restart");
+    await shot(page, "09-restarted-after-crash");
+    log("crash: restarted and the panel said so");
+  }
   log("all steps passed");
 }
 
