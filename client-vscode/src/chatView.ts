@@ -266,7 +266,10 @@ export class ChatController implements vscode.Disposable {
         T.endTurn(this.transcript, "cancelled", "Stopped.");
         this.post({ type: "turnEnded", outcome: "cancelled", message: "Stopped." });
       } else {
-        const message = err.message ?? String(e);
+        let message = err.message ?? String(e);
+        if (/connection got disposed|connection.*(closed|disposed)|Client is not running/i.test(message)) {
+          message = "The agent server stopped during this turn; the turn was lost.";
+        }
         T.endTurn(this.transcript, "error", message);
         this.post({ type: "turnEnded", outcome: "error", message });
       }

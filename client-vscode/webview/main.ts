@@ -328,7 +328,7 @@ function onHostMessage(m: ToWebview): void {
     case "turnEnded":
       busy = false;
       T.endTurn(transcript, m.outcome, m.message, m.usageText);
-      schedule(false, lastIndex());
+      schedule(true);
       return;
     case "progress":
       progressEl.textContent = m.message;

@@ -159,8 +159,8 @@ function fmtK(n: number): string {
 }
 
 function appendNote(t: Transcript, turnId: string, text: string, level: "info" | "warn" | "error"): void {
-  const last = lastAssistant(t);
-  if (last && last.status === "streaming") {
+  const last = openAssistant(t);
+  if (last) {
     if (!last.turnId) last.turnId = turnId;
     last.blocks.push({ kind: "note", text, level });
   } else {
@@ -175,8 +175,7 @@ export function endTurn(
   message?: string,
   footer?: string,
 ): void {
-  const a = lastAssistant(t);
-  const target = a && a.status === "streaming" ? a : undefined;
+  const target = openAssistant(t);
   if (!target) {
     if (outcome !== "done") addNotice(t, message ?? outcome, outcome === "error" ? "error" : "info");
     return;
@@ -192,9 +191,18 @@ export function endTurn(
   trim(t);
 }
 
+/** The streaming assistant item of the current turn, skipping notices posted after it. */
+function openAssistant(t: Transcript): Assistant | undefined {
+  for (let i = t.items.length - 1; i >= 0; i--) {
+    const it = t.items[i];
+    if (it.role === "assistant") return it.status === "streaming" ? it : undefined;
+    if (it.role === "user") return undefined;
+  }
+  return undefined;
+}
+
 export function isBusy(t: Transcript): boolean {
-  const a = lastAssistant(t);
-  return !!a && a.status === "streaming";
+  return !!openAssistant(t);
 }
 
 /** Close any dangling streaming item (e.g. after a reload while nothing runs). */

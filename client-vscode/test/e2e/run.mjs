@@ -54,10 +54,33 @@ for (const [what, p] of [["Node 24", node24], ["code-server", entry], ["the .vsi
 const chromiumPath =
   process.env.CHROMIUM_PATH ?? execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"]).toString().trim();
 
-/** Does `<python> -m agentls serve --stdio` exist yet? */
+/** Does `<python> -m agentls serve --stdio` exist yet? It must answer `initialize`. */
 function serverExists() {
-  const r = spawnSync(python, ["-m", "agentls", "serve", "--help"], { encoding: "utf8", timeout: 60_000 });
-  return r.status === 0;
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(python, ["-m", "agentls", "serve", "--stdio"], { stdio: ["pipe", "pipe", "ignore"], cwd: os.tmpdir() });
+    } catch {
+      resolve(false);
+      return;
+    }
+    let out = "";
+    const done = (ok) => {
+      clearTimeout(timer);
+      child.kill("SIGKILL");
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), 30_000);
+    child.on("error", () => done(false));
+    child.on("exit", () => done(/"id":\s*1\b[\s\S]*"result"|"result"[\s\S]*"id":\s*1\b/.test(out)));
+    child.stdout.on("data", (d) => {
+      out += d.toString();
+      if (/"capabilities"/.test(out)) done(true);
+    });
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { processId: null, rootUri: null, capabilities: {} } });
+    child.stdin.on("error", () => undefined);
+    child.stdin.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
 }
 
 function freePort() {
@@ -224,17 +247,18 @@ async function waitFor(fn, ms, what) {
 }
 
 function chatFrame(page) {
-  return page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
+  // the markdown preview is a webview too: pick ours by its extension id
+  return page.frameLocator('iframe.webview.ready[src*="extensionId=agentls.agentls"]').frameLocator("iframe#active-frame");
 }
 
 // ------------------------------------------------------------------------ main
 
 async function main() {
-  const withServer = fake || serverExists();
+  const withServer = fake || (await serverExists());
   if (fake) log("using the stand-in server test/e2e/fake_server.py (AGENTLS_E2E_FAKE=1)");
   if (!withServer) {
-    if (requireServer) fail(`${python} -m agentls serve --help failed: the server is required (AGENTLS_E2E_REQUIRE_SERVER=1)`);
-    log("`python -m agentls serve` does not exist yet: running the client-only steps");
+    if (requireServer) fail(`${python} -m agentls serve --stdio did not answer initialize: the server is required (AGENTLS_E2E_REQUIRE_SERVER=1)`);
+    log("`python -m agentls serve --stdio` does not answer initialize yet: running the client-only steps");
   }
   setupDirs(withServer);
   const port = await freePort();

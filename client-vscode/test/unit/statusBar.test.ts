@@ -28,9 +28,9 @@ test("shows 'starting' at once, then usage with level colours", () => {
   assert.equal(item.command, "agentls.showContext");
   assert.match(item.tooltip.value, /L1 budget/);
   sb.setUsage(u("warn", 0.65));
-  assert.equal((item.backgroundColor as ThemeColor).id, "statusBarItem.warningBackground");
+  assert.equal((item.backgroundColor as unknown as ThemeColor).id, "statusBarItem.warningBackground");
   sb.setUsage(u("high", 0.9));
-  assert.equal((item.backgroundColor as ThemeColor).id, "statusBarItem.errorBackground");
+  assert.equal((item.backgroundColor as unknown as ThemeColor).id, "statusBarItem.errorBackground");
 });
 
 test("error state offers a restart", () => {
@@ -41,5 +41,5 @@ test("error state offers a restart", () => {
   assert.match(item.text, /error/);
   assert.equal(item.tooltip, "no python");
   assert.equal(item.command, "agentls.restartServer");
-  assert.equal((item.backgroundColor as ThemeColor).id, "statusBarItem.errorBackground");
+  assert.equal((item.backgroundColor as unknown as ThemeColor).id, "statusBarItem.errorBackground");
 });

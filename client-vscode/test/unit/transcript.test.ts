@@ -69,3 +69,16 @@ test("settle closes a dangling streaming item", () => {
   T.settle(t, "Interrupted.");
   assert.equal(T.isBusy(t), false);
 });
+
+test("a turn ends on its own item even when notices were posted after it", () => {
+  const t = T.emptyTranscript();
+  T.addUser(t, "crash please");
+  T.startTurn(t);
+  T.addNotice(t, "restarting", "warn");
+  assert.equal(T.isBusy(t), true);
+  T.endTurn(t, "error", "server stopped");
+  assert.equal(t.items.length, 3);
+  const a = t.items[1];
+  assert.ok(a.role === "assistant" && a.status === "error");
+  assert.deepEqual(a.blocks, [{ kind: "note", text: "server stopped", level: "error" }]);
+});

@@ -45,11 +45,11 @@ def plan_batch(history: History, config: ContextConfig, estimate: int, *,
     utilization = estimate / window
     exempt = set(history.recent_results(config.snip_keep_recent))
     claimed: dict[tuple[str, bool], Rewrite] = {}
-    if idle or cold or utilization >= config.snip_at:
+    if idle or utilization >= config.snip_at:
         _gather(plan_snip(history, config, exempt), claimed)
     if idle:
         _gather(plan_microcompact(history, config), claimed)
-    if idle or cold or utilization >= config.clear_at:
+    if utilization >= config.clear_at:
         keep = config.clear_keep_recent
         _gather(chain(plan_clear_results(history, config, keep),
                       plan_clear_inputs(history, config, keep)), claimed)
@@ -62,7 +62,7 @@ def plan_batch(history: History, config: ContextConfig, estimate: int, *,
     if idle:
         batch.reason = "idle"
     elif cold:
-        batch.reason = "cold"
+        batch.reason = "cold"  # nothing cached to lose: no minimum size
     elif batch.saves >= config.min_batch and batch.saves >= config.batch_payoff * _rewritten_after(history, batch):
         batch.reason = "threshold"
     elif utilization >= config.compact_at and (estimate - batch.saves) / window < config.compact_at:

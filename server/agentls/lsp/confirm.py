@@ -1,0 +1,86 @@
+"""Asking the person at the editor before a command runs or a file changes.
+
+`EditorAsker` is the Asker of the agent's ApprovalPolicy. In order:
+1. `agent/confirm` when the client declared `supportsConfirm`;
+2. `window/showMessageRequest` (Approve / Reject) when the client can show
+   message requests (capabilities.window.showMessage);
+3. otherwise a refusal: nothing runs without someone having said yes.
+A client error, a malformed answer or a dismissed message also count as no.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Callable
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from ..agent.approval import ApprovalDecision, ApprovalRequest
+from .transport import client_request
+
+if TYPE_CHECKING:
+    from pygls.lsp.server import LanguageServer
+
+log = logging.getLogger(__name__)
+
+CONFIRM = "agent/confirm"
+APPROVE, REJECT = "Approve", "Reject"
+DIFF_SHOWN = 1500  # characters of a diff put into a message box
+
+
+def confirm_params(request: ApprovalRequest) -> dict[str, Any]:
+    """ConfirmParams: kind, plus command (shell) or path and diff (write/edit)."""
+    params: dict[str, Any] = {"kind": request.kind}
+    for name in ("command", "path", "diff"):
+        value = getattr(request, name)
+        if value is not None:
+            params[name] = value
+    return params
+
+
+def message_text(request: ApprovalRequest) -> str:
+    if request.kind == "shell":
+        return f"agentls wants to run:\n{request.command}"
+    verb = "create or overwrite" if request.kind == "write" else "edit"
+    diff = request.diff or ""
+    if len(diff) > DIFF_SHOWN:
+        diff = diff[:DIFF_SHOWN] + f"\n… ({len(request.diff or '') - DIFF_SHOWN} more characters)"
+    return f"agentls wants to {verb} {request.path}:\n{diff}".rstrip()
+
+
+def decision(answer: Any) -> ApprovalDecision:
+    """A ConfirmResult; anything else is a refusal."""
+    if isinstance(answer, dict) and isinstance(answer.get("approved"), bool):
+        return ApprovalDecision(answer["approved"], answer.get("remember") is True)
+    log.warning("agent/confirm answer is not {approved: boolean}; taken as a refusal")
+    return ApprovalDecision(False)
+
+
+class EditorAsker:
+    def __init__(self, ls: "LanguageServer", supports_confirm: Callable[[], bool]) -> None:
+        self._ls = ls
+        self._supports_confirm = supports_confirm
+
+    def _can_show_message_request(self) -> bool:
+        try:
+            window = self._ls.client_capabilities.window
+        except AttributeError:
+            return False
+        return window is not None and window.show_message is not None
+
+    async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
+        try:
+            if self._supports_confirm():
+                return decision(await client_request(self._ls.protocol, CONFIRM, confirm_params(request)))
+            if self._can_show_message_request():
+                params = types.ShowMessageRequestParams(
+                    type=types.MessageType.Warning, message=message_text(request),
+                    actions=[types.MessageActionItem(title=APPROVE), types.MessageActionItem(title=REJECT)])
+                item = await client_request(self._ls.protocol, types.WINDOW_SHOW_MESSAGE_REQUEST, params)
+                return ApprovalDecision(getattr(item, "title", None) == APPROVE)
+        except JsonRpcException as error:
+            log.warning("asking for approval failed (%s); taken as a refusal", error.message)
+            return ApprovalDecision(False)
+        log.info("the client cannot be asked for approval; refused %s", request.kind)
+        return ApprovalDecision(False)

@@ -1,0 +1,27 @@
+"""The offline demo model: the mock Messages API on 127.0.0.1, in a thread of this process.
+
+Started when there is no API key and no base URL, so the product works out
+of the box; every reply is labelled as coming from the demo model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from ..mock_api import MockAnthropicServer
+
+NOTICE = ("agentls: no API key found, so the offline demo model answers (it can read, list and search files). "
+          "Set ANTHROPIC_API_KEY or the apiKey initialization option to use a real model.")
+
+
+class DemoModel:
+    def __init__(self, server: MockAnthropicServer) -> None:
+        self._server = server
+        self.base_url = server.base_url
+
+    @classmethod
+    async def start(cls) -> "DemoModel":
+        return cls(await asyncio.to_thread(MockAnthropicServer().start))
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._server.close)

@@ -1,0 +1,168 @@
+"""AgentSettings (docs/protocol.md) → ModelSettings + ContextConfig + approval modes.
+
+Parsing never fails: a bad field is reported (the editor shows it) and left
+at its default, so a typo in settings.json cannot keep the agent from starting.
+The model/context packages are imported lazily: they pull in the anthropic
+SDK, which is slow to import, and initialize should not wait for it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..context import ContextConfig
+    from ..model import ModelSettings
+
+# protocol name → ContextConfig field
+THRESHOLDS = {"budgetSoft": "budget_soft_at", "budgetHard": "budget_hard_at", "autoCompact": "compact_at",
+              "warn": "warn_at", "high": "high_at"}
+APPROVAL_KINDS = ("shell", "write")
+APPROVAL_MODES = ("ask", "always", "never")
+KNOWN_KEYS = {"model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens",
+              "thresholds", "approvals"}
+SECTION = "agentls"
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    model: str | None = None
+    compact_model: str | None = None
+    base_url: str | None = None
+    context_window: int | None = None
+    output_reserve: int | None = None
+    max_tokens: int | None = None
+    thresholds: dict[str, float] = field(default_factory=dict)  # ContextConfig field → fraction
+    approvals: dict[str, str] = field(default_factory=dict)
+
+    def approval_modes(self) -> dict[str, str]:
+        """Both kinds, defaults filled in: a setting removed goes back to "ask"."""
+        return {kind: self.approvals.get(kind, "ask") for kind in APPROVAL_KINDS}
+
+
+def settings_section(payload: Any) -> dict[str, Any] | None:
+    """Our settings in a didChangeConfiguration payload: `{agentls: {...}}` or the object itself.
+
+    None when the payload says nothing about us (e.g. Neovim's default `{}`):
+    the current settings then stay as they are.
+    """
+    if not isinstance(payload, dict):
+        return None
+    if isinstance(payload.get(SECTION), dict):
+        return payload[SECTION]
+    if KNOWN_KEYS & set(payload):
+        return payload
+    return None
+
+
+def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
+    """The settings and one message per field that was ignored."""
+    problems: list[str] = []
+    if raw is None:
+        return AgentSettings(), problems
+    if not isinstance(raw, dict):
+        return AgentSettings(), ["settings must be an object; using defaults"]
+
+    def text(name: str) -> str | None:
+        value = raw.get(name)
+        if value is None or (isinstance(value, str) and value.strip()):
+            return value.strip() if isinstance(value, str) else None
+        problems.append(f"settings.{name} must be a non-empty string")
+        return None
+
+    def count(name: str, low: int) -> int | None:
+        value = raw.get(name)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            problems.append(f"settings.{name} must be an integer ≥ {low}")
+            return None
+        return value
+
+    base_url = text("baseUrl")
+    if base_url is not None and not base_url.startswith(("http://", "https://")):
+        problems.append("settings.baseUrl must be an http:// or https:// URL")
+        base_url = None
+    window = count("contextWindow", 1_000)
+    reserve = count("outputReserve", 0)
+    if reserve is not None and reserve >= (window or 200_000):
+        problems.append("settings.outputReserve must be smaller than the context window")
+        reserve = None
+    return AgentSettings(
+        model=text("model"), compact_model=text("compactModel"), base_url=base_url,
+        context_window=window, output_reserve=reserve, max_tokens=count("maxTokens", 1),
+        thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
+    ), problems
+
+
+def _thresholds(raw: Any, problems: list[str]) -> dict[str, float]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        problems.append("settings.thresholds must be an object")
+        return {}
+    found = {}
+    for name, target in THRESHOLDS.items():
+        value = raw.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 10:
+            problems.append(f"settings.thresholds.{name} must be a number above 0 (a fraction of the window)")
+            continue
+        found[target] = float(value)
+    return found
+
+
+def _approvals(raw: Any, problems: list[str]) -> dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        problems.append("settings.approvals must be an object")
+        return {}
+    found = {}
+    for kind in APPROVAL_KINDS:
+        value = raw.get(kind)
+        if value is None:
+            continue
+        if value not in APPROVAL_MODES:
+            problems.append(f"settings.approvals.{kind} must be one of {', '.join(APPROVAL_MODES)}")
+            continue
+        found[kind] = value
+    return found
+
+
+# ---------------------------------------------------------------- what the agent gets
+
+def wants_demo(settings: AgentSettings, api_key: str | None) -> bool:
+    """No key and nowhere to send requests: run the offline demo model."""
+    has_key = bool(api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
+    has_url = bool(settings.base_url or os.environ.get("ANTHROPIC_BASE_URL"))
+    return not has_key and not has_url
+
+
+def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str | None = None) -> "ModelSettings":
+    from ..model import ModelSettings
+
+    values: dict[str, Any] = {"api_key": api_key, "base_url": settings.base_url}
+    if demo_url is not None:
+        values.update(api_key="agentls-demo", base_url=demo_url)
+    if settings.model:
+        values["model"] = settings.model
+    if settings.compact_model:
+        values["compact_model"] = settings.compact_model
+    if settings.max_tokens:
+        values["max_tokens"] = settings.max_tokens
+    return ModelSettings(**values)
+
+
+def context_config(settings: AgentSettings) -> "ContextConfig":
+    from ..context import ContextConfig
+
+    values: dict[str, Any] = dict(settings.thresholds)
+    if settings.context_window is not None:
+        values["window"] = settings.context_window
+    if settings.output_reserve is not None:
+        values["output_reserve"] = settings.output_reserve
+    return ContextConfig(**values)
