@@ -12,7 +12,7 @@ import inspect
 import json
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -20,8 +20,8 @@ from ..context import ContextConfig, ContextEngine
 from ..context.compact import SummaryError
 from ..context.pipeline import CompactionResult, Prepared
 from ..context.rewrite import MARKER
-from ..context.tokens import Usage as ContextUsageNumbers
 from ..model import ModelClient, ModelError, ModelSettings
+from ..model.response import Usage
 from ..model import events as model_events
 from . import events as ev
 from .approval import ApprovalCallback, deny_all
@@ -100,8 +100,6 @@ class Agent:
         restored = session.restore()
         for message in restored.messages:
             self.engine.append(message)
-        from ..model.response import Usage
-
         for model, numbers in restored.usage:
             self.client.costs.add(model, Usage(**numbers))
 
@@ -155,17 +153,12 @@ class Agent:
         self.engine.add_user_blocks(blocks)
         self._log({"role": "user", "content": blocks})  # the loader joins it to an unanswered user message
         texts: list[str] = []
-        total = ContextUsageNumbers()
+        total = Usage()
         stop_reason = "end_turn"
         while True:
             prepared = await self._prepare(emit)
             response = await self._call_model(prepared, emit)
-            total = ContextUsageNumbers(
-                total.input_tokens + response.usage.input_tokens,
-                total.output_tokens + response.usage.output_tokens,
-                total.cache_creation_input_tokens + response.usage.cache_creation_input_tokens,
-                total.cache_read_input_tokens + response.usage.cache_read_input_tokens,
-            )
+            total = total + response.usage
             content = [b for b in response.content if b.get("type") != "text" or b.get("text")]
             if not content:
                 content = [{"type": "text", "text": "(no reply)"}]
@@ -229,16 +222,9 @@ class Agent:
         except ModelError as error:
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
-        self.engine.record_usage(ContextUsageNumbers(
-            response.usage.input_tokens, response.usage.output_tokens,
-            response.usage.cache_creation_input_tokens, response.usage.cache_read_input_tokens,
-        ), self.clock(), estimate_at_call=raw_estimate)
+        self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate)
         if self.session is not None:
-            self.session.usage(response.model or self.model_settings.model, {
-                "input_tokens": response.usage.input_tokens, "output_tokens": response.usage.output_tokens,
-                "cache_creation_input_tokens": response.usage.cache_creation_input_tokens,
-                "cache_read_input_tokens": response.usage.cache_read_input_tokens,
-            })
+            self.session.usage(response.model or self.model_settings.model, asdict(response.usage))
         await emit(ev.UsageEvent(ev.usage_wire(response.usage)))
         await emit(ev.ContextUsage(self.context_usage()))
         return response

@@ -28,7 +28,8 @@ class TokenMeter:
     anchor_tokens: int | None = None  # real prompt size of the last call
     anchor_estimate: int = 0  # our estimate of that same prompt
 
-    def record(self, usage: Usage, estimate_at_call: int) -> None:
+    def record(self, usage: "Usage", estimate_at_call: int) -> None:
+        """usage: anything with prompt_tokens (this Usage, or the model client's)."""
         if usage.prompt_tokens > 0:
             self.anchor_tokens = usage.prompt_tokens
             self.anchor_estimate = estimate_at_call
