@@ -72,6 +72,7 @@ export class ChatController implements vscode.Disposable {
   private fileCache: { at: number; paths: string[] } | undefined;
   private saveTimer: NodeJS.Timeout | undefined;
   private turnSeq = 0;
+  private compactionReported = false;
   modelLabel = "";
   private view: vscode.WebviewView | undefined;
   private readonly subs: vscode.Disposable[] = [];
@@ -84,6 +85,7 @@ export class ChatController implements vscode.Disposable {
     T.settle(this.transcript, "Interrupted (the window was reloaded).");
     this.subs.push(
       agent.onEvent.event((ev) => {
+        if (ev.kind === "compactionFinished") this.compactionReported = true;
         T.applyEvent(this.transcript, ev);
         this.post({ type: "event", event: ev });
         this.scheduleSave();
@@ -288,11 +290,13 @@ export class ChatController implements vscode.Disposable {
 
   async compact(instructions?: string): Promise<CompactResult | undefined> {
     try {
+      this.compactionReported = false;
       const r = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: "Agent: compacting the conversation…" },
         () => this.agent.request<CompactResult>(Methods.compact, instructions ? { instructions } : {}),
       );
-      this.notice(compactMarkdown(r), "info");
+      // the server's compaction events already put a note in the panel
+      if (!this.compactionReported) this.notice(compactMarkdown(r), "info");
       return r;
     } catch (e) {
       this.notice(`Compaction failed: ${(e as Error).message ?? e}`, "error");

@@ -4,6 +4,7 @@
  * store that restores history when the view reloads). Pure.
  */
 import type { AgentEvent, ToolMarker } from "../protocol";
+import { formatTokens } from "./format";
 
 export interface ToolCard {
   toolUseId: string;
@@ -143,7 +144,7 @@ export function applyEvent(t: Transcript, ev: AgentEvent): void {
       appendNote(t, ev.turnId, ev.reason === "auto" ? "Compacting the conversation (context is filling up)…" : "Compacting the conversation…", "info");
       return;
     case "compactionFinished":
-      appendNote(t, ev.turnId, `Compacted: ${fmtK(ev.tokensBefore)} → ${fmtK(ev.tokensAfter)} tokens`, "info");
+      appendNote(t, ev.turnId, `Compacted: ${formatTokens(ev.tokensBefore)} → ${formatTokens(ev.tokensAfter)} tokens`, "info");
       return;
     case "retry":
       appendNote(t, ev.turnId, `Retrying (attempt ${ev.attempt}) in ${ev.delaySeconds}s: ${ev.reason}`, "warn");
@@ -152,10 +153,6 @@ export function applyEvent(t: Transcript, ev: AgentEvent): void {
       appendNote(t, ev.turnId, ev.message, "error");
       return;
   }
-}
-
-function fmtK(n: number): string {
-  return n >= 1000 ? `${Math.round(n / 1000)}K` : String(n);
 }
 
 function appendNote(t: Transcript, turnId: string, text: string, level: "info" | "warn" | "error"): void {

@@ -90,9 +90,12 @@ async def chat(ls: LanguageServer, params: Any) -> dict:
 
 @server.feature("agent/compact")
 async def compact(ls: LanguageServer, params: Any) -> dict:
+    ls.protocol.notify("agent/event", {"turnId": "compact-1", "kind": "compactionStarted", "reason": "manual"})
     before = state["used"]
     state["used"] = 2500
     state["compactions"] = state.get("compactions", 0) + 1
+    ls.protocol.notify("agent/event", {"turnId": "compact-1", "kind": "compactionFinished",
+                                       "tokensBefore": before, "tokensAfter": state["used"]})
     ls.protocol.notify("agent/contextUsage", usage())
     return {"tokensBefore": before, "tokensAfter": state["used"], "summary": "summary"}
 

@@ -317,7 +317,7 @@ async function main() {
   if (!/read_file/.test(card)) fail(`tool card is not read_file: ${card}`);
   log(`tool card: "${card.trim()}"`);
   // a second turn so that compaction has an older turn to summarise
-  await chat.locator("#input").fill("Now read notes.md please.");
+  await chat.locator("#input").fill("Now search for greeting please.");
   await chat.locator("#input").press("Enter");
   await waitFor(async () => (await chat.locator(".msg.assistant.done").count()) >= 2, 60_000, "the second reply");
   await page.waitForTimeout(500);
@@ -335,7 +335,7 @@ async function main() {
     return p !== undefined && p < pctBefore ? p : undefined;
   }, 60_000, `the status bar percentage to drop below ${pctBefore}%`);
   log(`status bar after compaction: "${await statusText(page)}" (${pctBefore}% → ${pctAfter}%)`);
-  await chat.locator(".msg.notice", { hasText: "compacted" }).first().waitFor({ timeout: 30_000 });
+  await chat.locator(".msg.notice", { hasText: /compacted/i }).first().waitFor({ timeout: 30_000 });
   await shot(page, "04-compacted");
 
   // 05: cost

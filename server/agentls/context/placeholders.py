@@ -26,7 +26,8 @@ def cut_middle(text: str, limit: int, ref: str, label: str) -> str:
 
 
 def cleared(record: ToolRecord, ref: str) -> str:
-    return f"[old result cleared to save context: {_what(record)} ({record.chars:,} chars); full text: {reread_hint(ref)}]"
+    # The tool_use block above still names the tool and its input: no need to repeat them.
+    return f"[old result cleared ({record.chars:,} chars); full text: {reread_hint(ref)}]"
 
 
 def snipped(record: ToolRecord, ref: str) -> str:
@@ -40,4 +41,4 @@ def cleared_input_value(chars: int, ref: str) -> str:
     return f"[cleared to save context: {chars:,} chars; full input: {reread_hint(ref)}]"
 
 
-PLACEHOLDER_TOKENS = 40  # what a placeholder costs, for planning
+PLACEHOLDER_TOKENS = 25  # what a placeholder costs, for planning
