@@ -180,3 +180,23 @@ async def test_manual_compact_cost_context_and_clear(make_agent, mock_api):
     old = agent.session.path
     agent.clear(SessionLog.open(agent.workspace.roots[0], new=True))
     assert agent.history() == [] and old.exists() and agent.cost()["requests"] == 0
+
+
+async def test_a_cleared_result_can_be_read_back_by_its_ref(make_agent, mock_api, workspace):
+    (workspace / "notes.md").write_text("# Notes\nThe answer is 42.\n" + "more notes\n" * 200)
+    mock_api.script(
+        Reply([ToolUse("read_file", {"path": "notes.md"}, id="toolu_notes")]),
+        Reply([ToolUse("read_file", {"path": "app.py"})]),
+        Reply([ToolUse("read_file", {"path": "context://toolu_notes"})]),
+        Reply([Text("read it back")]),
+    )
+    config = ContextConfig(clear_at=0.0, clear_keep_recent=1, min_batch_tokens=0, batch_payoff=0.0)
+    agent = make_agent(context=config)
+    await agent.run_turn("read, then re-read")
+    sent = mock_api.message_bodies[-1]["messages"]
+    first = sent[2]["content"][0]
+    assert first["tool_use_id"] == "toolu_notes"
+    assert first["content"].startswith("[old result cleared") and "context://toolu_notes" in first["content"]
+    reread = sent[-1]["content"][0]["content"]
+    original = mock_api.message_bodies[1]["messages"][2]["content"][0]["content"]
+    assert "The answer is 42." in original and reread == original

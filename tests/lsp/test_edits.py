@@ -17,8 +17,8 @@ def last_tool_result(mock_api) -> dict:
 async def test_edit_of_an_open_buffer_is_a_versioned_text_document_edit(start_editor, mock_api, workspace):
     editor = await start_editor(options_for(mock_api, **ALWAYS))
     uri = editor.open(workspace / "app.py", "def main():\n    return 'hello'\n", version=1)
-    editor.change(uri, 7, (1, 12), (1, 17), "héllo")  # unsaved, and not ASCII: UTF-16 columns matter
-    mock_api.script(Reply([ToolUse("edit_file", {"path": "app.py", "old_text": "'héllo'", "new_text": "'bye'"})]),
+    editor.change(uri, 7, (1, 12), (1, 17), "h😀llo")  # unsaved; the emoji is 2 UTF-16 units
+    mock_api.script(Reply([ToolUse("edit_file", {"path": "app.py", "old_text": "'h😀llo'", "new_text": "'bye'"})]),
                     Reply([Text("edited")]),
                     Reply([ToolUse("read_file", {"path": "app.py"})]), Reply([Text("read back")]))
 
@@ -28,7 +28,7 @@ async def test_edit_of_an_open_buffer_is_a_versioned_text_document_edit(start_ed
     change = editor.edits[0].edit.document_changes[0]
     assert isinstance(change, types.TextDocumentEdit)
     assert change.text_document.uri == uri and change.text_document.version == 7
-    assert change.edits[0].range == types.Range(types.Position(1, 11), types.Position(1, 18))
+    assert change.edits[0].range == types.Range(types.Position(1, 11), types.Position(1, 19))
     assert change.edits[0].new_text == "'bye'"
     assert "Edited app.py" in last_tool_result(mock_api)["content"]
     assert "hello" in (workspace / "app.py").read_text()  # the disk is the editor's business

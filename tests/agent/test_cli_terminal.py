@@ -1,0 +1,47 @@
+"""`agentls ask` and `agentls repl` as a user runs them, against the offline demo model."""
+
+import os
+import subprocess
+import sys
+
+
+def run(args, tmp_path, stdin=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
+    env["AGENTLS_DATA_DIR"] = str(tmp_path / "data")
+    return subprocess.run([sys.executable, "-m", "agentls", *args], input=stdin, capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def workspace(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "README.md").write_text("# Demo\nThe build uses make.\n")
+    return root
+
+
+def test_ask_reads_a_real_file_with_the_demo_model(tmp_path):
+    root = workspace(tmp_path)
+    done = run(["ask", "What does README.md say?", "--workspace", str(root)], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "[demo model — offline, no API key]" in done.stdout
+    assert "The build uses make." in done.stdout
+    assert "offline demo model" in done.stderr and "read_file README.md" in done.stderr
+
+
+def test_ask_on_a_missing_workspace_fails_clearly(tmp_path):
+    done = run(["ask", "hi", "--workspace", str(tmp_path / "nope")], tmp_path)
+    assert done.returncode != 0 and "is not a folder" in done.stderr
+
+
+def test_repl_commands_and_utilization_prompt(tmp_path):
+    root = workspace(tmp_path)
+    lines = "What does README.md say?\n/cost\n/context\n/compact keep it short\n/clear\n/quit\n"
+    done = run(["repl", "--workspace", str(root)], tmp_path, stdin=lines)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "The build uses make." in out
+    assert "requests" in out and "$" in out  # /cost
+    assert '"categories"' in out  # /context
+    assert "compacted:" in out  # /compact
+    assert "new conversation" in out  # /clear
+    assert "% · " in out and "/200K] > " in out  # utilization in the prompt
