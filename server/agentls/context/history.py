@@ -151,7 +151,7 @@ class History:
             input_chars=len(json.dumps(tool_input, ensure_ascii=False)),
         )
         self.records[record.id] = record
-        if record.input_chars >= self.large_input_chars and record.name not in ("read_file",):
+        if record.input_chars >= self.large_input_chars:
             self.live_inputs[record.id] = None
 
     def _index_result(self, block: Block, index: int) -> None:
