@@ -21,6 +21,7 @@ from .agent.loop import Agent, AgentError
 from .agent.session import SessionLog
 from .agent.workspace import Workspace
 from .model import ModelSettings
+from .model.settings import for_demo_model
 
 DEMO_NOTICE = "[agentls] no ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL: using the offline demo model"
 
@@ -38,9 +39,7 @@ def model_settings(model: str | None, base_url: str | None) -> Iterator[ModelSet
 
     print(DEMO_NOTICE, file=sys.stderr, flush=True)
     with MockAnthropicServer() as server:
-        settings.base_url = server.base_url
-        settings.api_key = "demo"
-        yield settings
+        yield for_demo_model(settings, server.base_url)
 
 
 class Printer:

@@ -65,3 +65,14 @@ class ModelSettings:
         if self.force_cache_control is not None:
             return self.force_cache_control
         return self.is_native_anthropic
+
+
+FREE = {"input": 0.0, "output": 0.0, "cache_write": 0.0, "cache_read": 0.0}
+
+
+def for_demo_model(settings: ModelSettings, base_url: str) -> ModelSettings:
+    """Point settings at the local offline demo model; it costs nothing."""
+    settings.base_url = base_url
+    settings.api_key = "demo"
+    settings.prices = {**(settings.prices or {}), settings.model: FREE, settings.effective_compact_model: FREE}
+    return settings
