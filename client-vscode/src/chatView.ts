@@ -23,6 +23,7 @@ import * as T from "./shared/transcript";
 
 const STORE_KEY = "agentls.transcript.v1";
 const MAX_ATTACHMENT_CHARS = 200_000;
+const STOP_GRACE_MS = 10_000;
 const FILE_EXCLUDE = "{**/node_modules/**,**/.git/**,**/.venv/**,**/venv/**,**/__pycache__/**,**/dist/**,**/build/**,**/out/**}";
 
 export function nonce(): string {
@@ -59,6 +60,16 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
 </html>`;
 }
 
+/**
+ * The model label the server sends. Besides the documented fields the server
+ * may add `model` and `demo` to agent/contextUsage; read them defensively.
+ */
+export function modelLabelOf(u: unknown): string | undefined {
+  const x = u as { model?: unknown; demo?: unknown };
+  if (x?.demo === true) return "demo model (offline)";
+  return typeof x?.model === "string" && x.model ? x.model : undefined;
+}
+
 interface Host {
   webview: vscode.Webview;
   visible(): boolean;
@@ -73,6 +84,7 @@ export class ChatController implements vscode.Disposable {
   private saveTimer: NodeJS.Timeout | undefined;
   private turnSeq = 0;
   private compactionReported = false;
+  private labelFromUsage = false;
   modelLabel = "";
   private view: vscode.WebviewView | undefined;
   private readonly subs: vscode.Disposable[] = [];
@@ -90,7 +102,15 @@ export class ChatController implements vscode.Disposable {
         this.post({ type: "event", event: ev });
         this.scheduleSave();
       }),
-      agent.onContextUsage.event((u: ContextUsage) => this.post({ type: "contextUsage", usage: u })),
+      agent.onContextUsage.event((u: ContextUsage) => {
+        this.post({ type: "contextUsage", usage: u });
+        const label = modelLabelOf(u);
+        if (label) this.labelFromUsage = true;
+        if (label && label !== this.modelLabel) {
+          this.modelLabel = label;
+          this.post({ type: "model", label });
+        }
+      }),
       agent.onStatus.event((s) => this.onServerStatus(s)),
       agent.onProgress.event((p) => this.post({ type: "progress", message: p.message })),
     );
@@ -152,6 +172,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   async refreshModel(): Promise<void> {
+    if (this.labelFromUsage) return;
     try {
       const c = await this.agent.request<CostResult>(Methods.cost, {});
       if (c.model && c.model !== this.modelLabel) {
@@ -258,7 +279,11 @@ export class ChatController implements vscode.Disposable {
     const params: ChatParams = { prompt, workDoneToken };
     if (attachments.length) params.attachments = attachments;
     try {
-      const r = await this.agent.request<ChatResult>(Methods.chat, params, cts.token);
+      // After Stop the server answers RequestCancelled; if it never does, give up locally.
+      const stopped = new Promise<never>((_, reject) =>
+        cts.token.onCancellationRequested(() => setTimeout(() => reject(new vscode.CancellationError()), STOP_GRACE_MS)),
+      );
+      const r = await Promise.race([this.agent.request<ChatResult>(Methods.chat, params, cts.token), stopped]);
       const footer = r?.usage ? formatUsage(r.usage) : undefined;
       T.endTurn(this.transcript, "done", undefined, footer);
       this.post({ type: "turnEnded", outcome: "done", usageText: footer });
@@ -308,7 +333,7 @@ export class ChatController implements vscode.Disposable {
     try {
       const c = await this.agent.request<CostResult>(Methods.cost, {});
       this.notice(costMarkdown(c), "info");
-      if (c.model) {
+      if (c.model && !this.labelFromUsage) {
         this.modelLabel = c.model;
         this.post({ type: "model", label: c.model });
       }

@@ -196,6 +196,7 @@ export class AgentClient implements vscode.Disposable {
             const c = this.client;
             if (!c || c.state !== State.Running) return;
             const settings = toAgentSettings(vscode.workspace.getConfiguration("agentls") as unknown as Record<string, unknown>);
+            this.log.info(`settings → server: ${JSON.stringify(settings)}`);
             await c.sendNotification("workspace/didChangeConfiguration", { settings: { agentls: settings } });
           },
         },

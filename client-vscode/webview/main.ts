@@ -162,7 +162,7 @@ function renderItem(item: T.TranscriptItem, idx: number): HTMLElement {
     body.append(markdownBlock(item.text, "md"));
     if (item.attachments.length) {
       const chips = el("div", { class: "chips" });
-      for (const a of item.attachments) chips.append(el("span", { class: "chip", title: "attached" }, `📎 ${a}`));
+      for (const a of item.attachments) chips.append(el("span", { class: "chip", title: `attached: ${a}` }, a));
       body.append(chips);
     }
     return body;

@@ -4,7 +4,7 @@ Runs only with AGENTLS_E2E set (CI and `./run test` set it). It installs Node
 24 and code-server into ~/.cache/agentls-e2e on first use
 (client-vscode/scripts/setup-e2e.sh, ~4 minutes; later runs reuse the cache),
 packages the extension and drives the workbench. Screenshots go to
-test-output/e2e/ (the last test's run).
+test-output/e2e/agentls/ and test-output/e2e/stand-in-server/.
 
 - with agentls: chat view, a prompt the offline demo model answers by reading
   a workspace file (streamed reply + tool card), Agent: Compact Conversation
@@ -56,8 +56,20 @@ def vscode_ready() -> None:
     _run(["bash", "scripts/setup-e2e.sh"], timeout=1200)
     if not (EXT / "node_modules" / ".package-lock.json").exists():
         _run([NPM, "ci", "--no-audit", "--no-fund"], timeout=600)
-    if not os.environ.get("AGENTLS_VSIX"):
+    if not os.environ.get("AGENTLS_VSIX") and not _vsix_is_fresh():
         _run([NPM, "run", "--silent", "package"], timeout=600)
+
+
+def _vsix_is_fresh() -> bool:
+    """The .vsix is newer than every source it is built from (e.g. test_vsix_package just built it)."""
+    vsix = EXT / "dist" / "agentls.vsix"
+    if not vsix.exists():
+        return False
+    built = vsix.stat().st_mtime
+    sources = [EXT / "package.json", EXT / "package-lock.json", REPO / "pyproject.toml"]
+    for folder in (EXT / "src", EXT / "webview", EXT / "media", REPO / "server" / "agentls"):
+        sources += [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    return all(p.stat().st_mtime <= built for p in sources if p.exists())
 
 
 def _e2e(env: dict[str, str]) -> str:

