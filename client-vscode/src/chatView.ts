@@ -61,8 +61,8 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
 }
 
 /**
- * The model label the server sends. Besides the documented fields the server
- * may add `model` and `demo` to agent/contextUsage; read them defensively.
+ * The model label from agent/contextUsage (`model`, `demo`); read defensively,
+ * since an older server may not send them.
  */
 export function modelLabelOf(u: unknown): string | undefined {
   const x = u as { model?: unknown; demo?: unknown };

@@ -145,6 +145,8 @@ export interface Placeholder {
 }
 
 export interface ContextResult {
+  model: string;
+  demo: boolean;
   window: number;
   effectiveWindow: number;
   used: number;
@@ -177,12 +179,14 @@ export type AgentEvent =
   | { turnId: string; kind: "compactionStarted"; reason: "auto" | "manual" }
   | { turnId: string; kind: "compactionFinished"; tokensBefore: number; tokensAfter: number }
   | { turnId: string; kind: "layer"; layer: string; toolUseIds: string[]; marker: string }
-  | { turnId: string; kind: "retry"; attempt: number; delaySeconds: number; reason: string }
+  | { turnId: string; kind: "retry"; attempt: number; delaySeconds: number; reason: string; discardPartial: boolean }
   | { turnId: string; kind: "error"; message: string };
 
 export type AgentEventKind = AgentEvent["kind"];
 
 export interface ContextUsage {
+  model: string;
+  demo: boolean;
   used: number;
   window: number;
   effectiveWindow: number;

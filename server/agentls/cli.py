@@ -33,6 +33,10 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    if args.what == "lsp":
+        from .lsp.bench import main as lsp_bench
+
+        return lsp_bench(["--json"] if args.json else []) or 0
     from .context.bench import format_bench, run_pipeline_bench
 
     figures = run_pipeline_bench()
@@ -103,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay.set_defaults(run=_replay)
 
     bench = commands.add_parser("bench", help="benchmarks")
-    bench.add_argument("what", choices=("pipeline",))
+    bench.add_argument("what", choices=("pipeline", "lsp"),
+                       help="pipeline: context pipeline time per call; lsp: first-delta latency over LSP")
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(run=_bench)
     return parser

@@ -200,3 +200,25 @@ async def test_a_cleared_result_can_be_read_back_by_its_ref(make_agent, mock_api
     reread = sent[-1]["content"][0]["content"]
     original = mock_api.message_bodies[1]["messages"][2]["content"][0]["content"]
     assert "The answer is 42." in original and reread == original
+
+
+async def test_a_stream_dropped_mid_reply_is_retried_and_says_to_discard_the_partial_text(make_agent, mock_api):
+    mock_api.inject(Fault.disconnect(after_events=8))
+    mock_api.script(Reply([Text("one two three four five six seven eight nine ten eleven twelve")]))
+    agent = make_agent()
+    seen = Recorder()
+    result = await agent.run_turn("count", seen)
+    retries = seen.of(ev.RetryEvent)
+    assert retries and retries[0].discard_partial and retries[0].wire("t")["discardPartial"] is True
+    after = seen.events[seen.events.index(retries[0]) + 1:]
+    assert "".join(e.text for e in after if isinstance(e, ev.TextDelta)) == result.text
+
+
+async def test_text_of_successive_replies_streams_as_it_ends(make_agent, mock_api):
+    mock_api.script(Reply([Text("Let me look."), ToolUse("read_file", {"path": "notes.md"})]),
+                    Reply([Text("It says 42.")]))
+    agent = make_agent()
+    seen = Recorder()
+    result = await agent.run_turn("look", seen)
+    assert result.text == "Let me look.\n\nIt says 42."
+    assert "".join(e.text for e in seen.of(ev.TextDelta)) == result.text

@@ -9,7 +9,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from agentls.mock_api import Reply, Text, ToolUse
-from conftest import options_for, wait_until
+from .helpers import options_for, wait_until
 
 
 async def test_cancel_mid_stream_then_the_next_chat_works(start_editor, mock_api):
@@ -41,11 +41,11 @@ async def test_cancel_while_waiting_for_approval(start_editor, mock_api, workspa
     editor = await start_editor(options_for(mock_api))
     answered = asyncio.Event()
 
-    @editor.client.feature("agent/confirm")
-    async def never_answers(ls, params):
+    async def later(params):
         await answered.wait()
         return {"approved": True}
 
+    editor.confirm_answer = later
     mock_api.script(Reply([ToolUse("run_shell", {"command": "touch ran.txt"})]))
     turn = asyncio.ensure_future(editor.request("agent/chat", {"prompt": "run"}, msg_id="waiting"))
     await wait_until(lambda: "toolStart" in editor.kinds())
@@ -58,7 +58,7 @@ async def test_cancel_while_waiting_for_approval(start_editor, mock_api, workspa
     mock_api.script(Reply([Text("next")]))
     assert (await editor.request("agent/chat", {"prompt": "next"}))["text"] == "next"
     assert not (workspace / "ran.txt").exists()
-    tool_result = mock_api.message_bodies[-1]["messages"][-2]["content"][0]
+    tool_result = mock_api.message_bodies[-1]["messages"][-1]["content"][0]
     assert tool_result["type"] == "tool_result" and "cancelled" in tool_result["content"]
 
 

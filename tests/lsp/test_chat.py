@@ -6,7 +6,7 @@ import pytest
 from pygls.exceptions import JsonRpcException
 
 from agentls.mock_api import Fault, Reply, Text, ToolUse
-from conftest import SECRET, options_for, wait_until
+from .helpers import SECRET, options_for, wait_until
 
 
 async def test_chat_streams_and_reads_the_unsaved_buffer_not_the_disk(start_editor, mock_api, workspace):

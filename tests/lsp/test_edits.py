@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from agentls.mock_api import Reply, Text, ToolUse
-from conftest import options_for
+from .helpers import options_for
 
 ALWAYS = {"approvals": {"write": "always"}}
 

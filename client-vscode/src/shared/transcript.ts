@@ -147,11 +147,23 @@ export function applyEvent(t: Transcript, ev: AgentEvent): void {
       appendNote(t, ev.turnId, `Compacted: ${formatTokens(ev.tokensBefore)} → ${formatTokens(ev.tokensAfter)} tokens`, "info");
       return;
     case "retry":
+      if (ev.discardPartial) dropStreamingReply(t);
       appendNote(t, ev.turnId, `Retrying (attempt ${ev.attempt}) in ${ev.delaySeconds}s: ${ev.reason}`, "warn");
       return;
     case "error":
       appendNote(t, ev.turnId, ev.message, "error");
       return;
+  }
+}
+
+/** The reply being streamed restarts from scratch: drop its text and thinking so far. */
+function dropStreamingReply(t: Transcript): void {
+  const a = openAssistant(t);
+  if (!a) return;
+  while (a.blocks.length) {
+    const kind = a.blocks[a.blocks.length - 1].kind;
+    if (kind !== "text" && kind !== "thinking") break;
+    a.blocks.pop();
   }
 }
 

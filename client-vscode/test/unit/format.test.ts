@@ -17,6 +17,8 @@ import {
 } from "../../src/shared/format";
 
 const usage: ContextUsage = {
+  model: "claude-sonnet-5-5",
+  demo: false,
   used: 84_000,
   window: 200_000,
   effectiveWindow: 180_000,

@@ -5,6 +5,8 @@ import { StatusBar } from "../../src/statusBar";
 import { __fake, type ThemeColor } from "./fake-vscode";
 
 const u = (level: ContextUsage["level"], utilization: number): ContextUsage => ({
+  model: "claude-sonnet-5-5",
+  demo: false,
   used: Math.round(utilization * 200_000),
   window: 200_000,
   effectiveWindow: 180_000,

@@ -82,3 +82,17 @@ test("a turn ends on its own item even when notices were posted after it", () =>
   assert.ok(a.role === "assistant" && a.status === "error");
   assert.deepEqual(a.blocks, [{ kind: "note", text: "server stopped", level: "error" }]);
 });
+
+test("a retry that restarts the reply drops what it had streamed", () => {
+  const t = T.emptyTranscript();
+  T.startTurn(t);
+  T.applyEvent(t, { turnId: "t1", kind: "toolStart", toolUseId: "u1", tool: "read_file", summary: "a.py" });
+  T.applyEvent(t, { turnId: "t1", kind: "toolEnd", toolUseId: "u1", tool: "read_file", summary: "a.py", isError: false, resultChars: 10, marker: "" });
+  T.applyEvent(t, { turnId: "t1", kind: "textDelta", text: "half a sent" });
+  T.applyEvent(t, { turnId: "t1", kind: "retry", attempt: 2, delaySeconds: 1, reason: "connection dropped", discardPartial: true });
+  T.applyEvent(t, { turnId: "t1", kind: "textDelta", text: "A whole sentence." });
+  const a = t.items[0];
+  assert.ok(a.role === "assistant");
+  assert.deepEqual(a.blocks.map((b) => b.kind), ["tool", "note", "text"]);
+  assert.deepEqual(a.blocks[2], { kind: "text", text: "A whole sentence." });
+});

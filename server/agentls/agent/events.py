@@ -92,6 +92,7 @@ class RetryEvent(AgentEvent):
     attempt: int
     delay_seconds: float
     reason: str
+    discard_partial: bool = False  # text already streamed by the failed attempt is to be dropped
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,7 @@ class Agent:
         self._context_config = context or ContextConfig()
         self.engine = self._new_engine()
         self.busy = False
+        self._retired: list[ModelClient] = []
         if session is not None:
             self._restore(session)
 
@@ -106,28 +107,31 @@ class Agent:
     def reconfigure(self, model: ModelSettings | None = None, context: ContextConfig | None = None) -> None:
         """New settings from the editor, no restart; the conversation is kept."""
         if model is not None and model != self.model_settings:
-            costs = self.client.costs
+            costs, old = self.client.costs, self.client
             self.model_settings = model
             self.client = ModelClient(model)
             self.client.costs = costs
+            self._retired.append(old)  # closed in aclose: a call may still be using it
         if context is not None:
             self._context_config = context
             total, _ = self._static_tokens()
             self.engine.reconfigure(context.updated(system_tokens=total))
 
     async def aclose(self) -> None:
-        await self.client.aclose()
+        for client in [*self._retired, self.client]:
+            await client.aclose()
+        self._retired.clear()
         if self.session is not None:
             self.session.close()
 
     # -- a turn ----------------------------------------------------------------
 
     async def run_turn(self, prompt: str, on_event: ev.EventSink | None = None,
-                       attachments: list[dict[str, Any]] | None = None) -> TurnResult:
+                       attachments: list[dict[str, Any]] | None = None, turn_id: str | None = None) -> TurnResult:
         if self.busy:
             raise AgentError("a turn is already running; cancel it or wait")
         self.busy = True
-        turn_id = uuid.uuid4().hex[:12]
+        turn_id = turn_id or uuid.uuid4().hex[:12]
         try:
             return await self._turn(turn_id, prompt, attachments or [], on_event)
         finally:
@@ -157,7 +161,8 @@ class Agent:
         stop_reason = "end_turn"
         while True:
             prepared = await self._prepare(emit)
-            response = await self._call_model(prepared, emit)
+            # Text of successive replies is joined by a blank line, in the stream as in the result.
+            response = await self._call_model(prepared, emit, lead="\n\n" if texts else "")
             total = total + response.usage
             content = [b for b in response.content if b.get("type") != "text" or b.get("text")]
             if not content:
@@ -175,7 +180,7 @@ class Agent:
                 break
             await self._run_tools(uses, emit, cut_off=stop_reason == "max_tokens")
         await emit(ev.UsageEvent(ev.usage_wire(total)))
-        return TurnResult(turn_id, "".join(texts), stop_reason, ev.usage_wire(total))
+        return TurnResult(turn_id, "\n\n".join(texts), stop_reason, ev.usage_wire(total))
 
     def _append_user(self, blocks: list[dict[str, Any]]) -> list[str]:
         message = {"role": "user", "content": blocks}
@@ -206,14 +211,16 @@ class Agent:
         for marker, ids in by_marker.items():
             await emit(ev.LayerApplied(prepared.batch.reason, ids, marker))
 
-    async def _call_model(self, prepared: Prepared, emit):
+    async def _call_model(self, prepared: Prepared, emit, lead: str = ""):
+        pending_lead = [lead]
+
         async def forward(event) -> None:
             if isinstance(event, model_events.TextDelta):
-                await emit(ev.TextDelta(event.text))
+                await emit(ev.TextDelta(pending_lead.pop() + event.text if pending_lead else event.text))
             elif isinstance(event, model_events.ThinkingDelta):
                 await emit(ev.ThinkingDelta(event.text))
             elif isinstance(event, model_events.Retrying):
-                await emit(ev.RetryEvent(event.attempt, event.delay_seconds, event.reason))
+                await emit(ev.RetryEvent(event.attempt, event.delay_seconds, event.reason, event.discard_partial))
 
         raw_estimate = self.engine.raw_estimate
         try:

@@ -7,20 +7,21 @@ of the box; every reply is labelled as coming from the demo model.
 from __future__ import annotations
 
 import asyncio
-
-from ..mock_api import MockAnthropicServer
+from typing import Any
 
 NOTICE = ("agentls: no API key found, so the offline demo model answers (it can read, list and search files). "
           "Set ANTHROPIC_API_KEY or the apiKey initialization option to use a real model.")
 
 
 class DemoModel:
-    def __init__(self, server: MockAnthropicServer) -> None:
+    def __init__(self, server: Any) -> None:
         self._server = server
         self.base_url = server.base_url
 
     @classmethod
     async def start(cls) -> "DemoModel":
+        from ..mock_api import MockAnthropicServer  # imported only when needed (http.server is not free)
+
         return cls(await asyncio.to_thread(MockAnthropicServer().start))
 
     async def close(self) -> None:

@@ -64,7 +64,7 @@ class InitOptions:
 
 
 def parse_init_options(raw: Any) -> tuple[InitOptions, list[str]]:
-    if raw is None:
+    if raw is None or raw == []:  # Lua clients encode an empty table as []
         return InitOptions(), []
     if not isinstance(raw, dict):
         return InitOptions(), ["initializationOptions must be an object; ignored"]
@@ -105,6 +105,18 @@ class AgentHost:
     # ---- lifecycle ---------------------------------------------------------------
 
     def initialize(self, params: types.InitializeParams) -> None:
+        if self._ready is not None:
+            log.warning("a second initialize is ignored")
+            return
+        try:
+            self._initialize(params)
+        except Exception as error:  # noqa: BLE001 - answer initialize anyway; agent/* requests say why
+            log.exception("initialize failed")
+            self._ready = asyncio.get_running_loop().create_future()
+            self._ready.set_exception(error)
+            self._ready.exception()  # retrieved: no "never retrieved" warning if nobody asks
+
+    def _initialize(self, params: types.InitializeParams) -> None:
         self.options, problems = parse_init_options(params.initialization_options)
         SECRETS.add(self.options.api_key)
         self.settings, more = parse_settings(self.options.settings)
@@ -271,7 +283,7 @@ class AgentHost:
                 items=[types.ConfigurationItem(section="agentls")]))
         except JsonRpcException:
             return None
-        return values[0] if isinstance(values, list) and values and isinstance(values[0], dict) else None
+        return values[0] if isinstance(values, (list, tuple)) and values and isinstance(values[0], dict) else None
 
     def folders_changed(self) -> None:
         if self.workspace is None:

@@ -60,7 +60,7 @@ def settings_section(payload: Any) -> dict[str, Any] | None:
 def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
     """The settings and one message per field that was ignored."""
     problems: list[str] = []
-    if raw is None:
+    if raw is None or raw == []:  # Lua clients encode an empty table as []
         return AgentSettings(), problems
     if not isinstance(raw, dict):
         return AgentSettings(), ["settings must be an object; using defaults"]
@@ -144,16 +144,17 @@ def wants_demo(settings: AgentSettings, api_key: str | None) -> bool:
 
 def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str | None = None) -> "ModelSettings":
     from ..model import ModelSettings
+    from ..model.settings import for_demo_model
 
     values: dict[str, Any] = {"api_key": api_key, "base_url": settings.base_url}
-    if demo_url is not None:
-        values.update(api_key="agentls-demo", base_url=demo_url)
     if settings.model:
         values["model"] = settings.model
     if settings.compact_model:
         values["compact_model"] = settings.compact_model
     if settings.max_tokens:
         values["max_tokens"] = settings.max_tokens
+    if demo_url is not None:
+        return for_demo_model(ModelSettings(**values), demo_url)
     return ModelSettings(**values)
 
 

@@ -122,10 +122,10 @@ def dispatch(protocol: JsonRPCProtocol, body: bytes) -> None:
     elif not has_id and method is None:
         problem = "a message needs a method or an id"
     if problem is not None:
-        if "method" in data and has_id or not has_id and method is None:
-            send_error(protocol, msg_id if _valid_id(msg_id) else None, INVALID_REQUEST, f"Invalid request: {problem}")
+        if ("method" in data) != has_id:  # a notification or a response: nobody to answer
+            log.warning("dropped a message: %s", problem)
         else:
-            log.warning("dropped a message: %s", problem)  # a notification or response cannot be answered
+            send_error(protocol, msg_id if _valid_id(msg_id) else None, INVALID_REQUEST, f"Invalid request: {problem}")
         return
     if method == types.INITIALIZE:
         _learn_key(data.get("params"))
@@ -140,7 +140,10 @@ def dispatch(protocol: JsonRPCProtocol, body: bytes) -> None:
         else:
             log.warning("dropped a malformed %s notification", method)
         return
-    protocol.handle_message(message)
+    try:
+        protocol.handle_message(message)
+    except Exception:  # noqa: BLE001 - one bad message must not end the read loop
+        log.exception("handling a %s message failed", method or "response")
 
 
 def _learn_key(params: Any) -> None:

@@ -18,7 +18,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterable, Union
+from typing import Any, Callable, Iterable, Union
 
 from .demo_agent import demo_reply
 from .faults import Fault, error_body, fault_from_json, is_fault_entry
@@ -89,6 +89,9 @@ class MockAnthropicServer:
         self._connections: set[socket.socket] = set()
         self._http: _HttpServer | None = None
         self._thread: threading.Thread | None = None
+        # Called (in the server thread) right after each streamed answer's first text delta
+        # is written: benchmarks measure latency from that moment.
+        self.on_first_text_delta: Callable[[], None] | None = None
 
     # ------------------------------------------------------------ lifecycle
 
@@ -220,6 +223,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # Real API front ends flush small SSE writes at once; without this Nagle's
+        # algorithm and delayed ACKs hold each delta ~40 ms and streaming stutters.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.mock.register(self.connection, True)
 
     def finish(self) -> None:
@@ -314,6 +320,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("request-id", mock.next_id("req"))
         self.end_headers()
         per_event_delay = fault.delay if fault is not None and fault.kind == "slow" else 0.0
+        first_text = True
         for index, event in enumerate(events):
             if fault is not None and fault.kind in _INTERRUPTING and index == fault.after_events:
                 if fault.kind == "disconnect":
@@ -325,6 +332,10 @@ class _Handler(BaseHTTPRequestHandler):
             if mock.wait(delay):
                 self._drop(reset=False)
             self._write_chunk(event.encode())
+            if first_text and event.name == "content_block_delta" and mock.on_first_text_delta is not None:
+                if event.data.get("delta", {}).get("type") == "text_delta":
+                    first_text = False
+                    mock.on_first_text_delta()
         self._write_chunk(b"")  # terminating chunk
 
     # ------------------------------------------------------------ low level

@@ -7,6 +7,7 @@ cancels it directly (the agent keeps its history valid) and answers -32800.
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,8 @@ from ..progress import TurnProgress, progress_message
 
 if TYPE_CHECKING:
     from ..editor_workspace import EditorWorkspace
+
+log = logging.getLogger(__name__)
 
 METHOD = "agent/chat"
 MAX_ATTACHMENTS = 100
@@ -108,7 +111,8 @@ async def handle(ls, params: Any) -> dict[str, Any]:
         from ...agent.loop import AgentError
 
         try:
-            result = await agent.run_turn(request.prompt, host.event_sink(turn_id, on_tool), attachments)
+            result = await agent.run_turn(request.prompt, host.event_sink(turn_id, on_tool), attachments,
+                                          turn_id=turn_id)
         except asyncio.CancelledError:
             if progress is not None:
                 progress.end("Cancelled")
@@ -116,6 +120,7 @@ async def handle(ls, params: Any) -> dict[str, Any]:
         except AgentError as error:
             if progress is not None:
                 progress.end("Failed")
+            log.warning("turn %s failed: %s", turn_id, error)
             raise internal(str(error)) from None
         if progress is not None:
             progress.end("Done")

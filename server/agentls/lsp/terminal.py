@@ -1,0 +1,109 @@
+"""How `agentls chat` shows things on a terminal: streamed text, tool lines, the status prompt."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.0f}K" if tokens >= 10_000 else f"{tokens / 1000:.1f}K"
+
+
+class Terminal:
+    def __init__(self, out: TextIO = sys.stdout) -> None:
+        self.out = out
+        self.color = out.isatty()
+        self.usage: dict[str, Any] | None = None
+        self._mid_line = False
+        self._thinking = False
+
+    # ---- pieces ------------------------------------------------------------
+
+    def _style(self, text: str, code: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.color else text
+
+    def write(self, text: str) -> None:
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self._mid_line = not text.endswith("\n")
+
+    def line(self, text: str, style: str = "") -> None:
+        """A line of its own (after ending any streamed text)."""
+        if self._mid_line:
+            self.write("\n")
+        self.write((self._style(text, style) if style else text) + "\n")
+
+    def end_turn(self) -> None:
+        if self._mid_line:
+            self.write("\n")
+        self._thinking = False
+
+    def prompt(self) -> str:
+        """`[42% 84K/200K] > ` from the last agent/contextUsage."""
+        if not self.usage:
+            return "> "
+        percent = round(self.usage.get("utilization", 0) * 100)
+        status = f"[{percent}% {_k(self.usage.get('used', 0))}/{_k(self.usage.get('window', 0))}]"
+        if self.usage.get("demo"):
+            status += " demo"
+        level = self.usage.get("level")
+        styled = self._style(status, {"warn": "33", "high": "31"}.get(level, "2"))
+        return f"{styled} > "
+
+    # ---- agent/event ---------------------------------------------------------
+
+    def event(self, event: dict[str, Any]) -> None:
+        kind = event.get("kind")
+        if kind == "textDelta":
+            if self._thinking:
+                self._thinking = False
+                self.line("")
+            self.write(event.get("text", ""))
+        elif kind == "thinkingDelta":
+            if not self._thinking:
+                self._thinking = True
+                self.line("thinking…", "2")
+        elif kind == "toolStart":
+            self.line(f"  ⏺ {event.get('summary') or event.get('tool')}", "36")
+        elif kind == "toolEnd":
+            mark = "✗" if event.get("isError") else "✓"
+            note = f" [{event['marker']}]" if event.get("marker") else ""
+            self.line(f"    {mark} {event.get('summary', '')}{note}", "31" if event.get("isError") else "2")
+        elif kind == "retry":
+            self.line(f"  ↻ retry {event.get('attempt')} in {event.get('delaySeconds', 0):.1f}s: "
+                      f"{event.get('reason', '')}", "33")
+        elif kind == "compactionStarted":
+            self.line(f"  ⋯ compacting the conversation ({event.get('reason')})", "2")
+        elif kind == "compactionFinished":
+            self.line(f"  ⋯ compacted: {_k(event.get('tokensBefore', 0))} → {_k(event.get('tokensAfter', 0))}", "2")
+        elif kind == "error":
+            self.line(f"  ! {event.get('message', '')}", "31")
+
+    # ---- answers to commands ------------------------------------------------------
+
+    def cost(self, cost: dict[str, Any]) -> None:
+        self.line(f"{cost['requests']} requests · {cost['inputTokens']:,} in / {cost['outputTokens']:,} out tokens "
+                  f"· cache {cost['cacheReadTokens']:,} read / {cost['cacheWriteTokens']:,} written "
+                  f"· ${cost['usd']:.4f} ({cost['model']})")
+
+    def context(self, context: dict[str, Any]) -> None:
+        self.line(f"{context['used']:,} of {context['effectiveWindow']:,} tokens "
+                  f"({context['utilization']:.0%}, {context['level']}) · window {context['window']:,}"
+                  + (" · demo model" if context.get("demo") else f" · {context.get('model', '')}"))
+        for name, tokens in context["categories"].items():
+            self.line(f"  {name:<12} {tokens:>9,}")
+        for layer in context["layers"]:
+            if layer["count"]:
+                self.line(f"  {layer['layer']:<12} {layer['count']:>4}× saved {layer['tokensSaved']:,} tokens", "2")
+        if context["placeholders"]:
+            self.line(f"  {len(context['placeholders'])} placeholders (re-readable via context://…)", "2")
+
+    def approval(self, params: dict[str, Any]) -> None:
+        if params.get("kind") == "shell":
+            self.line(f"  ? run: {params.get('command')}", "33")
+        else:
+            self.line(f"  ? {params.get('kind')} {params.get('path')}", "33")
+            for row in (params.get("diff") or "").splitlines()[:60]:
+                self.line(f"    {row}", "32" if row.startswith("+") else "31" if row.startswith("-") else "2")

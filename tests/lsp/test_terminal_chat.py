@@ -1,0 +1,48 @@
+"""`agentls chat`: the terminal REPL as an LSP client of a spawned server, driven through a pipe."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from agentls.mock_api import Reply, Text, ToolUse
+from .helpers import SECRET, server_env
+
+
+async def run_chat(workspace, env, lines: list[str], *flags: str) -> tuple[str, str, int]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "agentls", "chat", "--workspace", str(workspace), *flags,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
+    out, err = await asyncio.wait_for(process.communicate("\n".join(lines).encode() + b"\n"), 120)
+    return out.decode(), err.decode(), process.returncode
+
+
+async def test_chat_with_the_demo_model_and_every_command(workspace, data_dir):
+    out, err, code = await run_chat(workspace, server_env(data_dir), [
+        "What does notes.md say?", "/cost", "/context", "/compact", "/clear", "/help", "/quit"], "--new")
+    assert code == 0, err
+    assert "demo model" in out and "The answer is 42." in out
+    assert "⏺ read_file notes.md" in out and "✓ Read notes.md" in out
+    assert "2 requests" in out and "$0.0" in out  # /cost
+    assert "toolResults" in out  # /context
+    assert "compacted:" in out and "new conversation" in out and "/compact [instructions]" in out
+    assert "% " in out and "K/200K]" in out  # utilization in the prompt
+
+
+async def test_approvals_are_answered_on_the_terminal(workspace, data_dir, mock_api):
+    env = server_env(data_dir, ANTHROPIC_BASE_URL=mock_api.base_url, ANTHROPIC_API_KEY=SECRET)
+    mock_api.script(Reply([ToolUse("run_shell", {"command": "touch first.txt"})]), Reply([Text("refused, ok")]),
+                    Reply([ToolUse("run_shell", {"command": "touch second.txt"})]), Reply([Text("ran it")]))
+    out, err, code = await run_chat(workspace, env, ["run the first", "n", "run the second", "y", "/quit"])
+    assert code == 0, err
+    assert "? run: touch first.txt" in out and "refused, ok" in out and "ran it" in out
+    assert not (workspace / "first.txt").exists() and (workspace / "second.txt").exists()
+    assert SECRET not in out and SECRET not in err
+
+
+async def test_yes_approves_everything(workspace, data_dir, mock_api):
+    env = server_env(data_dir, ANTHROPIC_BASE_URL=mock_api.base_url, ANTHROPIC_API_KEY=SECRET)
+    mock_api.script(Reply([ToolUse("write_file", {"path": "made.txt", "content": "hi\n"})]), Reply([Text("made")]))
+    out, err, code = await run_chat(workspace, env, ["make it"], "--yes")
+    assert code == 0, err
+    assert "approved (--yes)" in out and (workspace / "made.txt").read_text() == "hi\n"
