@@ -6,25 +6,9 @@ from agentls.agent.loop import Agent
 from agentls.agent.session import SessionLog
 from agentls.agent.workspace import Workspace
 from agentls.context import ContextConfig
-from agentls.mock_api import MockAnthropicServer
 from agentls.model import ModelSettings
 
 SECRET = "sk-ant-test-SECRET-4242"
-
-
-@pytest.fixture
-def mock_api():
-    with MockAnthropicServer() as server:
-        yield server
-
-
-@pytest.fixture
-def workspace(tmp_path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "notes.md").write_text("# Notes\nThe answer is 42.\n")
-    (root / "app.py").write_text("def main():\n    return 'hello'\n")
-    return root
 
 
 @pytest.fixture

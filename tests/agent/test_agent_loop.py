@@ -4,13 +4,12 @@ import pytest
 
 from agentls.agent import events as ev
 from agentls.agent.approval import deny_all
-from agentls.agent.loop import Agent, AgentError
+from agentls.agent.loop import AgentError
 from agentls.agent.session import SessionLog
-from agentls.agent.workspace import Workspace
 from agentls.context import ContextConfig
 from agentls.context.structure import request_problems
 from agentls.mock_api import DEMO_LABEL, Fault, Reply, Text, Thinking, ToolUse
-from conftest import SECRET, settings_for
+from conftest import SECRET
 
 
 class Recorder:

@@ -16,24 +16,8 @@ from lsprotocol import types
 from pytest_lsp.client import LanguageClient, register_lsp_features
 
 from agentls.lsp.transport import raw_converter
-from agentls.mock_api import MockAnthropicServer
 
 from .helpers import SERVER, Editor, full_capabilities, server_env
-
-
-@pytest.fixture
-def mock_api():
-    with MockAnthropicServer() as server:
-        yield server
-
-
-@pytest.fixture
-def workspace(tmp_path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "notes.md").write_text("# Notes\nThe answer is 42.\n")
-    (root / "app.py").write_text("def main():\n    return 'hello'\n")
-    return root
 
 
 @pytest.fixture

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+from agentls.agent.workspace import Workspace
+
 _ids = itertools.count()
 
 
@@ -44,3 +46,15 @@ def read_turn(engine, path: str, body: str) -> str:
     engine.append(message)
     engine.append(results([(tool_use_id, body)]))
     return tool_use_id
+
+
+
+class LiveWorkspace(Workspace):
+    """A Workspace whose open documents are given: stands in for an editor's live buffers."""
+
+    def __init__(self, roots, docs):
+        super().__init__(roots)
+        self.docs = docs
+
+    def open_documents(self):
+        return self.docs

@@ -9,6 +9,7 @@ import pytest
 from agentls.agent.approval import deny_all
 from agentls.agent.tools import TOOLS, ToolContext, run_tool, tool_definitions
 from agentls.agent.workspace import Workspace
+from synth import LiveWorkspace
 
 
 class DictStore(dict):
@@ -101,15 +102,6 @@ async def test_context_refs_read_back_from_the_store(root: Path) -> None:
     assert unknown.is_error and "context://toolu_9" in unknown.text
     no_store = await run_tool("read_file", {"path": "context://toolu_1"}, _ctx(root))
     assert no_store.is_error
-
-
-class LiveWorkspace(Workspace):
-    def __init__(self, roots, docs):
-        super().__init__(roots)
-        self.docs = docs
-
-    def open_documents(self) -> dict[Path, str]:
-        return self.docs
 
 
 async def test_open_buffer_is_read_instead_of_disk(root: Path) -> None:

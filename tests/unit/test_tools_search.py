@@ -9,6 +9,7 @@ import pytest
 from agentls.agent.approval import deny_all
 from agentls.agent.tools import ToolContext, run_tool
 from agentls.agent.workspace import Workspace
+from synth import LiveWorkspace
 
 
 @pytest.fixture
@@ -84,15 +85,6 @@ async def test_grep_cap_reports_the_rest(root: Path) -> None:
 async def test_grep_missing_path(root: Path) -> None:
     out = await run_tool("grep_search", {"pattern": "x", "path": "nope"}, _ctx(root))
     assert out.is_error and "nope does not exist" in out.text
-
-
-class LiveWorkspace(Workspace):
-    def __init__(self, roots, docs):
-        super().__init__(roots)
-        self.docs = docs
-
-    def open_documents(self) -> dict[Path, str]:
-        return self.docs
 
 
 async def test_grep_searches_live_buffers_instead_of_disk(root: Path) -> None:
