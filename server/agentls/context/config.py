@@ -51,12 +51,12 @@ class ContextConfig:
 
     # L3: summary near the limit.
     compact_at: float = 0.85
-    compact_tail_fraction: float = 0.20  # recent tail kept verbatim
+    compact_tail_fraction: float = 0.10  # recent tail kept verbatim
     summary_max_tokens: int = 4_000
     user_text_budget_tokens: int = 3_000
     reattach_files: int = 5
     reattach_file_tokens: int = 5_000
-    reattach_total_fraction: float = 0.15
+    reattach_total_fraction: float = 0.10
     breaker_failures: int = 3
 
     # Status levels for the editor.
