@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import sys
 from pathlib import Path
@@ -200,6 +199,3 @@ async def _repl(args) -> int:
 def run_repl(args) -> int:
     return asyncio.run(_repl(args))
 
-
-def env_flag(name: str) -> bool:
-    return os.environ.get(name, "") not in ("", "0", "false")

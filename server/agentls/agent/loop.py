@@ -13,7 +13,6 @@ import json
 import time
 import uuid
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Callable
 
 from ..context import ContextConfig, ContextEngine
@@ -339,6 +338,3 @@ class Agent:
     def history(self) -> list[dict[str, Any]]:
         return list(self.engine.history.messages)
 
-
-def workspace_for(path: str | Path) -> Workspace:
-    return Workspace([Path(path).resolve()])

@@ -71,6 +71,3 @@ def tool_use_ids(message: Message) -> list[str]:
 def tool_result_ids(message: Message) -> list[str]:
     return [b["tool_use_id"] for b in blocks_of(message) if b.get("type") == "tool_result"]
 
-
-def user_texts(message: Message) -> list[str]:
-    return [b.get("text", "") for b in blocks_of(message) if b.get("type") == "text"]

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import rewrite as rw
-from .blocks import Message, blocks_of
-from .compact import (SummaryError, SummaryRequest, build_summary_request, compacted_messages,
+from .blocks import Message
+from .compact import (SummaryError, SummaryRequest, build_summary_request, choose_cut, compacted_messages,
                       parse_summary, user_texts_before)
 from .config import ContextConfig
 from .history import History
@@ -140,8 +140,7 @@ class ContextEngine:
         estimate = self.estimate()
         over = estimate / self.config.effective_window >= self.config.compact_at
         can_summarise = allow_compaction and self.summary_failures < self.config.breaker_failures
-        due = over and can_summarise and build_summary_request(
-            self.history, self.config, estimate, None) is not None
+        due = over and can_summarise and choose_cut(self.history, self.config) is not None
         if not due and estimate > self.config.effective_window:
             emergency = plan_emergency(self.history, self.config)
             if emergency.rewrites:
@@ -227,10 +226,3 @@ class ContextEngine:
                               "ref": result_ref(record.id) + "/input", "originalChars": record.input_chars})
         return found
 
-
-def user_message(text: str) -> Message:
-    return {"role": "user", "content": [{"type": "text", "text": text}]}
-
-
-def is_tool_results(message: Message) -> bool:
-    return any(b.get("type") == "tool_result" for b in blocks_of(message))

@@ -83,9 +83,8 @@ def _rewritten_after(history: History, batch: Batch) -> int:
 
 def plan_emergency(history: History, config: ContextConfig) -> Batch:
     """Everything clearable except the newest message's results: no summary could be had."""
-    newest = set(history.recent_results(len(history.open_results_of_last())))
-    rewrites = [r for r in chain(plan_clear_results(history, config, len(newest)),
-                                 plan_clear_inputs(history, config, 0))]
+    newest = len(history.open_results_of_last())
+    rewrites = list(chain(plan_clear_results(history, config, newest), plan_clear_inputs(history, config, 0)))
     limit_budget = plan_budget(history, config, 1.0, exempt=set())
     taken = {r.tool_use_id for r in rewrites if not r.on_input}
     rewrites += [r for r in limit_budget if r.tool_use_id not in taken]

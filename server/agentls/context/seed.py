@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 
-from .blocks import Message, blocks_of, message_chars, result_text
+from .blocks import Message, blocks_of, result_text
 from .history import dedup_target
 
 SNIPPABLE = {"read_file", "grep_search", "list_files", "run_shell"}
@@ -114,6 +114,3 @@ class SeedPolicy:
     def after_call(self, prompt_tokens: int) -> None:
         self.last_prompt_tokens = prompt_tokens
 
-
-def prompt_tokens(messages: list[Message], system_tokens: int) -> int:
-    return system_tokens + sum(message_chars(m) for m in messages) // 4
