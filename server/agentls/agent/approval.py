@@ -6,8 +6,9 @@ and a session "remember" set before falling back to an `Asker` (the LSP
 confirm round-trip), which may answer with a plain bool or an
 `ApprovalDecision` carrying `remember=True`.
 
-Remembering is per exact command for "shell" and for all file changes
-("write" and "edit" together, as `approvals.write` in the protocol).
+Remembering is per exact command for "shell", for all file changes
+("write" and "edit" together, as `approvals.write` in the protocol) and per
+server and tool for "mcp" (whose modes come from `mcpServers`, see agent/mcp).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Union
 
-Kind = Literal["shell", "write", "edit"]
+Kind = Literal["shell", "write", "edit", "mcp"]
 Mode = Literal["ask", "always", "never"]
 KINDS: tuple[str, ...] = ("shell", "write", "edit")
 MODES: tuple[str, ...] = ("ask", "always", "never")
@@ -29,6 +30,9 @@ class ApprovalRequest:
     command: str | None = None
     path: str | None = None
     diff: str | None = None
+    server: str | None = None  # mcp: the configured server name
+    tool: str | None = None  # mcp: the server's own tool name
+    input: str | None = None  # mcp: the call's arguments as JSON
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,8 @@ async def deny_all(request: ApprovalRequest) -> bool:
 def _remember_key(request: ApprovalRequest) -> tuple[str, str | None]:
     if request.kind == "shell":
         return ("shell", request.command)
+    if request.kind == "mcp":
+        return ("mcp", f"{request.server}\x00{request.tool}")
     return ("files", None)  # write and edit share one "allow file changes" answer
 
 

@@ -102,6 +102,16 @@ class ErrorEvent(AgentEvent):
 
 
 @dataclass(frozen=True)
+class ToolsChanged(AgentEvent):
+    """The tool list changed (an MCP server listed other tools): this request rewrites the cached prompt."""
+
+    kind: ClassVar[str] = "toolsChanged"
+    changes: int  # tool-list changes (cache breaks) so far in this session
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class ContextUsage(AgentEvent):
     """Not part of a turn: the `agent/contextUsage` notification's payload."""
 

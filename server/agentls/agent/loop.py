@@ -24,6 +24,7 @@ from ..model.response import Usage
 from ..model import events as model_events
 from . import events as ev
 from .approval import ApprovalCallback, deny_all
+from .mcp import McpManager, ServerConfig, is_mcp_name
 from .prompt import system_prompt
 from .session import SessionLog
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
@@ -64,7 +65,7 @@ class Agent:
     def __init__(self, workspace: Workspace, model: ModelSettings | None = None, *,
                  context: ContextConfig | None = None, approve: ApprovalCallback = deny_all,
                  session: SessionLog | None = None, clock: Callable[[], float] = time.time,
-                 shell_timeout: float = 120.0) -> None:
+                 shell_timeout: float = 120.0, mcp_servers: tuple[ServerConfig, ...] = ()) -> None:
         self.workspace = workspace
         self.model_settings = model or ModelSettings()
         self.client = ModelClient(self.model_settings)
@@ -72,7 +73,10 @@ class Agent:
         self.clock = clock
         self.shell_timeout = shell_timeout
         self.session = session
+        self.mcp = McpManager(mcp_servers, cwd=str(workspace.roots[0]) if workspace.roots else None)
         self.tools = tool_definitions()
+        self.tool_list_changes = 0  # requests whose tool list differed from the previous one (cache breaks)
+        self._sent_tools: list[dict[str, Any]] | None = None
         self._context_config = context or ContextConfig()
         self.engine = self._new_engine()
         self.busy = False
@@ -103,8 +107,11 @@ class Agent:
         for model, numbers in restored.usage:
             self.client.costs.add(model, Usage(**numbers))
 
-    def reconfigure(self, model: ModelSettings | None = None, context: ContextConfig | None = None) -> None:
+    def reconfigure(self, model: ModelSettings | None = None, context: ContextConfig | None = None,
+                    mcp_servers: tuple[ServerConfig, ...] | None = None) -> None:
         """New settings from the editor, no restart; the conversation is kept."""
+        if mcp_servers is not None:
+            self.mcp.configure(mcp_servers)  # the tool list follows at the next turn start
         if model is not None and model != self.model_settings:
             costs, old = self.client.costs, self.client
             self.model_settings = model
@@ -117,6 +124,7 @@ class Agent:
             self.engine.reconfigure(context.updated(system_tokens=total))
 
     async def aclose(self) -> None:
+        await self.mcp.aclose()
         for client in [*self._retired, self.client]:
             await client.aclose()
         self._retired.clear()
@@ -152,6 +160,7 @@ class Agent:
         async def emit(event: ev.AgentEvent) -> None:
             await _emit(on_event, event)
 
+        await self._refresh_tools()
         blocks = self._user_blocks(prompt, attachments)
         self.engine.add_user_blocks(blocks)
         self._log({"role": "user", "content": blocks})  # the loader joins it to an unanswered user message
@@ -180,6 +189,15 @@ class Agent:
             await self._run_tools(uses, emit, cut_off=stop_reason == "max_tokens")
         await emit(ev.UsageEvent(ev.usage_wire(total)))
         return TurnResult(turn_id, "\n\n".join(texts), stop_reason, ev.usage_wire(total))
+
+    async def _refresh_tools(self) -> None:
+        """At a turn start only: MCP servers start lazily and tool lists change between turns, never mid-turn."""
+        await self.mcp.refresh()
+        tools = tool_definitions() + self.mcp.definitions()
+        if tools != self.tools:
+            self.tools = tools
+            total, _ = self._static_tokens()
+            self.engine.reconfigure(self._context_config.updated(system_tokens=total))
 
     def _append_user(self, blocks: list[dict[str, Any]]) -> list[str]:
         message = {"role": "user", "content": blocks}
@@ -222,6 +240,11 @@ class Agent:
                 await emit(ev.RetryEvent(event.attempt, event.delay_seconds, event.reason, event.discard_partial))
 
         raw_estimate = self.engine.raw_estimate
+        if self._sent_tools is not None and self._sent_tools is not self.tools:
+            self.tool_list_changes += 1  # one deliberate cache break: the tools head the prompt
+            added, removed = _names(self._sent_tools, self.tools)
+            await emit(ev.ToolsChanged(self.tool_list_changes, added, removed))
+        self._sent_tools = self.tools
         try:
             response = await self.client.stream(system=self.system, messages=prepared.messages,
                                                 tools=self.tools, on_event=forward)
@@ -244,6 +267,9 @@ class Agent:
                 await emit(ev.ToolStart(use["id"], name, _tool_summary(name, tool_input)))
                 if cut_off:
                     outputs[use["id"]] = ToolOutput(CUT_OFF, True, f"{name}: cut off")
+                elif is_mcp_name(name):
+                    outputs[use["id"]] = await self.mcp.call(name, tool_input, approve=self.approve,
+                                                             store=self.engine.store, tool_use_id=use["id"])
                 else:
                     outputs[use["id"]] = await run_tool(name, tool_input, ctx)
         except asyncio.CancelledError:
@@ -323,7 +349,9 @@ class Agent:
 
     def context(self) -> dict[str, Any]:
         _, tools = self._static_tokens()
-        return {**self.engine.report(tools_tokens=tools), "placeholders": self.engine.placeholders()}
+        return {**self.engine.report(tools_tokens=tools), "placeholders": self.engine.placeholders(),
+                "mcpTools": self.mcp.tool_tokens(lambda chars: chars // 4),  # as _static_tokens counts
+                "toolListChanges": self.tool_list_changes}
 
     def clear(self, new_session: SessionLog | None = None) -> None:
         """A fresh conversation; the old session stays on disk."""
@@ -338,3 +366,10 @@ class Agent:
     def history(self) -> list[dict[str, Any]]:
         return list(self.engine.history.messages)
 
+
+
+def _names(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """(added, removed) tool names between two tool lists (a changed definition counts as both)."""
+    old = {json.dumps(t, sort_keys=True): t["name"] for t in before}
+    new = {json.dumps(t, sort_keys=True): t["name"] for t in after}
+    return sorted(new[k] for k in new.keys() - old.keys()), sorted(old[k] for k in old.keys() - new.keys())

@@ -1,0 +1,262 @@
+"""One MCP server: started on demand, held open by its own task, stopped on request.
+
+The SDK's `Client` is an async context manager whose task group must be
+left by the task that entered it, so a connection runs in a task of its own
+(`_hold`) that enters the client, lists the tools, reports ready and waits
+for `stop()`. Calls come from the agent's turn; any failure (the process
+died, the HTTP server went away, no answer in time) ends with a readable
+`McpFailure` and a stopped connection, which the next call starts again.
+
+The server's stderr goes to a temporary file, so a crash can be explained
+with its last lines; `env` and `header` values are scrubbed from everything
+this module reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import tempfile
+from typing import Any
+
+from .config import ServerConfig
+
+log = logging.getLogger(__name__)
+
+CONNECTION_CLOSED, REQUEST_TIMEOUT = -32000, -32001  # the SDK's codes (mcp_types.jsonrpc)
+STDERR_TAIL = 600  # characters of the server's stderr quoted in an error
+STOP_TIMEOUT = 8.0  # the SDK gives a stdio server 2 s after stdin closes, then 2 s after SIGTERM
+MASK = "***"
+
+IDLE, STARTING, RUNNING, FAILED, STOPPED = "idle", "starting", "running", "failed", "stopped"
+
+
+class McpFailure(Exception):
+    """A server could not start or a call failed; the message is safe to show."""
+
+
+class McpConnection:
+    def __init__(self, config: ServerConfig, cwd: str | None = None) -> None:
+        self.config = config
+        self.cwd = config.cwd or cwd
+        self.state = IDLE
+        self.error = ""
+        self.tools: list[Any] = []  # the SDK's Tool objects from the last listing
+        self._client: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._lock = asyncio.Lock()
+        self._stderr: Any = None
+
+    # ---- lifecycle ------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.state == RUNNING and self._task is not None and not self._task.done()
+
+    async def ensure_started(self) -> None:
+        async with self._lock:
+            if self.running:
+                return
+            await self._halt()
+            await self._start()
+
+    async def _start(self) -> None:
+        self.state, self.error = STARTING, ""
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._stop = asyncio.Event()
+        self._task = asyncio.ensure_future(self._hold(ready))
+        timeout = self.config.startup_timeout
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), timeout)
+        except asyncio.TimeoutError:
+            await self._halt()
+            self._fail(f"did not start within {timeout:g} s")
+        except asyncio.CancelledError:
+            await self._halt()
+            self.state = STOPPED
+            raise
+        except Exception as error:  # noqa: BLE001 - whatever went wrong, the user reads why
+            await self._halt()
+            self._fail(f"could not start: {describe(error)}")
+        self.state = RUNNING
+
+    async def _hold(self, ready: asyncio.Future[None]) -> None:
+        try:
+            async with self._open() as client:
+                self.tools = await _list_tools(client, self.config.startup_timeout)
+                self._client = client
+                if not ready.done():
+                    ready.set_result(None)
+                await self._stop.wait()
+        except BaseException as error:  # noqa: BLE001 - reported through `ready` or the state
+            if not ready.done():
+                ready.set_exception(error if isinstance(error, Exception) else McpFailure(describe(error)))
+            elif self.state == RUNNING and not self._stop.is_set():
+                self.state, self.error = FAILED, self.scrub(f"the connection ended: {describe(error)}")
+            if isinstance(error, asyncio.CancelledError):
+                raise
+        finally:
+            self._client = None
+            if self.state == RUNNING and not self._stop.is_set():
+                self.state, self.error = FAILED, self.error or "the connection ended"
+
+    def _open(self) -> Any:
+        from mcp import Client
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+        from mcp.client.streamable_http import streamable_http_client
+
+        config = self.config
+        if config.url:
+            import httpx2
+
+            http = httpx2.AsyncClient(headers=config.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+            transport = streamable_http_client(config.url, http_client=http)
+            return _with_http_client(http, Client(transport, client_info=_client_info()))
+        self.close_log()  # a fresh log per start: an old crash must not explain a new failure
+        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        params = StdioServerParameters(command=config.command or "", args=list(config.args),
+                                       env=config.env or None, cwd=self.cwd)
+        return Client(stdio_client(params, errlog=self._stderr), client_info=_client_info())
+
+    async def stop(self) -> None:
+        async with self._lock:
+            await self._halt()
+            if self.state != FAILED:
+                self.state = STOPPED if self.state != IDLE else IDLE
+
+    async def _halt(self) -> None:
+        """End the holding task (closing the server) and wait for it, bounded."""
+        task, self._task = self._task, None
+        if task is None:
+            return
+        self._stop.set()
+        done, _ = await asyncio.wait([task], timeout=STOP_TIMEOUT)
+        if not done:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(task, STOP_TIMEOUT)
+
+    def close_log(self) -> None:
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    # ---- use ----------------------------------------------------------------------
+
+    async def relist(self) -> None:
+        """Fetch the tool list again (the server may have changed it)."""
+        client = self._client
+        if client is None or not self.running:
+            return
+        try:
+            self.tools = await _list_tools(client, self.config.startup_timeout)
+        except Exception as error:  # noqa: BLE001 - a listing that fails keeps the tools we knew
+            log.info("listing the tools of MCP server %s failed: %s", self.config.name, type(error).__name__)
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """The CallToolResult; McpFailure (and a stopped connection) when the server failed us."""
+        await self.ensure_started()
+        client = self._client
+        timeout = self.config.timeout
+        try:
+            # The SDK's read timeout answers first; the outer bound catches a transport that never returns.
+            return await asyncio.wait_for(client.call_tool(tool, arguments, read_timeout_seconds=timeout),
+                                          timeout + 5)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - protocol errors, timeouts and lost connections alike
+            code = _error_code(error)
+            if code is not None and code not in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and self.running:
+                raise McpFailure(self.scrub(f"MCP server '{self.config.name}' refused the call: {describe(error)}"))
+            if code == REQUEST_TIMEOUT or isinstance(error, (asyncio.TimeoutError, TimeoutError)):
+                what = f"did not answer within {timeout:g} s; the call was abandoned and the server stopped"
+            elif code == CONNECTION_CLOSED:
+                what = "closed the connection during the call (it exited or crashed)"
+            else:
+                what = f"failed during the call ({describe(error)}); the server was stopped"
+            await self._broken(what + " (the next call starts it again)")
+        raise AssertionError("unreachable")
+
+    async def _broken(self, what: str) -> None:
+        message = self.scrub(f"MCP server '{self.config.name}' {what}{self.stderr_tail()}")
+        async with self._lock:
+            await self._halt()
+        self.state, self.error = FAILED, message
+        raise McpFailure(message)
+
+    def _fail(self, what: str) -> None:
+        self.state = FAILED
+        self.error = self.scrub(f"MCP server '{self.config.name}' {what}{self.stderr_tail()}")
+        raise McpFailure(self.error)
+
+    def stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        try:
+            self._stderr.flush()
+            self._stderr.seek(0, 2)
+            size = self._stderr.tell()
+            self._stderr.seek(max(0, size - STDERR_TAIL * 4))
+            tail = self._stderr.read()[-STDERR_TAIL:].strip()
+        except (OSError, ValueError):
+            return ""
+        return f"\nIts last stderr output:\n{tail}" if tail else ""
+
+    def scrub(self, text: str) -> str:
+        for value in sorted(self.config.secret_values(), key=len, reverse=True):
+            if len(value) >= 4:
+                text = text.replace(value, MASK)
+        return text
+
+
+@contextlib.asynccontextmanager
+async def _with_http_client(http: Any, client: Any):
+    async with http:
+        async with client:
+            yield client
+
+
+async def _list_tools(client: Any, timeout: float) -> list[Any]:
+    tools: list[Any] = []
+    cursor = None
+    with _deadline(timeout):
+        for _ in range(100):  # a paginator that never ends cannot hang a turn
+            page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+    return tools
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float):
+    import anyio
+
+    with anyio.fail_after(seconds):
+        yield
+
+
+def _client_info() -> Any:
+    from mcp_types import Implementation
+
+    from ... import __version__
+
+    return Implementation(name="agentls", version=__version__)
+
+
+def _error_code(error: BaseException) -> int | None:
+    """The JSON-RPC code of an MCPError (the server answered, or the SDK gave up), else None."""
+    from mcp.shared.exceptions import MCPError
+
+    return error.code if isinstance(error, MCPError) else None
+
+
+def describe(error: BaseException) -> str:
+    """One line for an exception, exception groups unwrapped to their first cause."""
+    while getattr(error, "exceptions", None):  # an exception group (anyio task groups raise them)
+        error = error.exceptions[0]
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

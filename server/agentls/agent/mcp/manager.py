@@ -1,0 +1,179 @@
+"""All configured MCP servers, as tools the agent offers and calls.
+
+- Lazy: nothing starts before the first turn (or an `/mcp` listing); then
+  every enabled server starts in parallel, each bounded by its startup timeout.
+- Stable: definitions come sorted by server, then tool name, and a server
+  that fails keeps offering the tools it last listed (its next call starts it
+  again), so a crash does not change the prompt prefix. Only a real change
+  of a tool list changes `definitions()`; the agent applies it at a turn
+  start and counts the cache break it costs.
+- Approval per server and tool (`ask` by default): `always` runs, `never`
+  is not even offered, `ask` goes through the agent's approval callback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from ..approval import ApprovalCallback, ApprovalRequest
+from ..tools.base import ToolOutput, error
+from .config import ServerConfig
+from .connection import IDLE, McpConnection, McpFailure, describe
+from .names import qualified_name
+from .results import WritableStore, result_text
+
+log = logging.getLogger(__name__)
+
+DESCRIPTION_CAP = 2_000  # characters of a server's tool description offered to the model
+
+
+class McpManager:
+    def __init__(self, servers: tuple[ServerConfig, ...] = (), cwd: str | None = None) -> None:
+        self.cwd = cwd
+        self.connections: dict[str, McpConnection] = {}
+        self._stopping: set[asyncio.Task[Any]] = set()
+        self.configure(servers)
+
+    # ---- configuration -----------------------------------------------------------------
+
+    def configure(self, servers: tuple[ServerConfig, ...]) -> None:
+        """New settings: unchanged servers keep running, changed or removed ones are stopped."""
+        wanted = {config.name: config for config in servers}
+        for name, connection in list(self.connections.items()):
+            if wanted.get(name) != connection.config:
+                del self.connections[name]
+                self._stop_later(connection)
+        for name in sorted(wanted):
+            if name not in self.connections:
+                self.connections[name] = McpConnection(wanted[name], self.cwd)
+
+    def _stop_later(self, connection: McpConnection) -> None:
+        async def stop() -> None:
+            await connection.stop()
+            connection.close_log()
+
+        task = asyncio.ensure_future(stop())
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
+
+    def secret_values(self) -> list[str]:
+        return [value for c in self.connections.values() for value in c.config.secret_values()]
+
+    # ---- lifecycle -----------------------------------------------------------------------
+
+    async def refresh(self) -> None:
+        """Start servers never started; list again the tools of running ones. Never raises."""
+        async def one(connection: McpConnection) -> None:
+            try:
+                if connection.state == IDLE:
+                    await connection.ensure_started()
+                elif connection.running:
+                    await connection.relist()
+            except McpFailure as failure:
+                log.info("%s", failure)
+
+        await asyncio.gather(*(one(c) for c in self._enabled()))
+
+    async def aclose(self) -> None:
+        for connection in self.connections.values():
+            self._stop_later(connection)
+        self.connections = {}
+        if self._stopping:
+            await asyncio.gather(*list(self._stopping), return_exceptions=True)
+
+    def _enabled(self) -> list[McpConnection]:
+        return [c for name, c in sorted(self.connections.items()) if not c.config.disabled]
+
+    # ---- tools ----------------------------------------------------------------------------
+
+    def _offered(self) -> list[tuple[str, McpConnection, Any]]:
+        """(qualified name, connection, SDK tool) for every tool the model may call, in a stable order."""
+        found, taken = [], set()
+        for connection in self._enabled():
+            for tool in sorted(connection.tools, key=lambda t: t.name):
+                if connection.config.approval_for(tool.name) == "never":
+                    continue
+                name = qualified_name(connection.config.name, tool.name)
+                if name in taken:  # two names that clean up the same way: the first keeps it
+                    continue
+                taken.add(name)
+                found.append((name, connection, tool))
+        return found
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return [_definition(name, tool) for name, _, tool in self._offered()]
+
+    def owns(self, name: str) -> bool:
+        return any(offered == name for offered, _, _ in self._offered())
+
+    async def call(self, name: str, arguments: dict[str, Any], *, approve: ApprovalCallback,
+                   store: WritableStore | None, tool_use_id: str) -> ToolOutput:
+        target = next(((c, t) for offered, c, t in self._offered() if offered == name), None)
+        if target is None:
+            return error(f"Unknown MCP tool {name!r}: its server is no longer configured or no longer offers it.",
+                         f"{name} (unknown)")
+        connection, tool = target
+        server = connection.config.name
+        shown = f"{server} › {tool.name}"
+        if connection.config.approval_for(tool.name) == "ask":
+            request = ApprovalRequest(kind="mcp", server=server, tool=tool.name,
+                                      input=json.dumps(arguments, ensure_ascii=False, indent=1))
+            if not await approve(request):
+                return error(f"The user did not approve calling {tool.name} on MCP server '{server}'.",
+                             f"{shown} (not approved)")
+        try:
+            result = await connection.call(tool.name, arguments)
+        except McpFailure as failure:
+            return error(str(failure), f"{shown} (failed)")
+        except Exception as failure:  # noqa: BLE001 - an SDK surprise is still just a failed call
+            return error(connection.scrub(f"MCP server '{server}': {describe(failure)}"), f"{shown} (failed)")
+        text = result_text(result, tool_use_id, store)
+        failed = bool(getattr(result, "is_error", False))
+        return ToolOutput(text, failed, f"{shown} ({len(text):,} chars)" + (" (error)" if failed else ""))
+
+    # ---- reports -------------------------------------------------------------------------------
+
+    def tool_tokens(self, tokens_of_chars) -> list[dict[str, Any]]:
+        """Per server: how many tools it offers and what their definitions cost on every request."""
+        by_server: dict[str, list[dict[str, Any]]] = {}
+        for name, connection, tool in self._offered():
+            by_server.setdefault(connection.config.name, []).append(_definition(name, tool))
+        return [{"server": server, "tools": len(defs), "tokens": tokens_of_chars(len(json.dumps(defs)))}
+                for server, defs in by_server.items()]
+
+    def status(self) -> list[dict[str, Any]]:
+        """agent/mcpServers: every configured server, its state and tools (never env or header values)."""
+        offered = {(c.config.name, t.name): name for name, c, t in self._offered()}
+        servers = []
+        for name, connection in sorted(self.connections.items()):
+            config = connection.config
+            servers.append({
+                "name": name,
+                "transport": config.transport,
+                "target": config.shown(),
+                "state": "disabled" if config.disabled else connection.state,
+                "error": connection.error,
+                "envKeys": sorted(config.env),
+                "headerKeys": sorted(config.headers),
+                "tools": [{"name": tool.name, "qualifiedName": offered.get((name, tool.name), ""),
+                           "approval": config.approval_for(tool.name),
+                           "description": _first_line(tool.description or "")}
+                          for tool in sorted(connection.tools, key=lambda t: t.name)],
+            })
+        return servers
+
+
+def _definition(name: str, tool: Any) -> dict[str, Any]:
+    description = (tool.description or getattr(tool, "title", None) or tool.name).strip()
+    if len(description) > DESCRIPTION_CAP:
+        description = description[:DESCRIPTION_CAP - 1] + "…"
+    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+    return {"name": name, "description": description, "input_schema": {"type": "object", **schema}}
+
+
+def _first_line(text: str, limit: int = 120) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[:limit - 1] + "…"

@@ -1,0 +1,227 @@
+"""MCP servers as tools: the real agent, the SDK-written test server (stdio and HTTP), the local mock API."""
+
+import logging
+import re
+
+import pytest
+import pytest_asyncio
+
+from agentls.agent import events as ev
+from agentls.agent.approval import ApprovalRequest
+from agentls.agent.loop import Agent
+from agentls.agent.mcp import parse_servers
+from agentls.agent.session import SessionLog
+from agentls.agent.workspace import Workspace
+from agentls.context import ContextConfig
+from agentls.context.structure import request_problems
+from agentls.mock_api import Reply, Text, ToolUse
+from conftest import settings_for
+from mcp_fixtures import HttpServer, stdio_config
+
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+SECRET_ENV = "tok-never-shown-8731"
+
+
+class Approvals:
+    def __init__(self, answer=True):
+        self.answer = answer
+        self.asked: list[ApprovalRequest] = []
+
+    async def __call__(self, request):
+        self.asked.append(request)
+        return self.answer
+
+
+class Recorder(list):
+    def __call__(self, event):
+        self.append(event)
+
+    def of(self, cls):
+        return [e for e in self if isinstance(e, cls)]
+
+
+@pytest_asyncio.fixture
+async def make_mcp_agent(mock_api, workspace, data_dir):
+    made = []
+
+    def build(servers: dict, approve=None, context=None):
+        configs, problems = parse_servers(servers)
+        assert problems == []
+        agent = Agent(Workspace([workspace]), settings_for(mock_api), approve=approve or Approvals(),
+                      context=context or ContextConfig(), session=SessionLog.open(workspace, new=True),
+                      mcp_servers=configs)
+        made.append(agent)
+        return agent
+
+    yield build
+    for agent in made:
+        await agent.aclose()
+
+
+@pytest.fixture
+def http_server():
+    server = HttpServer()
+    yield server
+    server.close()
+
+
+def results_of(body) -> list[dict]:
+    return [b for b in body["messages"][-1]["content"] if b.get("type") == "tool_result"]
+
+
+def tool_names(body) -> list[str]:
+    return [t["name"] for t in body["tools"]]
+
+
+async def test_stdio_tools_are_offered_namespaced_in_a_stable_order_and_called_with_approval(
+        make_mcp_agent, mock_api):
+    mock_api.script(Reply([ToolUse("mcp__test__echo", {"text": "hi"})]), Reply([Text("done")]))
+    approvals = Approvals()
+    agent = make_mcp_agent({"test": stdio_config()}, approve=approvals)
+    result = await agent.run_turn("echo hi")
+    assert result.text == "done"
+    first, second = mock_api.message_bodies
+    names = tool_names(first)
+    mcp_names = [n for n in names if n.startswith("mcp__")]
+    assert mcp_names == sorted(mcp_names) and "mcp__test__echo" in mcp_names
+    assert names[: -len(mcp_names)] == ["read_file", "grep_search", "list_files", "edit_file", "write_file",
+                                        "run_shell"]  # built-ins first, unchanged
+    assert all(TOOL_NAME.match(n) for n in names)
+    assert first["tools"] == second["tools"]
+    [asked] = approvals.asked
+    assert (asked.kind, asked.server, asked.tool) == ("mcp", "test", "echo") and '"hi"' in asked.input
+    [answer] = results_of(second)
+    assert answer["content"] == "echo: hi" and not answer.get("is_error")
+    assert request_problems(second["messages"]) == []
+
+
+async def test_approval_policy_per_server_and_tool(make_mcp_agent, mock_api):
+    mock_api.script(
+        Reply([ToolUse("mcp__test__echo", {"text": "a"}), ToolUse("mcp__test__big", {"lines": 2})]),
+        Reply([Text("ok")]),
+    )
+    approvals = Approvals(answer=False)
+    agent = make_mcp_agent({"test": stdio_config(approval="always", tools={"big": "ask", "crash": "never"})},
+                           approve=approvals)
+    await agent.run_turn("go")
+    body = mock_api.message_bodies[-1]
+    assert "mcp__test__crash" not in tool_names(body)  # never: not offered at all
+    echo, big = results_of(body)
+    assert echo["content"] == "echo: a"  # always: nobody asked
+    assert big.get("is_error") and "did not approve" in big["content"]
+    assert [(a.server, a.tool) for a in approvals.asked] == [("test", "big")]
+
+
+async def test_a_large_result_is_cleared_and_read_back_by_its_ref(make_mcp_agent, mock_api):
+    mock_api.script(
+        Reply([ToolUse("mcp__test__big", {"lines": 4000}, id="toolu_big")]),
+        Reply([ToolUse("mcp__test__echo", {"text": "next"})]),
+        Reply([ToolUse("read_file", {"path": "context://toolu_big"})]),
+        Reply([Text("read it back")]),
+    )
+    agent = make_mcp_agent({"test": stdio_config(approval="always")})
+    seen = Recorder()
+    await agent.run_turn("big", seen)
+    placeholders = {p["toolUseId"]: p for p in agent.context()["placeholders"]}
+    big = placeholders["toolu_big"]
+    assert big["ref"] == "context://toolu_big" and big["layer"] == "truncated" and big["originalChars"] > 100_000
+    bodies = mock_api.message_bodies
+    first_result = results_of(bodies[1])[0]["content"]
+    assert "row 02000" not in first_result and "context://toolu_big" in first_result
+    [read_back] = results_of(bodies[3])
+    assert "row 00001 of the big result" in read_back["content"] and "row 04000" in read_back["content"]
+
+
+async def test_a_picture_becomes_a_stored_placeholder(make_mcp_agent, mock_api):
+    mock_api.script(Reply([ToolUse("mcp__test__picture", {}, id="toolu_pic")]),
+                    Reply([ToolUse("read_file", {"path": "context://toolu_pic/item-2"})]), Reply([Text("ok")]))
+    agent = make_mcp_agent({"test": stdio_config(approval="always")})
+    await agent.run_turn("picture")
+    [placeholder] = results_of(mock_api.message_bodies[1])
+    assert "a 1x1 pixel" in placeholder["content"] and "image/png" in placeholder["content"]
+    assert "context://toolu_pic/item-2" in placeholder["content"] and "iVBOR" not in placeholder["content"]
+    [read_back] = results_of(mock_api.message_bodies[2])
+    assert read_back["content"].startswith("data:image/png;base64,iVBOR")
+
+
+async def test_a_server_killed_mid_call_is_reported_and_the_next_turn_works(make_mcp_agent, mock_api, caplog):
+    caplog.set_level(logging.DEBUG)
+    mock_api.script(Reply([ToolUse("mcp__test__crash", {})]), Reply([Text("it crashed")]),
+                    Reply([ToolUse("mcp__test__env_value", {"name": "TOKEN"})]), Reply([Text("back")]))
+    agent = make_mcp_agent({"test": stdio_config(approval="always", env={"TOKEN": SECRET_ENV})})
+    seen = Recorder()
+    assert (await agent.run_turn("crash it", seen)).text == "it crashed"
+    [crashed] = results_of(mock_api.message_bodies[1])
+    assert crashed["is_error"]
+    assert "MCP server 'test' closed the connection during the call" in crashed["content"]
+    assert "about to crash: goodbye" in crashed["content"]  # its stderr explains
+    assert seen.of(ev.ToolEnd)[0].is_error
+    [status] = agent.mcp.status()
+    assert status["state"] == "failed" and "closed the connection" in status["error"]
+    assert (await agent.run_turn("again")).text == "back"  # the next call started it again
+    [value] = results_of(mock_api.message_bodies[3])
+    assert value["content"] == "set" and not value.get("is_error")
+    assert agent.mcp.status()[0]["state"] == "running"
+    assert mock_api.message_bodies[0]["tools"] == mock_api.message_bodies[3]["tools"]  # no cache break
+    assert agent.tool_list_changes == 0
+    shown = repr(agent.mcp.status()) + repr(agent.mcp.connections["test"].config) + caplog.text
+    assert SECRET_ENV not in shown and status["envKeys"] == ["TOKEN"]
+
+
+async def test_a_hanging_server_times_out_clearly(make_mcp_agent, mock_api):
+    mock_api.script(Reply([ToolUse("mcp__test__hang", {})]), Reply([Text("gave up")]),
+                    Reply([ToolUse("mcp__test__echo", {"text": "x"})]), Reply([Text("fine")]))
+    agent = make_mcp_agent({"test": stdio_config(approval="always", timeout=1)})
+    assert (await agent.run_turn("hang")).text == "gave up"
+    [hung] = results_of(mock_api.message_bodies[1])
+    assert hung["is_error"] and "did not answer within 1 s" in hung["content"]
+    assert (await agent.run_turn("again")).text == "fine"
+    assert results_of(mock_api.message_bodies[3])[0]["content"] == "echo: x"
+
+
+async def test_streamable_http_server_called_killed_and_the_agent_keeps_working(
+        make_mcp_agent, mock_api, http_server):
+    mock_api.script(Reply([ToolUse("mcp__web__echo", {"text": "over http"})]), Reply([Text("one")]),
+                    Reply([ToolUse("mcp__web__crash", {})]), Reply([Text("two")]),
+                    Reply([ToolUse("mcp__web__echo", {"text": "gone?"}), ToolUse("read_file", {"path": "notes.md"})]),
+                    Reply([Text("three")]))
+    approvals = Approvals()
+    agent = make_mcp_agent({"web": http_server.config(headers={"Authorization": f"Bearer {SECRET_ENV}"})},
+                           approve=approvals)
+    assert (await agent.run_turn("echo")).text == "one"
+    assert results_of(mock_api.message_bodies[1])[0]["content"] == "echo: over http"
+    assert [a.tool for a in approvals.asked] == ["echo"]
+    assert (await agent.run_turn("crash")).text == "two"
+    [crashed] = results_of(mock_api.message_bodies[3])
+    assert crashed["is_error"] and "MCP server 'web'" in crashed["content"]
+    assert (await agent.run_turn("more")).text == "three"
+    echo, notes = results_of(mock_api.message_bodies[5])
+    assert echo["is_error"] and "could not start" in echo["content"]  # the server is gone for good
+    assert "The answer is 42." in notes["content"]
+    assert SECRET_ENV not in repr(agent.mcp.status()) + echo["content"] + crashed["content"]
+
+
+async def test_a_changed_tool_list_is_one_counted_cache_break_at_a_turn_start(make_mcp_agent, mock_api):
+    mock_api.script(Reply([ToolUse("mcp__test__grow", {})]), Reply([ToolUse("mcp__test__echo", {"text": "a"})]),
+                    Reply([Text("grown")]),
+                    Reply([ToolUse("mcp__test__extra", {})]), Reply([Text("used extra")]),
+                    Reply([Text("nothing new")]))
+    agent = make_mcp_agent({"test": stdio_config(approval="always")})
+    seen = Recorder()
+    await agent.run_turn("grow", seen)
+    await agent.run_turn("use it", seen)
+    await agent.run_turn("again", seen)
+    bodies = mock_api.message_bodies
+    assert bodies[0]["tools"] == bodies[1]["tools"] == bodies[2]["tools"]  # not mid-turn
+    assert "mcp__test__extra" not in tool_names(bodies[2]) and "mcp__test__extra" in tool_names(bodies[3])
+    assert bodies[3]["tools"] == bodies[4]["tools"] == bodies[5]["tools"]
+    assert results_of(bodies[4])[0]["content"] == "extra here"
+    for before, after in zip(bodies, bodies[1:]):  # messages stay append-only across the tool change
+        assert after["messages"][: len(before["messages"])] == before["messages"]
+    [changed] = seen.of(ev.ToolsChanged)
+    assert (changed.changes, changed.added, changed.removed) == (1, ["mcp__test__extra"], [])
+    report = agent.context()
+    assert report["toolListChanges"] == 1
+    [per_server] = report["mcpTools"]
+    assert per_server["server"] == "test" and per_server["tools"] == 9 and per_server["tokens"] > 100
+    assert report["categories"]["tools"] > per_server["tokens"]
