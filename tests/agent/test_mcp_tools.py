@@ -1,6 +1,8 @@
 """MCP servers as tools: the real agent, the SDK-written test server (stdio and HTTP), the local mock API."""
 
 import logging
+import subprocess
+import sys
 import re
 
 import pytest
@@ -225,3 +227,44 @@ async def test_a_changed_tool_list_is_one_counted_cache_break_at_a_turn_start(ma
     [per_server] = report["mcpTools"]
     assert per_server["server"] == "test" and per_server["tools"] == 9 and per_server["tokens"] > 100
     assert report["categories"]["tools"] > per_server["tokens"]
+
+
+async def test_an_old_mcp_result_is_cleared_by_the_pipeline_and_reads_back(make_mcp_agent, mock_api):
+    mock_api.script(
+        Reply([ToolUse("mcp__test__big", {"lines": 1000}, id="toolu_old")]),
+        Reply([ToolUse("mcp__test__echo", {"text": "one"})]),
+        Reply([ToolUse("mcp__test__echo", {"text": "two"})]),
+        Reply([ToolUse("read_file", {"path": "context://toolu_old"})]),
+        Reply([Text("done")]),
+    )
+    context = ContextConfig(window=40_000, clear_keep_recent=1, min_batch_tokens=500)
+    agent = make_mcp_agent({"test": stdio_config(approval="always")}, context=context)
+    seen = Recorder()
+    await agent.run_turn("big then more", seen)
+    placeholders = {p["toolUseId"]: p for p in agent.context()["placeholders"]}
+    assert placeholders["toolu_old"]["layer"] == "cleared"
+    assert "toolu_old" in [i for e in seen.of(ev.LayerApplied) for i in e.tool_use_ids]
+    final = mock_api.message_bodies[-1]
+    old = next(b for m in final["messages"] for b in (m["content"] if isinstance(m["content"], list) else [])
+               if b.get("tool_use_id") == "toolu_old")
+    assert "row 00500" not in old["content"] and "context://toolu_old" in old["content"]
+    [read_back] = results_of(final)
+    assert "row 00500 of the big result" in read_back["content"]
+
+
+async def test_the_published_git_server_from_pypi_works_offline(make_mcp_agent, mock_api, workspace):
+    """`mcp-server-git` (a test dependency) over stdio: its tools offered, called, answered."""
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    subprocess.run(["git", "-C", str(workspace), "add", "app.py"], check=True)
+    mock_api.script(Reply([ToolUse("mcp__git__git_status", {"repo_path": str(workspace)})]),
+                    Reply([Text("status read")]))
+    approvals = Approvals()
+    agent = make_mcp_agent({"git": {"command": sys.executable, "args": ["-m", "mcp_server_git", "-r", str(workspace)]}},
+                           approve=approvals)
+    assert (await agent.run_turn("git status?")).text == "status read"
+    names = tool_names(mock_api.message_bodies[0])
+    assert {"mcp__git__git_status", "mcp__git__git_diff", "mcp__git__git_log"} <= set(names)
+    assert [(a.server, a.tool) for a in approvals.asked] == [("git", "git_status")]
+    [status] = results_of(mock_api.message_bodies[1])
+    assert not status.get("is_error")
+    assert "app.py" in status["content"] and "notes.md" in status["content"]  # staged and untracked
