@@ -78,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--base-url", help="Anthropic-compatible endpoint (default: ANTHROPIC_BASE_URL)")
         sub.add_argument("--yes", action="store_true", help="approve every command and edit without asking")
         sub.add_argument("--new", action="store_true", help="start a new session instead of resuming the last")
+        sub.add_argument("--mcp-config", metavar="FILE", help="MCP servers, in the mcp.json shape ({\"mcpServers\": …})")
 
     ask = commands.add_parser("ask", help="one agent turn: stream the answer to stdout")
     ask.add_argument("prompt")
@@ -96,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--workspace", default=".", help="workspace folder (default: current directory)")
     chat.add_argument("--new", action="store_true", help="start a new session instead of resuming")
     chat.add_argument("--yes", action="store_true", help="approve every command and edit without asking")
+    chat.add_argument("--mcp-config", metavar="FILE", help="MCP servers, in the mcp.json shape ({\"mcpServers\": …})")
     chat.set_defaults(run=_chat)
 
     replay = commands.add_parser("replay", help="price recorded conversations under a context policy")

@@ -16,6 +16,8 @@ from typing import Any, Iterator
 
 from .agent import events as ev
 from .agent.approval import ApprovalPolicy, ApprovalRequest, auto_approve
+from .agent.mcp.config import ServerConfig, parse_servers, read_mcp_json
+from .agent.mcp.report import mcp_lines, tools_changed_text
 from .agent.loop import Agent, AgentError
 from .agent.session import SessionLog
 from .agent.workspace import Workspace
@@ -77,6 +79,8 @@ class Printer:
             self._note(f"[compacted: {event.tokens_before:,} → {event.tokens_after:,} tokens]")
         elif isinstance(event, ev.RetryEvent):
             self._note(f"[retrying in {event.delay_seconds:.1f}s: {event.reason}]")
+        elif isinstance(event, ev.ToolsChanged):
+            self._note(f"[{tools_changed_text(event.added, event.removed)}]")
         elif isinstance(event, ev.ErrorEvent):
             self._note(f"[error] {event.message}")
 
@@ -86,6 +90,9 @@ def terminal_asker(stream_in=None, stream_err=None):
         err = stream_err or sys.stderr
         if request.kind == "shell":
             question = f"Run `{request.command}`?"
+        elif request.kind == "mcp":
+            print(request.input, file=err)
+            question = f"Call {request.tool} on MCP server '{request.server}'?"
         else:
             if request.diff:
                 print(request.diff, file=err)
@@ -105,10 +112,23 @@ def usage_prompt(usage: dict[str, Any]) -> str:
     return f"[{usage['utilization'] * 100:.0f}% · {k(usage['used'])}/{k(usage['window'])}] > "
 
 
-def build_agent(workspace: Path, settings: ModelSettings, yes: bool, new: bool) -> Agent:
+def build_agent(workspace: Path, settings: ModelSettings, yes: bool, new: bool, mcp_config: str | None = None) -> Agent:
     approve = auto_approve if yes else ApprovalPolicy(terminal_asker())
     session = SessionLog.open(workspace, new=new)
-    return Agent(Workspace([workspace]), settings, approve=approve, session=session)
+    return Agent(Workspace([workspace]), settings, approve=approve, session=session,
+                 mcp_servers=_mcp_servers(mcp_config))
+
+
+def _mcp_servers(path: str | None) -> tuple[ServerConfig, ...]:
+    if not path:
+        return ()
+    try:
+        servers, problems = parse_servers(read_mcp_json(path))
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"agentls: --mcp-config: {error}") from None
+    for problem in problems:
+        print(f"agentls: {problem}", file=sys.stderr)
+    return servers
 
 
 def _workspace(arg: str) -> Path:
@@ -121,7 +141,7 @@ def _workspace(arg: str) -> Path:
 async def _ask(args) -> int:
     workspace = _workspace(args.workspace)
     with model_settings(args.model, args.base_url) as settings:
-        agent = build_agent(workspace, settings, args.yes, args.new)
+        agent = build_agent(workspace, settings, args.yes, args.new, getattr(args, "mcp_config", None))
         try:
             result = await agent.run_turn(args.prompt, Printer())
             print()
@@ -152,14 +172,17 @@ async def _command(agent: Agent, line: str, printer: Printer) -> None:
         print("new conversation (the old one stays on disk)")
     elif name == "/context":
         print(json.dumps(agent.context(), indent=1))
+    elif name == "/mcp":
+        await agent.mcp.refresh()
+        print("\n".join(mcp_lines(agent.mcp.status(), agent.tool_list_changes)))
     else:
-        print("commands: /compact [instructions], /cost, /clear, /context, /quit")
+        print("commands: /compact [instructions], /cost, /clear, /context, /mcp, /quit")
 
 
 async def _repl(args) -> int:
     workspace = _workspace(args.workspace)
     with model_settings(args.model, args.base_url) as settings:
-        agent = build_agent(workspace, settings, args.yes, args.new)
+        agent = build_agent(workspace, settings, args.yes, args.new, getattr(args, "mcp_config", None))
         printer = Printer()
         loop = asyncio.get_running_loop()
         print(f"agentls — {workspace} — session {agent.session.id}; /quit to leave", file=sys.stderr)

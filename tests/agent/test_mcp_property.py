@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from agentls.agent import events as ev
 from agentls.agent.approval import auto_approve
 from agentls.agent.loop import Agent
-from agentls.agent.mcp import parse_servers
+from agentls.agent.mcp.config import parse_servers
 from agentls.agent.workspace import Workspace
 from agentls.context import ContextConfig
 from agentls.context.structure import request_problems

@@ -11,7 +11,7 @@ import pytest_asyncio
 from agentls.agent import events as ev
 from agentls.agent.approval import ApprovalRequest
 from agentls.agent.loop import Agent
-from agentls.agent.mcp import parse_servers
+from agentls.agent.mcp.config import parse_servers
 from agentls.agent.session import SessionLog
 from agentls.agent.workspace import Workspace
 from agentls.context import ContextConfig

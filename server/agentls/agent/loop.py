@@ -24,7 +24,9 @@ from ..model.response import Usage
 from ..model import events as model_events
 from . import events as ev
 from .approval import ApprovalCallback, deny_all
-from .mcp import McpManager, ServerConfig, is_mcp_name
+from .mcp.config import ServerConfig
+from .mcp.manager import McpManager
+from .mcp.names import is_mcp_name
 from .prompt import system_prompt
 from .session import SessionLog
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions

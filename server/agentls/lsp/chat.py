@@ -23,10 +23,12 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
 from .. import __version__
+from ..agent.mcp.config import read_mcp_json
+from ..agent.mcp.report import mcp_lines
 from .terminal import Terminal
 from .transport import raw_converter
 
-HELP = """commands: /compact [instructions]  /cost  /clear  /context  /help  /quit
+HELP = """commands: /compact [instructions]  /cost  /clear  /context  /mcp  /help  /quit
 Ctrl-C cancels a running turn; Ctrl-D or /quit leaves."""
 
 
@@ -42,8 +44,10 @@ async def read_line(prompt: str) -> str | None:
 
 
 class ChatClient:
-    def __init__(self, workspace: Path, approve_all: bool, terminal: Terminal) -> None:
+    def __init__(self, workspace: Path, approve_all: bool, terminal: Terminal,
+                 mcp_servers: dict[str, Any] | None = None) -> None:
         self.workspace = workspace
+        self.mcp_servers = mcp_servers  # sent as settings.mcpServers at initialize
         self.approve_all = approve_all
         self.terminal = terminal
         self.client = LanguageClient("agentls-chat", __version__, converter_factory=raw_converter)
@@ -91,8 +95,14 @@ class ChatClient:
         await self.client.initialize_async(types.InitializeParams(
             process_id=os.getpid(), root_uri=uri, client_info=types.ClientInfo("agentls-chat", __version__),
             workspace_folders=[types.WorkspaceFolder(uri=uri, name=self.workspace.name)],
-            capabilities=types.ClientCapabilities(), initialization_options={"supportsConfirm": True}))
+            capabilities=types.ClientCapabilities(), initialization_options=self._init_options()))
         self.client.initialized(types.InitializedParams())
+
+    def _init_options(self) -> dict[str, Any]:
+        options: dict[str, Any] = {"supportsConfirm": True}
+        if self.mcp_servers is not None:
+            options["settings"] = {"mcpServers": self.mcp_servers}
+        return options
 
     async def stop(self) -> None:
         try:
@@ -146,6 +156,10 @@ class ChatClient:
                 self.terminal.line("new conversation (the previous one stays saved)")
             elif name == "/context":
                 self.terminal.context(await self.request("agent/context"))
+            elif name == "/mcp":
+                listing = await self.request("agent/mcpServers", {})
+                for row in mcp_lines(listing["servers"], listing["toolListChanges"]):
+                    self.terminal.line(row)
             else:
                 self.terminal.line(HELP)
         except JsonRpcException as error:
@@ -165,7 +179,12 @@ async def chat_loop(args: argparse.Namespace) -> int:
         print(f"agentls chat: {workspace} is not a folder", file=sys.stderr)
         return 2
     terminal = Terminal()
-    chat = ChatClient(workspace, args.yes, terminal)
+    try:
+        mcp_servers = read_mcp_json(args.mcp_config) if getattr(args, "mcp_config", None) else None
+    except (OSError, ValueError) as error:
+        print(f"agentls chat: --mcp-config: {error}", file=sys.stderr)
+        return 2
+    chat = ChatClient(workspace, args.yes, terminal, mcp_servers)
     try:
         await chat.start()
     except (RuntimeError, JsonRpcException, OSError) as error:

@@ -30,9 +30,9 @@ DIFF_SHOWN = 1500  # characters of a diff put into a message box
 
 
 def confirm_params(request: ApprovalRequest) -> dict[str, Any]:
-    """ConfirmParams: kind, plus command (shell) or path and diff (write/edit)."""
+    """ConfirmParams: kind, plus command (shell), path and diff (write/edit) or server, tool and input (mcp)."""
     params: dict[str, Any] = {"kind": request.kind}
-    for name in ("command", "path", "diff"):
+    for name in ("command", "path", "diff", "server", "tool", "input"):
         value = getattr(request, name)
         if value is not None:
             params[name] = value
@@ -42,6 +42,8 @@ def confirm_params(request: ApprovalRequest) -> dict[str, Any]:
 def message_text(request: ApprovalRequest) -> str:
     if request.kind == "shell":
         return f"agentls wants to run:\n{request.command}"
+    if request.kind == "mcp":
+        return f"agentls wants to call {request.tool} on MCP server '{request.server}' with:\n{request.input}"
     verb = "create or overwrite" if request.kind == "write" else "edit"
     diff = request.diff or ""
     if len(diff) > DIFF_SHOWN:

@@ -121,6 +121,7 @@ class AgentHost:
         SECRETS.add(self.options.api_key)
         self.settings, more = parse_settings(self.options.settings)
         self.problems = problems + more
+        _keep_secret(self.settings)
         roots = self._initial_roots(params)
         self.session_root = roots[0]
         self.workspace = EditorWorkspace(self.ls, roots)
@@ -178,10 +179,12 @@ class AgentHost:
             session = None
             self.problems.append(f"the conversation is not saved ({error.strerror or error})")
         self._agent = await asyncio.to_thread(functools.partial(
-            Agent, self.workspace, model, context=context_config(settings), approve=self.policy, session=session))
+            Agent, self.workspace, model, context=context_config(settings), approve=self.policy, session=session,
+            mcp_servers=settings.mcp_servers))
         if self.settings is not settings:  # changed while we were building
             async with self._settings_lock:
-                self._agent.reconfigure(await self._model_settings(), context_config(self.settings))
+                self._agent.reconfigure(await self._model_settings(), context_config(self.settings),
+                                        self.settings.mcp_servers)
         return self._agent
 
     async def _model_settings(self):
@@ -253,6 +256,7 @@ class AgentHost:
         if section is None:
             return  # nothing for us in this payload
         settings, problems = parse_settings(section)
+        _keep_secret(settings)
         if problems:
             self.show(types.MessageType.Warning, "agentls: " + "; ".join(problems))
         async with self._settings_lock:
@@ -261,7 +265,7 @@ class AgentHost:
                 return  # the build picks the new settings up
             was_demo = self.demo is not None
             old_client = self._agent.client
-            self._agent.reconfigure(await self._model_settings(), context_config(settings))
+            self._agent.reconfigure(await self._model_settings(), context_config(settings), settings.mcp_servers)
             if self._agent.client is not old_client:
                 self._retire(old_client.aclose)
             if self.policy is not None:
@@ -322,6 +326,13 @@ class AgentHost:
         task = asyncio.ensure_future(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+
+def _keep_secret(settings: AgentSettings) -> None:
+    """MCP env and header values join the API key: scrubbed from every log line and message."""
+    for server in settings.mcp_servers:
+        for value in server.secret_values():
+            SECRETS.add(value)
 
 
 def _local_dir(uri: str) -> str | None:

@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..agent.mcp.config import ServerConfig, parse_servers
+
 if TYPE_CHECKING:
     from ..context import ContextConfig
     from ..model import ModelSettings
@@ -22,7 +24,7 @@ THRESHOLDS = {"budgetSoft": "budget_soft_at", "budgetHard": "budget_hard_at", "a
 APPROVAL_KINDS = ("shell", "write")
 APPROVAL_MODES = ("ask", "always", "never")
 KNOWN_KEYS = {"model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens",
-              "thresholds", "approvals"}
+              "thresholds", "approvals", "mcpServers"}
 SECTION = "agentls"
 
 
@@ -36,6 +38,7 @@ class AgentSettings:
     max_tokens: int | None = None
     thresholds: dict[str, float] = field(default_factory=dict)  # ContextConfig field → fraction
     approvals: dict[str, str] = field(default_factory=dict)
+    mcp_servers: tuple[ServerConfig, ...] = ()
 
     def approval_modes(self) -> dict[str, str]:
         """Both kinds, defaults filled in: a setting removed goes back to "ask"."""
@@ -90,8 +93,10 @@ def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
     if reserve is not None and reserve >= (window or 200_000):
         problems.append("settings.outputReserve must be smaller than the context window")
         reserve = None
+    mcp_servers, mcp_problems = parse_servers(raw.get("mcpServers"))
+    problems.extend(mcp_problems)
     return AgentSettings(
-        model=text("model"), compact_model=text("compactModel"), base_url=base_url,
+        mcp_servers=mcp_servers, model=text("model"), compact_model=text("compactModel"), base_url=base_url,
         context_window=window, output_reserve=reserve, max_tokens=count("maxTokens", 1),
         thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
     ), problems

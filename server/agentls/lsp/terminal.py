@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
+from ..agent.mcp.report import tools_changed_text
+
 
 def _k(tokens: int) -> str:
     return f"{tokens / 1000:.0f}K" if tokens >= 10_000 else f"{tokens / 1000:.1f}K"
@@ -78,6 +80,8 @@ class Terminal:
             self.line(f"  ⋯ compacting the conversation ({event.get('reason')})", "2")
         elif kind == "compactionFinished":
             self.line(f"  ⋯ compacted: {_k(event.get('tokensBefore', 0))} → {_k(event.get('tokensAfter', 0))}", "2")
+        elif kind == "toolsChanged":
+            self.line(f"  ⋯ {tools_changed_text(event.get('added', []), event.get('removed', []))}", "2")
         elif kind == "error":
             self.line(f"  ! {event.get('message', '')}", "31")
 
@@ -97,12 +101,20 @@ class Terminal:
         for layer in context["layers"]:
             if layer["count"]:
                 self.line(f"  {layer['layer']:<12} {layer['count']:>4}× saved {layer['tokensSaved']:,} tokens", "2")
+        for server in context.get("mcpTools", []):
+            self.line(f"  mcp {server['server']:<8} {server['tools']:>4} tools {server['tokens']:>7,} tokens", "2")
+        if context.get("toolListChanges"):
+            self.line(f"  {context['toolListChanges']} tool-list change(s): each one prompt-cache break", "2")
         if context["placeholders"]:
             self.line(f"  {len(context['placeholders'])} placeholders (re-readable via context://…)", "2")
 
     def approval(self, params: dict[str, Any]) -> None:
         if params.get("kind") == "shell":
             self.line(f"  ? run: {params.get('command')}", "33")
+        elif params.get("kind") == "mcp":
+            self.line(f"  ? call {params.get('tool')} on MCP server '{params.get('server')}'", "33")
+            for row in (params.get("input") or "").splitlines()[:40]:
+                self.line(f"    {row}", "2")
         else:
             self.line(f"  ? {params.get('kind')} {params.get('path')}", "33")
             for row in (params.get("diff") or "").splitlines()[:60]:

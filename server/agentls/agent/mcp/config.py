@@ -129,3 +129,16 @@ def _flag(raw: Any, what: str) -> bool:
     if not isinstance(raw, bool):
         raise ValueError(f"`{what}` must be a boolean")
     return raw
+
+
+def read_mcp_json(path: str) -> dict[str, Any]:
+    """The servers of an `mcp.json` file (`{"mcpServers": {...}}`, or the mapping itself), for the terminal."""
+    import json
+
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    if isinstance(data, dict) and isinstance(data.get("mcpServers"), dict):
+        return data["mcpServers"]
+    if isinstance(data, dict):
+        return data
+    raise ValueError(f"{path}: expected an object with `mcpServers`")
