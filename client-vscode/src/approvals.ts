@@ -71,7 +71,7 @@ export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.win
   return async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
     let close: (() => Promise<void>) | undefined;
     try {
-      if (p.kind !== "shell") close = await showApprovalDiff(docs, p).catch(() => undefined);
+      if (p.kind === "write" || p.kind === "edit") close = await showApprovalDiff(docs, p).catch(() => undefined);
       if (token?.isCancellationRequested) return { approved: false, remember: false };
       const choice = await ui.showWarningMessage(
         confirmTitle(p),

@@ -14,9 +14,11 @@ import {
   type CompactResult,
   type ContextUsage,
   type CostResult,
+  type McpServersResult,
 } from "./protocol";
 import { compactMarkdown, costMarkdown, formatUsage } from "./shared/format";
 import type { FromWebview, ServerStatus, ToWebview } from "./shared/messages";
+import { mcpMarkdown } from "./shared/mcp";
 import { mentionedPaths, rankPaths } from "./shared/mentions";
 import { SLASH_COMMANDS, type SlashName } from "./shared/slash";
 import * as T from "./shared/transcript";
@@ -241,6 +243,9 @@ export class ChatController implements vscode.Disposable {
       case "context":
         await vscode.commands.executeCommand("agentls.showContext");
         return;
+      case "mcp":
+        await this.mcpServers();
+        return;
       case "help":
         this.notice(SLASH_COMMANDS.map((c) => `- \`${c.usage}\` — ${c.description}`).join("\n") + "\n- `@path` — attach a workspace file", "info");
         return;
@@ -326,6 +331,14 @@ export class ChatController implements vscode.Disposable {
     } catch (e) {
       this.notice(`Compaction failed: ${(e as Error).message ?? e}`, "error");
       return undefined;
+    }
+  }
+
+  async mcpServers(): Promise<void> {
+    try {
+      this.notice(mcpMarkdown(await this.agent.request<McpServersResult>(Methods.mcpServers, {})), "info");
+    } catch (e) {
+      this.notice(`MCP servers are not available: ${(e as Error).message ?? e}`, "warn");
     }
   }
 

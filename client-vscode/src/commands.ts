@@ -2,6 +2,7 @@
 import * as vscode from "vscode";
 import { SECRET_KEY, type AgentClient } from "./client";
 import type { ChatController } from "./chatView";
+import { showMcpServers } from "./mcpPicker";
 import { Methods, type ContextResult } from "./protocol";
 import { contextMarkdown, costLine } from "./shared/format";
 import type { VirtualDocs } from "./virtualDocs";
@@ -58,6 +59,7 @@ export function registerCommands(
     }
   });
 
+  reg("agentls.showMcpServers", () => showMcpServers(agent));
   reg("agentls.clear", () => chat.clear());
   reg("agentls.stop", () => chat.stop());
 

@@ -49,6 +49,22 @@ export interface AgentSettings {
     shell?: ApprovalMode; // default "ask"
     write?: ApprovalMode; // default "ask" (edit_file + write_file)
   };
+  mcpServers?: { [name: string]: McpServerConfig }; // MCP servers whose tools the agent may call
+}
+
+/** One entry of `mcpServers`, the `mcp.json` shape; exactly one of command / url. */
+export interface McpServerConfig {
+  command?: string; // stdio: the program to start
+  args?: string[];
+  env?: { [name: string]: string }; // secret: values never logged, shown or echoed
+  cwd?: string; // default: the first workspace folder
+  url?: string; // streamable HTTP endpoint
+  headers?: { [name: string]: string }; // secret, like env
+  approval?: ApprovalMode; // default "ask": for every tool of this server
+  tools?: { [tool: string]: ApprovalMode }; // per tool, over `approval`; "never": not offered
+  timeout?: number; // seconds per tool call, default 60
+  startupTimeout?: number; // seconds to start and list the tools, default 30
+  disabled?: boolean;
 }
 
 /** `workspace/didChangeConfiguration` params the server accepts. */
@@ -67,6 +83,7 @@ export const Methods = {
   event: "agent/event",
   contextUsage: "agent/contextUsage",
   confirm: "agent/confirm",
+  mcpServers: "agent/mcpServers",
 } as const;
 
 export interface ChatParams {
@@ -155,6 +172,45 @@ export interface ContextResult {
   categories: ContextCategories;
   layers: LayerStat[];
   placeholders: Placeholder[];
+  mcpTools: McpToolTokens[]; // per MCP server: tools offered and their definitions' tokens per request
+  toolListChanges: number; // requests whose tool list changed (each one cache break)
+}
+
+/** tokens: part of categories.tools */
+export interface McpToolTokens {
+  server: string;
+  tools: number;
+  tokens: number;
+}
+
+/** default connect: true (start the servers not started yet first) */
+export interface McpServersParams {
+  connect?: boolean;
+}
+
+export interface McpServersResult {
+  servers: McpServerStatus[];
+  toolListChanges: number;
+}
+
+export type McpServerState = "idle" | "starting" | "running" | "failed" | "stopped" | "disabled";
+
+export interface McpServerStatus {
+  name: string;
+  transport: "stdio" | "http";
+  target: string; // the command line or the URL (never env or header values)
+  state: McpServerState;
+  error: string; // "" when none
+  envKeys: string[]; // names only
+  headerKeys: string[];
+  tools: McpToolStatus[];
+}
+
+export interface McpToolStatus {
+  name: string;
+  qualifiedName: string; // "" when not offered (never)
+  approval: ApprovalMode;
+  description: string;
 }
 
 // ---------------------------------------------------------- Server → client
@@ -180,6 +236,7 @@ export type AgentEvent =
   | { turnId: string; kind: "compactionFinished"; tokensBefore: number; tokensAfter: number }
   | { turnId: string; kind: "layer"; layer: string; toolUseIds: string[]; marker: string }
   | { turnId: string; kind: "retry"; attempt: number; delaySeconds: number; reason: string; discardPartial: boolean }
+  | { turnId: string; kind: "toolsChanged"; changes: number; added: string[]; removed: string[] }
   | { turnId: string; kind: "error"; message: string };
 
 export type AgentEventKind = AgentEvent["kind"];
@@ -196,13 +253,16 @@ export interface ContextUsage {
   layers: LayerStat[];
 }
 
-export type ConfirmKind = "shell" | "write" | "edit";
+export type ConfirmKind = "shell" | "write" | "edit" | "mcp";
 
 export interface ConfirmParams {
   kind: ConfirmKind;
   command?: string;
   path?: string;
   diff?: string;
+  server?: string; // mcp
+  tool?: string; // mcp: the server's own tool name
+  input?: string; // mcp: the arguments as JSON
 }
 
 /** remember: always for this session */

@@ -21,11 +21,14 @@ export function confirmTitle(p: ConfirmParams): string {
       return `The agent wants to write ${p.path ?? "a file"}`;
     case "edit":
       return `The agent wants to edit ${p.path ?? "a file"}`;
+    case "mcp":
+      return `The agent wants to call ${p.tool ?? "a tool"} on MCP server '${p.server ?? "?"}'`;
   }
 }
 
 export function confirmDetail(p: ConfirmParams): string {
   if (p.kind === "shell") return p.command ?? "(no command given)";
+  if (p.kind === "mcp") return p.input ?? "{}";
   const lines = [p.path ?? ""];
   if (p.diff) {
     const diffLines = p.diff.split("\n");
@@ -35,7 +38,8 @@ export function confirmDetail(p: ConfirmParams): string {
   return lines.join("\n").trim();
 }
 
-/** Session-side memory for "Always for this session", keyed by kind (shell vs file edits). */
+/** Session-side memory for "Always for this session", keyed by kind (shell vs file edits vs one MCP tool). */
 export function rememberKey(p: ConfirmParams): string {
+  if (p.kind === "mcp") return `mcp:${p.server ?? ""}/${p.tool ?? ""}`;
   return p.kind === "shell" ? "shell" : "write";
 }

@@ -175,7 +175,20 @@ export function contextMarkdown(c: ContextResult): string {
       );
     }
   }
+  lines.push("", ...mcpToolsSection(c));
   return lines.join("\n") + "\n";
+}
+
+function mcpToolsSection(c: ContextResult): string[] {
+  const servers = c.mcpTools ?? [];
+  const lines = ["## MCP tools", ""];
+  if (servers.length === 0) lines.push("No MCP tools offered.");
+  else {
+    lines.push("| Server | Tools | Tokens per request |", "|---|---:|---:|");
+    for (const s of servers) lines.push(`| ${escapeMd(s.server)} | ${s.tools} | ${formatTokens(s.tokens)} |`);
+  }
+  lines.push("", `Tool-list changes (prompt-cache breaks): ${c.toolListChanges ?? 0}`);
+  return lines;
 }
 
 /** "12.3K chars" for a tool card. */

@@ -1,6 +1,6 @@
 /** Slash-command parsing for the chat input. */
 
-export type SlashName = "compact" | "cost" | "clear" | "context" | "help";
+export type SlashName = "compact" | "cost" | "clear" | "context" | "mcp" | "help";
 
 export interface SlashCommandInfo {
   name: SlashName;
@@ -13,6 +13,7 @@ export const SLASH_COMMANDS: SlashCommandInfo[] = [
   { name: "cost", usage: "/cost", description: "Show tokens and cost of this session" },
   { name: "clear", usage: "/clear", description: "Start a new conversation" },
   { name: "context", usage: "/context", description: "Show what fills the context window" },
+  { name: "mcp", usage: "/mcp", description: "List the MCP servers, their state and tools" },
   { name: "help", usage: "/help", description: "List the slash commands" },
 ];
 

@@ -91,10 +91,16 @@ test("context markdown includes placeholders with their refs", () => {
   const c: ContextResult = {
     ...usage,
     placeholders: [{ toolUseId: "tu_1", tool: "read_file", layer: "snip", ref: "context://tu_1", originalChars: 45000 }],
+    mcpTools: [],
+    toolListChanges: 0,
   };
   const md = contextMarkdown(c);
   assert.match(md, /# Agent context/);
   assert.match(md, /`context:\/\/tu_1`/);
   assert.match(md, /45,000 chars/);
   assert.match(contextMarkdown({ ...c, placeholders: [] }), /every tool result is in the context in full/);
+  assert.match(md, /No MCP tools offered/);
+  const withMcp = contextMarkdown({ ...c, mcpTools: [{ server: "git", tools: 12, tokens: 2400 }], toolListChanges: 1 });
+  assert.match(withMcp, /\| git \| 12 \| 2\.4K \|/);
+  assert.match(withMcp, /Tool-list changes \(prompt-cache breaks\): 1/);
 });

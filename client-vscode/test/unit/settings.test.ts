@@ -21,3 +21,12 @@ test("drops pythonPath, empty strings and nulls; keeps nested thresholds and app
   });
   assert.deepEqual(toAgentSettings(undefined), {});
 });
+
+test("passes mcpServers through in the mcp.json shape", () => {
+  const servers = {
+    git: { command: "uvx", args: ["mcp-server-git", "--repository", "."], env: { TOKEN: "t0k" }, tools: { git_reset: "never" } },
+    docs: { url: "http://127.0.0.1:8000/mcp", headers: { Authorization: "Bearer x" }, approval: "always", timeout: 30 },
+  };
+  assert.deepEqual(toAgentSettings({ mcpServers: servers }), { mcpServers: servers });
+  assert.deepEqual(toAgentSettings({ mcpServers: {} }), {});
+});

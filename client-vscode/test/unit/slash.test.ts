@@ -17,6 +17,7 @@ test("slash commands with and without arguments", () => {
   assert.deepEqual(parseInput("/COST"), { type: "command", name: "cost", args: "" });
   assert.deepEqual(parseInput("/clear"), { type: "command", name: "clear", args: "" });
   assert.deepEqual(parseInput("/context"), { type: "command", name: "context", args: "" });
+  assert.deepEqual(parseInput("/mcp"), { type: "command", name: "mcp", args: "" });
 });
 
 test("unknown commands, paths and escapes", () => {
@@ -27,7 +28,7 @@ test("unknown commands, paths and escapes", () => {
 
 test("completions at the start of the input", () => {
   assert.deepEqual(slashCompletions("/co").map((c) => c.name), ["compact", "cost", "context"]);
-  assert.deepEqual(slashCompletions("/").length, 5);
+  assert.deepEqual(slashCompletions("/").length, 6);
   assert.deepEqual(slashCompletions("/compact x"), []);
   assert.deepEqual(slashCompletions("hi /co"), []);
 });
