@@ -150,6 +150,11 @@ export function applyEvent(t: Transcript, ev: AgentEvent): void {
       if (ev.discardPartial) dropStreamingReply(t);
       appendNote(t, ev.turnId, `Retrying (attempt ${ev.attempt}) in ${ev.delaySeconds}s: ${ev.reason}`, "warn");
       return;
+    case "toolsChanged": {
+      const changed = [...ev.added.map((n) => `+${n}`), ...ev.removed.map((n) => `−${n}`)].join(" ") || "definitions";
+      appendNote(t, ev.turnId, `Tools changed (${changed}): the prompt cache is written again once.`, "info");
+      return;
+    }
     case "error":
       appendNote(t, ev.turnId, ev.message, "error");
       return;

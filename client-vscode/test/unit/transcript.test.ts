@@ -96,3 +96,10 @@ test("a retry that restarts the reply drops what it had streamed", () => {
   assert.deepEqual(a.blocks.map((b) => b.kind), ["tool", "note", "text"]);
   assert.deepEqual(a.blocks[2], { kind: "text", text: "A whole sentence." });
 });
+
+test("a tool-list change is noted in the turn (one cache break)", () => {
+  const t = T.emptyTranscript();
+  T.startTurn(t);
+  T.applyEvent(t, { turnId: "t1", kind: "toolsChanged", changes: 1, added: ["mcp__git__git_log"], removed: [] });
+  assert.match(JSON.stringify(t.items), /Tools changed \(\+mcp__git__git_log\): the prompt cache is written again once\./);
+});

@@ -149,6 +149,7 @@ test("slash commands dispatch the right messages", async () => {
     ["/cost", { type: "command", name: "cost", args: "" }],
     ["/clear", { type: "command", name: "clear", args: "" }],
     ["/context", { type: "command", name: "context", args: "" }],
+    ["/mcp", { type: "command", name: "mcp", args: "" }],
     ["what does main.py do?", { type: "send", text: "what does main.py do?" }],
   ];
   for (const [text, expected] of cases) {
