@@ -1,6 +1,8 @@
 """MCP servers as tools: the real agent, the SDK-written test server (stdio and HTTP), the local mock API."""
 
+import json
 import logging
+import os
 import subprocess
 import sys
 import re
@@ -268,3 +270,18 @@ async def test_the_published_git_server_from_pypi_works_offline(make_mcp_agent, 
     [status] = results_of(mock_api.message_bodies[1])
     assert not status.get("is_error")
     assert "app.py" in status["content"] and "notes.md" in status["content"]  # staged and untracked
+
+
+def test_repl_mcp_command_lists_the_servers(tmp_path, workspace):
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"test": stdio_config(env={"TOKEN": SECRET_ENV}),
+                                                 "broken": {"command": "/nonexistent/server"}}}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env["AGENTLS_DATA_DIR"] = str(tmp_path / "data")
+    done = subprocess.run([sys.executable, "-m", "agentls", "repl", "--workspace", str(workspace), "--mcp-config",
+                           str(config)], input="/mcp\n/quit\n", capture_output=True, text=True, env=env, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert "test [running] stdio" in done.stdout and "(env TOKEN=***)" in done.stdout
+    assert "mcp__test__echo" in done.stdout
+    assert "broken [failed]" in done.stdout and "could not start" in done.stdout
+    assert SECRET_ENV not in done.stdout + done.stderr

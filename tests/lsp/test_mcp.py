@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import sys
 from pathlib import Path
 
 from lsprotocol import types
 
 from agentls.mock_api import Reply, Text, ToolUse
-from .helpers import options_for, wait_until
+from .helpers import SECRET, options_for, server_env, wait_until
 
 TEST_SERVER = str(Path(__file__).resolve().parent.parent / "mcp_test_server.py")
 TOKEN = "mcp-env-secret-5521"
@@ -76,3 +78,23 @@ async def test_mcp_servers_params_are_checked(start_editor, mock_api):
         assert getattr(error, "code", None) == -32602 and "connect" in str(error)
     else:
         raise AssertionError("connect must be a boolean")
+
+
+async def test_agentls_chat_mcp_command_confirm_and_no_secret_in_any_output(workspace, data_dir, mock_api, tmp_path):
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"test": servers()["test"]}}))
+    env = server_env(data_dir, ANTHROPIC_BASE_URL=mock_api.base_url, ANTHROPIC_API_KEY=SECRET, AGENTLS_LOG="debug")
+    mock_api.script(Reply([ToolUse("mcp__test__echo", {"text": "from chat"})]), Reply([Text("echoed it")]))
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "agentls", "chat", "--workspace", str(workspace), "--mcp-config", str(config),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
+    lines = ["/mcp", "echo please", "y", "/context", "/quit"]
+    out, err = await asyncio.wait_for(process.communicate("\n".join(lines).encode() + b"\n"), 180)
+    out, err = out.decode(), err.decode()
+    assert process.returncode == 0, err
+    assert "test [running] stdio" in out and "(env TOKEN=***)" in out
+    assert "echo" in out and "mcp__test__echo" in out and "not offered" in out  # crash: never
+    assert "? call echo on MCP server 'test'" in out and '"text": "from chat"' in out
+    assert "test › echo" in out and "echoed it" in out
+    assert "mcp test" in out and "tools" in out  # /context: per-server tool tokens
+    assert TOKEN not in out and TOKEN not in err and SECRET not in err

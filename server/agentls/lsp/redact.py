@@ -1,8 +1,9 @@
 """Keeping the API key out of every byte the server writes besides the model request.
 
-`SECRETS` knows the key values in play (the apiKey option, ANTHROPIC_API_KEY)
-and scrubs them from log records and error messages. Patterns catch a key
-before it is registered (pygls logs initialize params before any handler runs).
+`SECRETS` knows the key values in play (the apiKey option, ANTHROPIC_API_KEY,
+MCP servers' env and header values) and scrubs them from log records and error
+messages. Patterns catch a key, or an MCP `env`/`headers` map, before it is
+registered (pygls logs initialize params before any handler runs).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ MASK = "***"
 # `apiKey: '...'`, `"apiKey": "..."`, `api_key='...'` in reprs and JSON.
 _KEY_FIELD = re.compile(r"""(['"]?(?:apiKey|api_key|x-api-key)['"]?\s*[:=]\s*)(['"])(?:(?!\2).)*\2""", re.IGNORECASE)
 _ANTHROPIC_KEY = re.compile(r"sk-ant-[A-Za-z0-9_\-]{4,}")
+# MCP server `env` / `headers` maps (secrets) in logged settings, before the settings are parsed.
+_SECRET_MAP = re.compile(r"""(['"](?:env|headers)['"]\s*:\s*)\{(?:[^{}"']|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')*\}""")
 
 
 class Secrets:
@@ -32,6 +35,7 @@ class Secrets:
         for value in sorted(self._values, key=len, reverse=True):
             text = text.replace(value, MASK)
         text = _KEY_FIELD.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
+        text = _SECRET_MAP.sub(lambda m: f"{m.group(1)}{{{MASK}}}", text)
         return _ANTHROPIC_KEY.sub("sk-ant-" + MASK, text)
 
 
