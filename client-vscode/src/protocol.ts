@@ -183,7 +183,7 @@ export interface McpToolTokens {
   tokens: number;
 }
 
-/** default connect: true (start the servers not started yet first) */
+/** default connect: true (first start the servers not running, failed ones again) */
 export interface McpServersParams {
   connect?: boolean;
 }

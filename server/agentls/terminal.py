@@ -173,7 +173,7 @@ async def _command(agent: Agent, line: str, printer: Printer) -> None:
     elif name == "/context":
         print(json.dumps(agent.context(), indent=1))
     elif name == "/mcp":
-        await agent.mcp.refresh()
+        await agent.mcp.refresh(retry_failed=True)
         print("\n".join(mcp_lines(agent.mcp.status(), agent.tool_list_changes)))
     else:
         print("commands: /compact [instructions], /cost, /clear, /context, /mcp, /quit")

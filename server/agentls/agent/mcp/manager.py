@@ -21,7 +21,7 @@ from typing import Any
 from ..approval import ApprovalCallback, ApprovalRequest
 from ..tools.base import ToolOutput, error
 from .config import ServerConfig
-from .connection import IDLE, McpConnection, McpFailure, describe
+from .connection import FAILED, IDLE, STOPPED, McpConnection, McpFailure, describe
 from .names import qualified_name
 from .results import WritableStore, result_text
 
@@ -64,11 +64,14 @@ class McpManager:
 
     # ---- lifecycle -----------------------------------------------------------------------
 
-    async def refresh(self) -> None:
-        """Start servers never started; list again the tools of running ones. Never raises."""
+    async def refresh(self, retry_failed: bool = False) -> None:
+        """Start servers never started (and failed ones when asked: /mcp); list again the tools of running ones.
+
+        Never raises: a server that fails is left FAILED with its error.
+        """
         async def one(connection: McpConnection) -> None:
             try:
-                if connection.state == IDLE:
+                if connection.state == IDLE or (retry_failed and connection.state in (FAILED, STOPPED)):
                     await connection.ensure_started()
                 elif connection.running:
                     await connection.relist()

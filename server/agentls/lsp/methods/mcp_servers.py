@@ -18,7 +18,7 @@ async def handle(ls, params: Any) -> dict[str, Any]:
         raise invalid_params("connect must be a boolean")
     agent = await ls.host.agent()
     if connect:
-        await agent.mcp.refresh()  # starts servers not started yet, each bounded by its startup timeout
+        await agent.mcp.refresh(retry_failed=True)  # each start bounded by its startup timeout
     servers = agent.mcp.status()
     for server in servers:
         server["error"] = SECRETS.scrub(server["error"])
