@@ -52,7 +52,7 @@ def web_server():
     server.close()
 
 
-async def converse(model_api, web_server, workspace, turns) -> None:
+async def converse(model_api, web_server, workspace, turns) -> tuple[int, int]:
     servers, _ = parse_servers({"web": web_server.config(approval="always")})
     context = ContextConfig(window=30_000, clear_keep_recent=1, min_batch_tokens=300)
     agent = Agent(Workspace([workspace]), settings_for(model_api), approve=auto_approve, context=context,
@@ -82,13 +82,23 @@ async def converse(model_api, web_server, workspace, turns) -> None:
             if index not in batch_before:
                 assert after["messages"][: len(before["messages"])] == before["messages"], "not append-only"
         assert changes == agent.tool_list_changes
+        return changes, len(batch_before)
     finally:
         await agent.aclose()
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(turns=st.lists(turn, min_size=1, max_size=5))
-def test_tool_list_changes_never_break_append_only_between_batches(model_api, web_server, tmp_path_factory, turns):
-    workspace = tmp_path_factory.mktemp("ws")
-    (workspace / "notes.md").write_text("# Notes\nThe answer is 42.\n")
-    asyncio.run(converse(model_api, web_server, workspace, turns))
+def test_tool_list_changes_never_break_append_only_between_batches(model_api, web_server, tmp_path_factory):
+    covered = {"tool changes": 0, "batches": 0}
+
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(turns=st.lists(turn, min_size=1, max_size=5))
+    def conversations(turns):
+        workspace = tmp_path_factory.mktemp("ws")
+        (workspace / "notes.md").write_text("# Notes\nThe answer is 42.\n")
+        changes, batches = asyncio.run(converse(model_api, web_server, workspace, turns))
+        covered["tool changes"] += changes
+        covered["batches"] += batches
+
+    conversations()
+    print(f"covered over {EXAMPLES} conversations: {covered}")
+    assert covered["tool changes"] > 0 and covered["batches"] > 0, covered  # both kinds of break were exercised
