@@ -72,17 +72,24 @@ def extra() -> str:
     return "extra here"
 
 
+_extra_offered = [False]
+
+
 @server.tool()
 def grow() -> str:
     """Add the tool `extra`."""
-    server.add_tool(extra)
+    if not _extra_offered[0]:
+        server.add_tool(extra)
+        _extra_offered[0] = True
     return "added extra"
 
 
 @server.tool()
 def shrink() -> str:
     """Remove the tool `extra`."""
-    server.remove_tool("extra")
+    if _extra_offered[0]:
+        server.remove_tool("extra")
+        _extra_offered[0] = False
     return "removed extra"
 
 

@@ -261,3 +261,13 @@ def test_cli_serves_a_script_file_then_the_demo_agent(tmp_path):
         finally:
             process.terminate()
     assert process.returncode == 0, "SIGTERM is a clean exit"
+
+
+def test_tool_names_outside_the_api_pattern_are_rejected():
+    from agentls.mock_api.validation import request_error
+
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}],
+            "tools": [{"name": "mcp__my server__x", "input_schema": {"type": "object"}}]}
+    assert "does not match pattern" in request_error(body)
+    body["tools"][0]["name"] = "mcp__my_server__x"
+    assert request_error(body) is None

@@ -145,3 +145,20 @@ def test_unified_diff_shapes() -> None:
     assert new.startswith("--- /dev/null\n+++ b/n.txt\n")
     assert "+hello\n\\ No newline at end of file\n" in new
     assert unified_diff("same\n", "same\n", "s.txt") == ""
+
+
+async def test_mcp_approvals_are_remembered_per_server_and_tool():
+    from agentls.agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
+
+    asked = []
+
+    async def ask(request):
+        asked.append(request)
+        return ApprovalDecision(True, remember=True)
+
+    policy = ApprovalPolicy(ask)
+    commit = ApprovalRequest(kind="mcp", server="git", tool="git_commit", input="{}")
+    assert await policy(commit) and await policy(commit)
+    assert await policy(ApprovalRequest(kind="mcp", server="git", tool="git_reset", input="{}"))
+    assert await policy(ApprovalRequest(kind="mcp", server="other", tool="git_commit", input="{}"))
+    assert [(r.server, r.tool) for r in asked] == [("git", "git_commit"), ("git", "git_reset"), ("other", "git_commit")]

@@ -7,11 +7,13 @@ is one the real API accepts.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 _MAX_CACHE_BREAKPOINTS = 4
 # Block types that may not carry cache_control.
 _UNCACHEABLE = ("thinking", "redacted_thinking")
+_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 def request_error(body: Any) -> str | None:
@@ -42,6 +44,9 @@ def _check_top_level(body: dict) -> str | None:
         names = [t.get("name") for t in tools if isinstance(t, dict)]
         if len(names) != len(set(names)):
             return "tools: Tool names must be unique."
+        bad = [n for n in names if not isinstance(n, str) or not _TOOL_NAME.match(n)]
+        if bad:
+            return f"tools: name {bad[0]!r} does not match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
     return None
 
 
