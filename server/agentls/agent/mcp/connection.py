@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
+import sys
 import tempfile
 from typing import Any
 
@@ -64,6 +66,7 @@ class McpConnection:
 
     async def _start(self) -> None:
         self.state, self.error = STARTING, ""
+        await import_sdk()
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
         self._task = asyncio.ensure_future(self._hold(ready))
@@ -237,6 +240,16 @@ def _deadline(seconds: float):
 
     with anyio.fail_after(seconds):
         yield
+
+
+SDK_MODULES = ("mcp", "mcp.client.stdio", "mcp.client.streamable_http", "httpx2", "mcp_types")
+
+
+async def import_sdk() -> None:
+    """The SDK takes seconds to import (it pulls in its server side too): do it in a thread, never on the loop."""
+    if all(name in sys.modules for name in SDK_MODULES):
+        return
+    await asyncio.to_thread(lambda: [importlib.import_module(name) for name in SDK_MODULES])
 
 
 def _client_info() -> Any:
