@@ -29,7 +29,7 @@ export function mcpMarkdown(r: McpServersResult): string {
     lines.push(`- **${esc(s.name)}** — ${s.state} · ${s.transport} \`${s.target.replace(/`/g, "'")}\`${secrets(s)}`);
     if (s.error) lines.push(`  - ⚠ ${esc(s.error.split("\n")[0])}`);
     for (const t of s.tools) {
-      const offered = t.qualifiedName ? `\`${t.qualifiedName}\`` : "not offered";
+      const offered = t.qualifiedName ? `\`${t.qualifiedName}\`` : `${esc(t.name)} (not offered)`;
       lines.push(`  - ${offered} · ${t.approval}${t.description ? ` — ${esc(t.description)}` : ""}`);
     }
   }

@@ -26,7 +26,7 @@ test("/mcp markdown lists servers, state, tools and hides secret values", () => 
   const md = mcpMarkdown(listing);
   assert.match(md, /\*\*git\*\* — running · stdio `uvx mcp-server-git` \(env TOKEN: hidden\)/);
   assert.match(md, /`mcp__git__git_status` · always — Shows the working tree status/);
-  assert.match(md, /not offered · never/);
+  assert.match(md, /git\\_reset \(not offered\) · never/);
   assert.match(md, /\*\*docs\*\* — failed · http .*header Authorization: hidden/);
   assert.match(md, /⚠ MCP server 'docs' could not start: ConnectError$/m);
   assert.match(md, /Tool-list changes this session: 1/);
