@@ -285,3 +285,16 @@ def test_repl_mcp_command_lists_the_servers(tmp_path, workspace):
     assert "mcp__test__echo" in done.stdout
     assert "broken [failed]" in done.stdout and "could not start" in done.stdout
     assert SECRET_ENV not in done.stdout + done.stderr
+
+
+async def test_a_server_hanging_at_startup_is_reported_and_the_turn_goes_on(make_mcp_agent, mock_api):
+    mock_api.script(Reply([ToolUse("read_file", {"path": "notes.md"})]), Reply([Text("read without it")]))
+    silent = {"command": sys.executable, "args": ["-c", "import sys; print('warming up', file=sys.stderr, flush=True); "
+                                                       "import time; time.sleep(600)"], "startupTimeout": 1}
+    agent = make_mcp_agent({"silent": silent, "test": stdio_config()})
+    assert (await agent.run_turn("read notes")).text == "read without it"
+    silent_status, test_status = agent.mcp.status()
+    assert silent_status["state"] == "failed" and "did not start within 1 s" in silent_status["error"]
+    assert "warming up" in silent_status["error"]  # its stderr says what it was doing
+    assert test_status["state"] == "running"  # the other server started anyway
+    assert "mcp__test__echo" in tool_names(mock_api.message_bodies[0])
