@@ -8,7 +8,8 @@ test-output/e2e/agentls/ and test-output/e2e/stand-in-server/.
 
 - with agentls: chat view, a prompt the offline demo model answers by reading
   a workspace file (streamed reply + tool card), Agent: Compact Conversation
-  (the status bar percentage drops), Agent: Show Cost, Agent: Show Context.
+  (the status bar percentage drops), Agent: Show Cost, Agent: Show Context,
+  an MCP server added in the settings listed by Agent: Show MCP Servers and /mcp.
 - with the stand-in server (client-vscode/test/e2e/fake_server.py): the same,
   plus approvals (modal for a command, diff + modal for an edit) and a server
   crash that is restarted and reported in the panel.

@@ -369,7 +369,6 @@ class Agent:
         return list(self.engine.history.messages)
 
 
-
 def _names(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """(added, removed) tool names between two tool lists (a changed definition counts as both)."""
     old = {json.dumps(t, sort_keys=True): t["name"] for t in before}

@@ -65,13 +65,13 @@ class McpManager:
     # ---- lifecycle -----------------------------------------------------------------------
 
     async def refresh(self, retry_failed: bool = False) -> None:
-        """Start servers never started (and failed ones when asked: /mcp); list again the tools of running ones.
+        """Start servers not running (failed ones only when asked: /mcp); list again the tools of running ones.
 
         Never raises: a server that fails is left FAILED with its error.
         """
         async def one(connection: McpConnection) -> None:
             try:
-                if connection.state == IDLE or (retry_failed and connection.state in (FAILED, STOPPED)):
+                if connection.state in (IDLE, STOPPED) or (retry_failed and connection.state == FAILED):
                     await connection.ensure_started()
                 elif connection.running:
                     await connection.relist()
