@@ -1,5 +1,6 @@
 """MCP servers as tools: the real agent, the SDK-written test server (stdio and HTTP), the local mock API."""
 
+import asyncio
 import json
 import logging
 import os
@@ -298,3 +299,21 @@ async def test_a_server_hanging_at_startup_is_reported_and_the_turn_goes_on(make
     assert "warming up" in silent_status["error"]  # its stderr says what it was doing
     assert test_status["state"] == "running"  # the other server started anyway
     assert "mcp__test__echo" in tool_names(mock_api.message_bodies[0])
+
+
+async def test_a_turn_cancelled_while_a_server_starts_leaves_it_startable(make_mcp_agent, mock_api):
+    agent = make_mcp_agent({"test": stdio_config(approval="always")})
+    connection = agent.mcp.connections["test"]
+    turn = asyncio.ensure_future(agent.run_turn("first"))
+    for _ in range(3000):  # until the lazy start is under way
+        if connection.state == "starting":
+            break
+        await asyncio.sleep(0.01)
+    assert connection.state == "starting"
+    turn.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await turn
+    assert connection.state == "stopped" and mock_api.message_bodies == []
+    mock_api.script(Reply([ToolUse("mcp__test__echo", {"text": "after"})]), Reply([Text("ok")]))
+    assert (await agent.run_turn("again")).text == "ok"
+    assert connection.state == "running" and results_of(mock_api.message_bodies[1])[0]["content"] == "echo: after"

@@ -66,12 +66,12 @@ class McpConnection:
 
     async def _start(self) -> None:
         self.state, self.error = STARTING, ""
-        await import_sdk()
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
-        self._task = asyncio.ensure_future(self._hold(ready))
         timeout = self.config.startup_timeout
         try:
+            await import_sdk()
+            self._task = asyncio.ensure_future(self._hold(ready))
             await asyncio.wait_for(asyncio.shield(ready), timeout)
         except asyncio.TimeoutError:
             await self._halt()
