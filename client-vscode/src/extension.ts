@@ -4,6 +4,7 @@ import { makeConfirmHandler } from "./approvals";
 import { ChatController } from "./chatView";
 import { AgentClient } from "./client";
 import { registerCommands } from "./commands";
+import { maybeShowDemoNotice } from "./demoNotice";
 import { StatusBar } from "./statusBar";
 import { SCHEME, VirtualDocs } from "./virtualDocs";
 
@@ -27,6 +28,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
     }),
     agent.onStatus.event((s) => status.setStatus(s)),
     agent.onContextUsage.event((u) => status.setUsage(u)),
+    agent.onContextUsage.event((u) => void maybeShowDemoNotice(ctx.workspaceState, u)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration("agentls.pythonPath")) {
         void vscode.window

@@ -25,6 +25,7 @@ export interface InitializationOptions {
   settings?: AgentSettings; // same shape as workspace/didChangeConfiguration
   supportsConfirm?: boolean; // client answers agent/confirm requests
   supportsEvents?: boolean; // default true
+  showsDemoNotice?: boolean; // the client explains the demo model itself (once per workspace)
 }
 
 export type ApprovalMode = "ask" | "always" | "never";

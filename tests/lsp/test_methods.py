@@ -113,6 +113,11 @@ async def test_demo_model_without_key_or_base_url(start_editor, data_dir, worksp
     result = await editor.request("agent/chat", {"prompt": "What does notes.md say?"})
     assert DEMO_LABEL in result["text"] and "42" in result["text"]
     assert (await editor.request("agent/context"))["demo"] is True
+    # Every view names the model that answers, never the configured default.
+    assert {u["model"] for u in editor.usages} == {"demo model (offline)"}
+    assert (await editor.request("agent/context"))["model"] == "demo model (offline)"
+    cost = await editor.request("agent/cost")
+    assert cost["model"] == "demo model (offline)" and cost["usd"] == 0
 
 
 async def test_requests_before_initialize_are_refused(data_dir):
