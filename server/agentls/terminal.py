@@ -17,7 +17,7 @@ from typing import Any, Iterator
 from .agent import events as ev
 from .agent.approval import ApprovalPolicy, ApprovalRequest, auto_approve
 from .agent.loop import Agent, AgentError
-from .agent.session import SessionLog
+from .agent.store import open_session
 from .agent.workspace import Workspace
 from .model import ModelSettings
 from .model.settings import for_demo_model
@@ -107,7 +107,7 @@ def usage_prompt(usage: dict[str, Any]) -> str:
 
 def build_agent(workspace: Path, settings: ModelSettings, yes: bool, new: bool) -> Agent:
     approve = auto_approve if yes else ApprovalPolicy(terminal_asker())
-    session = SessionLog.open(workspace, new=new)
+    session = open_session(workspace, new=new)  # never fails; damage is noted at the first turn
     return Agent(Workspace([workspace]), settings, approve=approve, session=session)
 
 
@@ -148,7 +148,7 @@ async def _command(agent: Agent, line: str, printer: Printer) -> None:
               f"output {cost['outputTokens']:,}, cache read {cost['cacheReadTokens']:,}, "
               f"cache write {cost['cacheWriteTokens']:,} — ${cost['usd']:.4f}")
     elif name == "/clear":
-        agent.clear(SessionLog.open(agent.workspace.roots[0], new=True))
+        agent.clear(open_session(agent.workspace.roots[0], new=True))
         print("new conversation (the old one stays on disk)")
     elif name == "/context":
         print(json.dumps(agent.context(), indent=1))

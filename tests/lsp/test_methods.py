@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 from lsprotocol import types
@@ -39,11 +40,11 @@ async def test_compact_cost_clear_and_context(start_editor, mock_api, data_dir):
     assert len(editor.usages) > before
     assert {"compactionStarted", "compactionFinished"} <= set(editor.kinds())
 
-    sessions = lambda: [p for p in data_dir.rglob("log.jsonl")]  # noqa: E731
-    assert len(sessions()) == 1
+    sessions = lambda: sqlite3.connect(data_dir / "sessions.db").execute("SELECT COUNT(*) FROM sessions").fetchone()[0]  # noqa: E731
+    assert sessions() == 1
     before = len(editor.usages)
     assert await editor.request("agent/clear") == {}
-    assert len(sessions()) == 2  # the old session stays on disk
+    assert sessions() == 2  # the old session stays in the store
     await wait_until(lambda: len(editor.usages) > before)
     assert editor.usages[-1]["categories"]["toolResults"] == 0
     assert (await editor.request("agent/cost"))["requests"] == 0

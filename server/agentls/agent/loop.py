@@ -25,7 +25,7 @@ from ..model import events as model_events
 from . import events as ev
 from .approval import ApprovalCallback, deny_all
 from .prompt import system_prompt
-from .session import SessionLog
+from .store import Session, StoreError
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
 from .workspace import Workspace
 
@@ -63,7 +63,7 @@ def _tool_summary(name: str, tool_input: dict[str, Any]) -> str:
 class Agent:
     def __init__(self, workspace: Workspace, model: ModelSettings | None = None, *,
                  context: ContextConfig | None = None, approve: ApprovalCallback = deny_all,
-                 session: SessionLog | None = None, clock: Callable[[], float] = time.time,
+                 session: Session | None = None, clock: Callable[[], float] = time.time,
                  shell_timeout: float = 120.0) -> None:
         self.workspace = workspace
         self.model_settings = model or ModelSettings()
@@ -77,6 +77,8 @@ class Agent:
         self.engine = self._new_engine()
         self.busy = False
         self._retired: list[ModelClient] = []
+        self._unsaved: str | None = None  # why the last write to the session failed, until reported
+        self._unsaved_reported = False
         if session is not None:
             self._restore(session)
 
@@ -96,12 +98,21 @@ class Agent:
         store = self.session.store if self.session is not None else None
         return ContextEngine(config=config, store=store) if store is not None else ContextEngine(config=config)
 
-    def _restore(self, session: SessionLog) -> None:
+    def _restore(self, session: Session) -> None:
         restored = session.restore()
-        for message in restored.messages:
-            self.engine.append(message)
+        try:
+            for message in restored.messages:
+                self.engine.append(message)
+        except ValueError as error:  # the store hands a valid history; should that ever fail, start empty
+            self.engine = self._new_engine()
+            session.problems.append(f"This conversation could not be restored ({error}); it starts empty.")
         for model, numbers in restored.usage:
             self.client.costs.add(model, Usage(**numbers))
+
+    def session_problems(self) -> list[str]:
+        """What the user should hear about the session (damage set aside, not saved). Front ends
+        may show them at start; the next turn notes them in the chat (error events), once."""
+        return list(self.session.problems) if self.session is not None else []
 
     def reconfigure(self, model: ModelSettings | None = None, context: ContextConfig | None = None) -> None:
         """New settings from the editor, no restart; the conversation is kept."""
@@ -178,6 +189,7 @@ class Agent:
                     continue
                 break
             await self._run_tools(uses, emit, cut_off=stop_reason == "max_tokens")
+        await self._report_store_problems(emit)
         await emit(ev.UsageEvent(ev.usage_wire(total)))
         return TurnResult(turn_id, "\n\n".join(texts), stop_reason, ev.usage_wire(total))
 
@@ -188,10 +200,30 @@ class Agent:
         return cut
 
     def _log(self, message: dict[str, Any]) -> None:
+        self._save(lambda session: session.message(message))
+
+    def _save(self, write: Callable[[Session], None]) -> None:
+        """A failed write does not end the turn: it stays queued in the session, and is reported."""
+        if self.session is None:
+            return
+        try:
+            write(self.session)
+        except StoreError as error:
+            self._unsaved = str(error)
+            return
+        self._unsaved, self._unsaved_reported = None, False
+
+    async def _report_store_problems(self, emit) -> None:
         if self.session is not None:
-            self.session.message(message)
+            for problem in self.session.take_problems():
+                await emit(ev.ErrorEvent(problem))
+        if self._unsaved is not None and not self._unsaved_reported:
+            self._unsaved_reported = True
+            await emit(ev.ErrorEvent(f"the conversation could not be saved ({self._unsaved}); the agent goes on, "
+                                     "and saves what is missing with the next message it can write"))
 
     async def _prepare(self, emit) -> Prepared:
+        await self._report_store_problems(emit)
         prepared = self.engine.prepare(self.clock())
         await self._announce_batch(prepared, emit)
         if prepared.compaction_due:
@@ -229,8 +261,7 @@ class Agent:
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
         self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate)
-        if self.session is not None:
-            self.session.usage(response.model or self.model_settings.model, asdict(response.usage))
+        self._save(lambda session: session.usage(response.model or self.model_settings.model, asdict(response.usage)))
         await emit(ev.UsageEvent(ev.usage_wire(response.usage)))
         await emit(ev.ContextUsage(self.context_usage()))
         return response
@@ -286,9 +317,10 @@ class Agent:
         except SummaryError as error:
             await emit(ev.ErrorEvent(f"compaction failed: {error}"))
             return None
-        if self.session is not None:
-            self.session.compaction(self.engine.history.messages, result.summary,
-                                    result.tokens_before, result.tokens_after)
+        messages = self.engine.history.messages
+        self._save(lambda session: session.compaction(messages, result.summary, result.tokens_before,
+                                                      result.tokens_after))
+        await self._report_store_problems(emit)
         await emit(ev.CompactionFinished(result.tokens_before, result.tokens_after))
         await emit(ev.ContextUsage(self.context_usage()))
         return result
@@ -325,13 +357,14 @@ class Agent:
         _, tools = self._static_tokens()
         return {**self.engine.report(tools_tokens=tools), "placeholders": self.engine.placeholders()}
 
-    def clear(self, new_session: SessionLog | None = None) -> None:
+    def clear(self, new_session: Session | None = None) -> None:
         """A fresh conversation; the old session stays on disk."""
         if self.busy:
             raise AgentError("a turn is running; cancel it first")
         if self.session is not None:
             self.session.close()
         self.session = new_session
+        self._unsaved, self._unsaved_reported = None, False
         self.engine = self._new_engine()
         self.client.costs.reset()
 

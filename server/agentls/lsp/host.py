@@ -170,18 +170,15 @@ class AgentHost:
         if self._warming is not None:
             await self._warming
         from ..agent.loop import Agent
-        from ..agent.session import SessionLog
+        from ..agent.store import open_session
 
         async with self._settings_lock:
             settings = self.settings
             model = await self._model_settings()
-        try:
-            session = await asyncio.to_thread(SessionLog.open, self.session_root)
-        except OSError as error:
-            session = None
-            self.problems.append(f"the conversation is not saved ({error.strerror or error})")
+        session = await asyncio.to_thread(open_session, self.session_root)  # never fails: at worst unsaved
         self._agent = await asyncio.to_thread(functools.partial(
             Agent, self.workspace, model, context=context_config(settings), approve=self.policy, session=session))
+        self.show_session_problems()
         if self.settings is not settings:  # changed while we were building
             async with self._settings_lock:
                 self._agent.reconfigure(await self._model_settings(), context_config(self.settings))
@@ -223,6 +220,12 @@ class AgentHost:
             self._schedule(self._close_retired())
 
     # ---- notifications -----------------------------------------------------------------
+
+    def show_session_problems(self) -> None:
+        """Damage set aside or an unsaved conversation: told once here, and in the chat at the next turn."""
+        problems = self._agent.session_problems() if self._agent is not None else []
+        if problems:
+            self.show(types.MessageType.Warning, "agentls: " + " ".join(problems))
 
     def show(self, kind: types.MessageType, message: str) -> None:
         self.ls.window_show_message(types.ShowMessageParams(type=kind, message=SECRETS.scrub(message)))
