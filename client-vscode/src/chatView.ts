@@ -14,9 +14,12 @@ import {
   type CompactResult,
   type ContextUsage,
   type CostResult,
+  type ToolResult,
 } from "./protocol";
+import type { VirtualDocs } from "./virtualDocs";
 import { compactMarkdown, costMarkdown, formatUsage } from "./shared/format";
 import type { FromWebview, ServerStatus, ToWebview } from "./shared/messages";
+import { FileList } from "./shared/fileList";
 import { mentionedPaths, rankPaths } from "./shared/mentions";
 import { SLASH_COMMANDS, type SlashName } from "./shared/slash";
 import * as T from "./shared/transcript";
@@ -80,7 +83,10 @@ export class ChatController implements vscode.Disposable {
   private readonly hosts = new Set<Host>();
   private running: vscode.CancellationTokenSource | undefined;
   private pending: Attachment[] = [];
-  private fileCache: { at: number; paths: string[] } | undefined;
+  private readonly files = new FileList(async () => {
+    const uris = await vscode.workspace.findFiles("**/*", FILE_EXCLUDE, 5000);
+    return uris.map((u) => vscode.workspace.asRelativePath(u, false));
+  });
   private saveTimer: NodeJS.Timeout | undefined;
   private turnSeq = 0;
   private compactionReported = false;
@@ -92,6 +98,7 @@ export class ChatController implements vscode.Disposable {
   constructor(
     private readonly ctx: vscode.ExtensionContext,
     private readonly agent: AgentClient,
+    private readonly docs?: VirtualDocs,
   ) {
     this.transcript = { items: ctx.workspaceState.get<T.TranscriptItem[]>(STORE_KEY, []) };
     T.settle(this.transcript, "Interrupted (the window was reloaded).");
@@ -112,6 +119,7 @@ export class ChatController implements vscode.Disposable {
         }
       }),
       agent.onStatus.event((s) => this.onServerStatus(s)),
+      this.watchFiles(),
       agent.onProgress.event((p) => this.post({ type: "progress", message: p.message })),
     );
   }
@@ -218,9 +226,26 @@ export class ChatController implements vscode.Disposable {
         return;
       case "openFile": {
         const uri = await this.resolveWorkspacePath(m.path);
-        if (uri) await vscode.window.showTextDocument(uri, { preview: true });
+        if (!uri) return;
+        const line = m.line ? Math.max(0, m.line - 1) : undefined;
+        const selection = line !== undefined ? new vscode.Range(line, 0, line, 0) : undefined;
+        await vscode.window.showTextDocument(uri, { preview: true, selection });
         return;
       }
+      case "toolResult":
+        try {
+          const result = await this.agent.request<ToolResult>(Methods.toolResult, { toolUseId: m.toolUseId });
+          this.post({ type: "toolResult", toolUseId: m.toolUseId, result }, host);
+        } catch (e) {
+          this.post({ type: "toolResult", toolUseId: m.toolUseId, error: (e as Error).message ?? String(e) }, host);
+        }
+        return;
+      case "openOriginal":
+        await this.openOriginal(m.toolUseId);
+        return;
+      case "openSummary":
+        await this.openReadOnly(`/Compaction summary.md`, `<!-- ${m.label} -->\n\n${m.summary}\n`, "markdown");
+        return;
       case "restartServer":
         await vscode.commands.executeCommand("agentls.restartServer");
         return;
@@ -357,6 +382,27 @@ export class ChatController implements vscode.Disposable {
     this.save();
   }
 
+  // ------------------------------------------------ read-only documents
+
+  /** The full original of a rewritten tool result (its context:// ref), read-only. */
+  private async openOriginal(toolUseId: string): Promise<void> {
+    try {
+      const r = await this.agent.request<ToolResult>(Methods.toolResult, { toolUseId, original: true });
+      const header = `${r.ref} · ${r.tool} ${JSON.stringify(r.input)} · ${r.originalChars} chars (original, as the tool returned it)`;
+      await this.openReadOnly(`/context/${toolUseId} (original).txt`, `${header}\n\n${r.original ?? r.text}`);
+    } catch (e) {
+      this.notice(`Could not open the original: ${(e as Error).message ?? e}`, "error");
+    }
+  }
+
+  private async openReadOnly(pathPart: string, text: string, language?: string): Promise<void> {
+    if (!this.docs) return;
+    const uri = this.docs.set(pathPart, text);
+    let doc = await vscode.workspace.openTextDocument(uri);
+    if (language) doc = await vscode.languages.setTextDocumentLanguage(doc, language);
+    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Active });
+  }
+
   // ------------------------------------------------------ attachments, @
 
   /** "Agent: Add Selection to Chat": quote the selection with its file and line range. */
@@ -430,13 +476,16 @@ export class ChatController implements vscode.Disposable {
     return undefined;
   }
 
+  /** A file created or deleted makes the @-mention list stale. */
+  private watchFiles(): vscode.Disposable {
+    const watcher = vscode.workspace.createFileSystemWatcher("**/*", false, true, false);
+    watcher.onDidCreate(() => this.files.invalidate());
+    watcher.onDidDelete(() => this.files.invalidate());
+    return watcher;
+  }
+
   private async findFiles(query: string): Promise<string[]> {
-    const now = Date.now();
-    if (!this.fileCache || now - this.fileCache.at > 15_000) {
-      const uris = await vscode.workspace.findFiles("**/*", FILE_EXCLUDE, 5000);
-      this.fileCache = { at: now, paths: uris.map((u) => vscode.workspace.asRelativePath(u, false)).sort() };
-    }
-    return rankPaths(this.fileCache.paths, query, 20);
+    return rankPaths(await this.files.paths(), query, 20);
   }
 
   // ----------------------------------------------------------------- store

@@ -15,7 +15,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   const docs = new VirtualDocs();
   const status = new StatusBar();
   agent = new AgentClient(ctx, log, makeConfirmHandler(docs));
-  const chat = new ChatController(ctx, agent);
+  const chat = new ChatController(ctx, agent, docs);
   ctx.subscriptions.push(
     log,
     docs,

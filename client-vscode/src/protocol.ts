@@ -68,6 +68,7 @@ export const Methods = {
   event: "agent/event",
   contextUsage: "agent/contextUsage",
   confirm: "agent/confirm",
+  toolResult: "agent/toolResult",
 } as const;
 
 export interface ChatParams {
@@ -105,6 +106,36 @@ export interface CompactResult {
   tokensBefore: number;
   tokensAfter: number;
   summary: string;
+  /** false: nothing to gain, the conversation is unchanged */
+  compacted: boolean;
+  /** why nothing changed ("" when compacted) */
+  note: string;
+}
+
+export interface ToolResultParams {
+  toolUseId: string;
+  /** also send the full original text */
+  original?: boolean;
+}
+
+export type ResultMarker = ToolMarker | "compacted";
+
+/** `agent/toolResult`: one tool call's input and its result as the model last saw it. */
+export interface ToolResult {
+  toolUseId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  isError: boolean;
+  text: string;
+  sent: boolean;
+  marker: ResultMarker;
+  layer: string;
+  /** ISO 8601 UTC of the first request carrying the rewrite; "" if none */
+  rewrittenAt: string;
+  /** context://<toolUseId> when the full original is kept; else "" */
+  ref: string;
+  originalChars: number;
+  original: string | null;
 }
 
 export interface CostResult {
@@ -145,6 +176,9 @@ export interface Placeholder {
   originalChars: number;
 }
 
+/** what preparing the next request will do about its size (docs/protocol.md, Utilization) */
+export type NextRequest = "none" | "compact" | "trim" | "tooLarge";
+
 export interface ContextResult {
   model: string;
   demo: boolean;
@@ -153,6 +187,7 @@ export interface ContextResult {
   used: number;
   utilization: number;
   level: ContextLevel;
+  nextRequest: NextRequest;
   categories: ContextCategories;
   layers: LayerStat[];
   placeholders: Placeholder[];
@@ -178,7 +213,15 @@ export type AgentEvent =
     }
   | { turnId: string; kind: "usage"; usage: Usage }
   | { turnId: string; kind: "compactionStarted"; reason: "auto" | "manual" }
-  | { turnId: string; kind: "compactionFinished"; tokensBefore: number; tokensAfter: number }
+  | {
+      turnId: string;
+      kind: "compactionFinished";
+      tokensBefore: number;
+      tokensAfter: number;
+      summary: string;
+      reason: "auto" | "manual";
+      compacted: boolean;
+    }
   | { turnId: string; kind: "layer"; layer: string; toolUseIds: string[]; marker: string }
   | { turnId: string; kind: "retry"; attempt: number; delaySeconds: number; reason: string; discardPartial: boolean }
   | { turnId: string; kind: "error"; message: string };
@@ -195,6 +238,7 @@ export interface ContextUsage {
   level: ContextLevel;
   categories: ContextCategories;
   layers: LayerStat[];
+  nextRequest: NextRequest;
 }
 
 export type ConfirmKind = "shell" | "write" | "edit";

@@ -167,7 +167,8 @@ async def test_session_resumes_with_every_message(make_agent, mock_api, workspac
     assert (await resumed.run_turn("and?")).text == "still here"
 
 
-async def test_manual_compact_cost_context_and_clear(make_agent, mock_api):
+async def test_manual_compact_cost_context_and_clear(make_agent, mock_api, workspace):
+    (workspace / "notes.md").write_text("# Notes\n" + "a line of notes worth summarising\n" * 100)
     agent = make_agent()
     await agent.run_turn("What does notes.md say?")
     mock_api.script(Reply([Text("<summary>1. Goal: notes</summary>")]))
