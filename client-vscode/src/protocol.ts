@@ -69,6 +69,11 @@ export const Methods = {
   contextUsage: "agent/contextUsage",
   confirm: "agent/confirm",
   toolResult: "agent/toolResult",
+  sessions: "agent/sessions",
+  newSession: "agent/newSession",
+  resume: "agent/resume",
+  renameSession: "agent/renameSession",
+  deleteSession: "agent/deleteSession",
 } as const;
 
 export interface ChatParams {
@@ -150,6 +155,65 @@ export interface CostResult {
 
 /** `agent/clear` → `{}` */
 export type ClearResult = Record<string, never>;
+
+// ---------------------------------------------------------- Sessions
+
+export interface SessionsParams {
+  query?: string; // words that must all occur in the title or id
+}
+
+export interface SessionsResult {
+  sessions: SessionInfo[];
+  current: string | null;
+}
+
+export interface SessionInfo {
+  id: string;
+  title: string; // the first prompt, until renamed
+  workspace: string;
+  created: number; // seconds since the epoch (0: nothing written yet)
+  updated: number;
+  turns: number;
+  tokens: number;
+  costUsd: number;
+  inUse: boolean; // open in another window
+  current: boolean; // this window's conversation
+}
+
+export interface NewSessionResult {
+  sessionId: string;
+}
+
+export interface ResumeParams {
+  sessionId: string;
+}
+
+export interface ResumeResult {
+  sessionId: string;
+  transcript: TranscriptEntry[];
+}
+
+export interface TranscriptEntry {
+  role: "user" | "assistant";
+  text: string;
+  tools: TranscriptTool[];
+}
+
+export interface TranscriptTool {
+  id: string;
+  name: string;
+  summary: string;
+  isError: boolean;
+}
+
+export interface RenameSessionParams {
+  sessionId: string;
+  title: string;
+}
+
+export interface DeleteSessionParams {
+  sessionId: string;
+}
 
 export type ContextLevel = "ok" | "warn" | "high";
 

@@ -27,6 +27,7 @@ from .approval import ApprovalCallback, deny_all
 from .prompt import system_prompt
 from .sent import SentLog, tool_result_view
 from .store import Session, StoreError
+from .transcript import tool_summary
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
 from .workspace import Workspace
 
@@ -52,13 +53,6 @@ async def _emit(sink: ev.EventSink | None, event: ev.AgentEvent) -> None:
     outcome = sink(event)
     if inspect.isawaitable(outcome):
         await outcome
-
-
-def _tool_summary(name: str, tool_input: dict[str, Any]) -> str:
-    for key in ("path", "command", "pattern"):
-        if isinstance(tool_input.get(key), str):
-            return f"{name} {tool_input[key]}"[:200]
-    return name
 
 
 class Agent:
@@ -278,7 +272,7 @@ class Agent:
         try:
             for use in uses:
                 name, tool_input = use.get("name", ""), use.get("input") or {}
-                await emit(ev.ToolStart(use["id"], name, _tool_summary(name, tool_input)))
+                await emit(ev.ToolStart(use["id"], name, tool_summary(name, tool_input)))
                 if cut_off:
                     outputs[use["id"]] = ToolOutput(CUT_OFF, True, f"{name}: cut off")
                 else:
@@ -385,6 +379,11 @@ class Agent:
         self.engine = self._new_engine()
         self.sent.clear()
         self.client.costs.reset()
+
+    def resume(self, session: Session) -> None:
+        """Continue another conversation: its history, its costs; the current one stays on disk."""
+        self.clear(session)
+        self._restore(session)
 
     def history(self) -> list[dict[str, Any]]:
         return list(self.engine.history.messages)
