@@ -204,6 +204,7 @@ export interface TranscriptTool {
   name: string;
   summary: string;
   isError: boolean;
+  resultChars: number; // the result as it stands in the conversation now
 }
 
 export interface RenameSessionParams {

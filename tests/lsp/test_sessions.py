@@ -48,6 +48,7 @@ async def test_list_after_three_conversations_and_resume_restores_messages_and_c
     roles = [(e["role"], e["text"]) for e in resumed["transcript"]]
     assert roles[0] == ("user", "first: read notes.md") and "It says 42." in roles[1][1]
     assert resumed["transcript"][1]["tools"][0]["summary"] == "read_file notes.md"
+    assert resumed["transcript"][1]["tools"][0]["resultChars"] > 0
     assert (await editor.request("agent/cost"))["usd"] == pytest.approx(first_cost["usd"])
     # The next turn continues the resumed conversation, at the API too.
     await _chat(editor, mock_api, "and again?", "still 42")

@@ -24,10 +24,17 @@ def _typed_text(blocks: list[dict[str, Any]]) -> str:
                        if b.get("type") == "text" and not b.get("text", "").startswith("Attached "))
 
 
+def _result_chars(block: dict[str, Any]) -> int:
+    content = block.get("content", "")
+    if isinstance(content, str):
+        return len(content)
+    return sum(len(b.get("text", "")) for b in content if isinstance(b, dict))
+
+
 def transcript(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """TranscriptEntry list (docs/protocol.md): user prompts, assistant text and tool calls."""
-    failed = {b.get("tool_use_id") for m in messages if m.get("role") == "user"
-              for b in blocks_of(m) if b.get("type") == "tool_result" and b.get("is_error")}
+    results = {b.get("tool_use_id"): b for m in messages if m.get("role") == "user"
+               for b in blocks_of(m) if b.get("type") == "tool_result"}
     entries: list[dict[str, Any]] = []
     for message in messages:
         blocks = blocks_of(message)
@@ -39,7 +46,8 @@ def transcript(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         text = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text" and b.get("text"))
         tools = [{"id": b.get("id", ""), "name": b.get("name", ""),
                   "summary": tool_summary(b.get("name", ""), b.get("input") or {}),
-                  "isError": b.get("id") in failed}
+                  "isError": bool(results.get(b.get("id"), {}).get("is_error")),
+                  "resultChars": _result_chars(results.get(b.get("id"), {}))}
                  for b in blocks if b.get("type") == "tool_use"]
         if entries and entries[-1]["role"] == "assistant":  # one entry per turn, like the live panel
             previous = entries[-1]
