@@ -32,6 +32,7 @@ from ..agent.approval import ApprovalPolicy
 from .confirm import EditorAsker
 from .demo import NOTICE as DEMO_NOTICE
 from .demo import DemoModel
+from .editor_query import EditorQueryClient, declared_kinds
 from .editor_workspace import EditorWorkspace
 from .errors import internal, not_initialized, turn_running
 from .redact import SECRETS
@@ -61,6 +62,7 @@ class InitOptions:
     settings: Any = None
     supports_confirm: bool = False
     supports_events: bool = True
+    editor_queries: frozenset[str] = frozenset()  # agent/editorQuery kinds the client answers
 
 
 def parse_init_options(raw: Any) -> tuple[InitOptions, list[str]]:
@@ -80,7 +82,9 @@ def parse_init_options(raw: Any) -> tuple[InitOptions, list[str]]:
             problems.append(f"initializationOptions.{name} must be a boolean")
             value = default
         flags[name] = value
-    return InitOptions(key or None, raw.get("settings"), flags["supportsConfirm"], flags["supportsEvents"]), problems
+    kinds, more = declared_kinds(raw.get("editorQueries"))
+    return InitOptions(key or None, raw.get("settings"), flags["supportsConfirm"], flags["supportsEvents"],
+                       kinds), problems + more
 
 
 class AgentHost:
@@ -177,8 +181,12 @@ class AgentHost:
         except OSError as error:
             session = None
             self.problems.append(f"the conversation is not saved ({error.strerror or error})")
+        editor = None
+        if self.options.editor_queries:
+            editor = EditorQueryClient(self.ls, self.options.editor_queries, lambda: self.settings.diagnostics_wait())
         self._agent = await asyncio.to_thread(functools.partial(
-            Agent, self.workspace, model, context=context_config(settings), approve=self.policy, session=session))
+            Agent, self.workspace, model, context=context_config(settings), approve=self.policy, session=session,
+            editor=editor))
         if self.settings is not settings:  # changed while we were building
             async with self._settings_lock:
                 self._agent.reconfigure(await self._model_settings(), context_config(self.settings))
