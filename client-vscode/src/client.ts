@@ -15,12 +15,14 @@ import {
   type ConfirmParams,
   type ConfirmResult,
   type ContextUsage,
+  type EditorQueryParams,
   type InitializationOptions,
 } from "./protocol";
 import { serverArgs } from "./shared/interpreter";
 import type { ServerStatus } from "./shared/messages";
 import { toAgentSettings } from "./shared/settings";
 import { bundledWheel, candidates, probe, resolveInterpreter, setupPrivateEnv } from "./launcher";
+import { EDITOR_QUERY_KINDS, type EditorQueryHandler } from "./editorQuery";
 
 export const SECRET_KEY = "agentls.apiKey";
 const MAX_RESTARTS = 5;
@@ -46,6 +48,7 @@ export class AgentClient implements vscode.Disposable {
     private readonly ctx: vscode.ExtensionContext,
     readonly log: vscode.LogOutputChannel,
     private readonly confirm: ConfirmHandler,
+    private readonly editorQuery?: EditorQueryHandler,
   ) {}
 
   get status(): ServerStatus {
@@ -169,6 +172,7 @@ export class AgentClient implements vscode.Disposable {
       supportsConfirm: true,
       supportsEvents: true,
     };
+    if (this.editorQuery) opts.editorQueries = EDITOR_QUERY_KINDS;
     if (apiKey) opts.apiKey = apiKey;
     return opts;
   }
@@ -225,6 +229,8 @@ export class AgentClient implements vscode.Disposable {
         }
       }),
     );
+    const editorQuery = this.editorQuery;
+    if (editorQuery) this.subs.push(client.onRequest(Methods.editorQuery, (p: EditorQueryParams, token) => editorQuery.handle(p, token)));
     this.log.info(`starting: ${python} ${serverArgs().join(" ")}`);
     this.setStatus({ phase: "starting", message: `${python} -m agentls serve --stdio` });
     try {

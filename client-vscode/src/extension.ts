@@ -4,6 +4,7 @@ import { makeConfirmHandler } from "./approvals";
 import { ChatController } from "./chatView";
 import { AgentClient } from "./client";
 import { registerCommands } from "./commands";
+import { EditorQueryHandler, vscodeEditorApi } from "./editorQuery";
 import { StatusBar } from "./statusBar";
 import { SCHEME, VirtualDocs } from "./virtualDocs";
 
@@ -13,12 +14,14 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   const log = vscode.window.createOutputChannel("Agent (agentls)", { log: true });
   const docs = new VirtualDocs();
   const status = new StatusBar();
-  agent = new AgentClient(ctx, log, makeConfirmHandler(docs));
+  const editorQuery = new EditorQueryHandler(vscodeEditorApi()); // counts diagnostics changes from activation on
+  agent = new AgentClient(ctx, log, makeConfirmHandler(docs), editorQuery);
   const chat = new ChatController(ctx, agent);
   ctx.subscriptions.push(
     log,
     docs,
     status,
+    editorQuery,
     agent,
     chat,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
