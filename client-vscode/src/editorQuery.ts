@@ -6,9 +6,12 @@
  *
  * Diagnostics of a file carry a `generation`: how many times VS Code said
  * that file's diagnostics changed. After an edit the server asks with
- * `changedSince` + `waitMs`; we answer once the generation moved past it and
- * no further change came for QUIET_MS (language servers often publish in
- * bursts: syntax, then semantics), or when waitMs runs out.
+ * `changedSince` + `waitMs`; we answer once the generation moved past it,
+ * and past where it stood at the document's last text change (a language
+ * server often re-publishes the old diagnostics when the focus moves, e.g.
+ * when the approval's diff editor closes: that is not the edit's answer),
+ * and no further change came for QUIET_MS (language servers publish in
+ * bursts: syntax, then semantics); or when waitMs runs out.
  */
 import * as vscode from "vscode";
 import type {
@@ -69,6 +72,7 @@ export interface EditorApi {
   references(uri: string, at: Position): Promise<LocationLike[] | undefined>;
   hover(uri: string, at: Position): Promise<HoverLike[] | undefined>;
   onDidChangeDiagnostics(listener: (uris: string[]) => void): { dispose(): unknown };
+  onDidChangeText(listener: (uri: string) => void): { dispose(): unknown };
 }
 
 // vscode.SymbolKind order; the wire uses LSP's names
@@ -127,17 +131,24 @@ function need<T>(value: T | undefined, what: string): T {
 
 export class EditorQueryHandler {
   private readonly generations = new Map<string, number>();
+  private readonly editedAt = new Map<string, number>(); // generation when the document's text last changed
   private readonly waiters = new Set<(uri: string) => void>();
-  private readonly sub: { dispose(): unknown };
+  private readonly subs: { dispose(): unknown }[];
 
   constructor(private readonly api: EditorApi) {
-    this.sub = api.onDidChangeDiagnostics((uris) => {
-      for (const uri of uris) {
+    this.subs = [
+      api.onDidChangeDiagnostics((uris) => {
+        for (const uri of uris) {
+          const key = api.canonical(uri);
+          this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
+          for (const w of [...this.waiters]) w(key);
+        }
+      }),
+      api.onDidChangeText((uri) => {
         const key = api.canonical(uri);
-        this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
-        for (const w of [...this.waiters]) w(key);
-      }
-    });
+        this.editedAt.set(key, this.generations.get(key) ?? 0);
+      }),
+    ];
   }
 
   generation(uri: string): number {
@@ -175,9 +186,10 @@ export class EditorQueryHandler {
     return p.uri ? { diagnostics: found, generation: this.generation(p.uri) } : { diagnostics: found };
   }
 
-  /** Resolves once `key`'s generation is above `since` and QUIET_MS passed without a change, or after waitMs. */
+  /** Resolves once `key`'s generation is above `since` (and its last edit) and QUIET_MS passed without a change, or after waitMs. */
   private settled(key: string, since: number, waitMs: number, token?: vscode.CancellationToken): Promise<void> {
     return new Promise((resolve) => {
+      const threshold = () => Math.max(since, this.editedAt.get(key) ?? 0);
       let quiet: ReturnType<typeof setTimeout> | undefined;
       const finish = () => {
         clearTimeout(quiet);
@@ -187,7 +199,7 @@ export class EditorQueryHandler {
         resolve();
       };
       const arm = () => {
-        if ((this.generations.get(key) ?? 0) <= since) return;
+        if ((this.generations.get(key) ?? 0) <= threshold()) return;
         clearTimeout(quiet);
         quiet = setTimeout(finish, QUIET_MS);
       };
@@ -200,7 +212,7 @@ export class EditorQueryHandler {
   }
 
   dispose(): void {
-    this.sub.dispose();
+    for (const s of this.subs) s.dispose();
     this.waiters.clear();
   }
 }
@@ -220,5 +232,6 @@ export function vscodeEditorApi(): EditorApi {
     references: (u, at) => Promise.resolve(run<LocationLike[]>("vscode.executeReferenceProvider", uri(u), pos(at))),
     hover: (u, at) => Promise.resolve(run<HoverLike[]>("vscode.executeHoverProvider", uri(u), pos(at))),
     onDidChangeDiagnostics: (listener) => vscode.languages.onDidChangeDiagnostics((e) => listener(e.uris.map((u) => u.toString()))),
+    onDidChangeText: (listener) => vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length && listener(e.document.uri.toString())),
   };
 }

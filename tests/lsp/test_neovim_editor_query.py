@@ -8,14 +8,11 @@ the API endpoint come from vim.diagnostic.get and vim.lsp.buf_request_sync.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from pathlib import Path
 
 from agentls.mock_api import Reply, Text, ToolUse
-from .helpers import SECRET, server_env
-from .test_neovim import NVIM, lua, module_from_doc, pytestmark  # noqa: F401 - skipped without nvim
+from .test_neovim import lua, lua_list, pytestmark, run_driver  # noqa: F401 - skipped without nvim
 
 STAND_IN = Path(__file__).with_name("stand_in_language_server.py")
 APP = "local greet = require('greet')\n\ngreet('a')\nprint(BROKEN)\ngreet('b')\n"
@@ -45,27 +42,12 @@ vim.cmd('qa!')
 
 
 def test_neovim_answers_editor_queries_with_its_language_servers(tmp_path, workspace, data_dir, mock_api):
-    module = tmp_path / "agentls.lua"
-    module.write_text(module_from_doc())
     (workspace / "app.lua").write_text(APP)
-    out = tmp_path / "out.json"
-    driver = tmp_path / "driver.lua"
-    driver.write_text(DRIVER % {
-        "module": lua(str(module)), "cmd": "{ %s }" % ", ".join(lua(p) for p in
-                                                             [sys.executable, "-m", "agentls", "serve", "--stdio"]),
-        "stand_in": "{ %s }" % ", ".join(lua(p) for p in [sys.executable, str(STAND_IN)]),
-        "root": lua(str(workspace)), "key": lua(SECRET), "url": lua(mock_api.base_url),
-        "file": lua(str(workspace / "app.lua")), "out": lua(str(out))})
     mock_api.script(Reply([ToolUse("get_diagnostics", {"path": "app.lua"})]),
                     Reply([ToolUse("find_references", {"path": "app.lua", "line": 3, "symbol": "greet"})]),
                     Reply([Text("BROKEN is undefined; greet is called twice.")]))
-    env = server_env(data_dir)
-    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        env[name] = str(tmp_path / name.lower())
-    subprocess.run([NVIM, "--headless", "--clean", "-c", f"luafile {driver}"], env=env, cwd=workspace,
-                   timeout=240, check=False, capture_output=True)
-
-    result = json.loads(out.read_text())
+    result = run_driver(DRIVER, tmp_path, workspace, data_dir, mock_api, file=lua(str(workspace / "app.lua")),
+                        stand_in=lua_list([sys.executable, str(STAND_IN)]))
     assert "error" not in result and result.get("chat_error") is None, result
     assert result["chat"]["text"] == "BROKEN is undefined; greet is called twice."
     offered = {tool["name"] for tool in mock_api.message_bodies[0]["tools"]}

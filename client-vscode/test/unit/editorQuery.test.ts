@@ -12,6 +12,7 @@ const uriOf = (s: string) => ({ toString: () => s });
 function fakeEditor(over: Partial<EditorApi> = {}) {
   const published = new Map<string, DiagnosticLike[]>();
   let listener: (uris: string[]) => void = () => undefined;
+  let textListener: (uri: string) => void = () => undefined;
   const calls: unknown[][] = [];
   const api: EditorApi = {
     canonical: (u) => u.replace("%3A", ":"),
@@ -22,13 +23,14 @@ function fakeEditor(over: Partial<EditorApi> = {}) {
     references: async (u, at) => (calls.push(["references", u, at]), []),
     hover: async () => [],
     onDidChangeDiagnostics: (l) => ((listener = l), { dispose: () => (listener = () => undefined) }),
+    onDidChangeText: (l) => ((textListener = l), { dispose: () => (textListener = () => undefined) }),
     ...over,
   };
   const publish = (uri: string, list: DiagnosticLike[]) => {
     published.set(uri, list);
     listener([uri]);
   };
-  return { api, publish, calls };
+  return { api, publish, calls, edit: (uri: string) => textListener(uri) };
 }
 
 const typeError: DiagnosticLike = { range: r(0, 4, 5), severity: 0, message: "Type 'string' is not assignable to type 'number'.", source: "ts", code: 2322 };
@@ -84,6 +86,23 @@ test("a change that came before the request is not waited for again; no change e
 
   const unchanged = await handler.handle({ kind: "diagnostics", uri: B, changedSince: 0, waitMs: 50 });
   assert.deepEqual(unchanged, { diagnostics: [], generation: 0 });
+  handler.dispose();
+});
+
+test("diagnostics re-published before the document's last edit are not the edit's answer", async () => {
+  const { api, publish, edit } = fakeEditor();
+  const handler = new EditorQueryHandler(api);
+  publish(A, [unused]);
+  const since = handler.generation(A); // the server's snapshot, then the approval's diff editor closes…
+  publish(A, [unused]); // …and the language server re-publishes the old diagnostics
+  edit(A); // the edit lands
+  const asked = handler.handle({ kind: "diagnostics", uri: A, changedSince: since, waitMs: 30_000 });
+  let answered = false;
+  void asked.then(() => (answered = true));
+  await new Promise((ok) => setTimeout(ok, QUIET_MS + 100));
+  assert.equal(answered, false, "answered with the diagnostics from before the edit");
+  publish(A, [unused, typeError]);
+  assert.deepEqual((await asked).diagnostics?.map((d) => d.code), [6133, 2322]);
   handler.dispose();
 });
 

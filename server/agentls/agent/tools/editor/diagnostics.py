@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Tool, ToolContext, ToolOutput, describe_failure, error, plural
-from .query import SEVERITIES, SHORT_SEVERITY, EditorQueryError, capped, inside, items, one_line, shown, start_line, uri_of
+from ..base import Tool, ToolContext, ToolOutput, error, plural
+from .query import SEVERITIES, SHORT_SEVERITY, ask, capped, inside, items, one_line, shown, start_line
 
 CAP = 150
 DESCRIPTION = (
@@ -47,18 +47,10 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     severity = input.get("severity") or "warning"
     if severity not in SEVERITIES:
         return error(f"severity must be one of {', '.join(SEVERITIES)}.", "Diagnostics (bad severity)")
-    params: dict[str, Any] = {"kind": "diagnostics", "severity": severity}
-    where = "the workspace"
-    if raw:
-        try:
-            path = ctx.workspace.resolve(raw)
-        except Exception as exc:  # noqa: BLE001
-            return error(describe_failure(exc, raw), f"Diagnostics {raw} (failed)")
-        params["uri"], where = uri_of(path), ctx.workspace.display(path)
-    try:
-        result = await ctx.editor.query(params)
-    except EditorQueryError as exc:
-        return error(f"The editor could not report diagnostics: {exc}", f"Diagnostics {where} (failed)")
+    answer = await ask(ctx, {"kind": "diagnostics", "severity": severity}, raw, "report diagnostics", "Diagnostics")
+    if isinstance(answer, ToolOutput):
+        return answer
+    result, where = answer
     found = sorted(items(result, "diagnostics"), key=sort_key)
     if not raw:  # the workspace's: problems of files outside it are not the model's business
         found = [d for d in found if inside(ctx.workspace, d.get("uri"))]

@@ -91,43 +91,52 @@ async def location_lines(ctx: ToolContext, locations: list[dict[str, Any]]) -> l
             for uri, line in spots]
 
 
-async def definition(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    spot = await locate(input, ctx, "Definition")
+async def locations_of(input: dict[str, Any], ctx: ToolContext, kind: str, what: str,
+                       verb: str) -> tuple[Spot, list[str]] | ToolOutput:
+    """Find the symbol's column, ask the editor for `kind`, list the answer as path:line lines."""
+    spot = await locate(input, ctx, verb)
     if isinstance(spot, ToolOutput):
         return spot
-    symbol = input["symbol"].strip()
     try:
-        result = await ctx.editor.query(spot.params("definition"))
+        result = await ctx.editor.query(spot.params(kind))
     except EditorQueryError as exc:
-        return error(f"The editor could not find the definition: {exc}", f"Definition {symbol} (failed)")
-    hover: Any = {}
-    if "hover" in ctx.editor.kinds:
-        try:
-            hover = await ctx.editor.query(spot.params("hover"))
-        except EditorQueryError:
-            pass  # the signature is a bonus; the definition stands without it
-    lines = await location_lines(ctx, items(result, "locations"))
-    info = hover.get("hover") if isinstance(hover, dict) else None
-    head = f"Definition of {symbol} at {spot.where}{spot.note}:"
+        return error(f"The editor could not find {what}: {exc}", f"{verb} {input['symbol'].strip()} (failed)")
+    return spot, await location_lines(ctx, items(result, "locations"))
+
+
+async def hover_text(ctx: ToolContext, spot: Spot) -> str:
+    """The hover (signature, type) at the spot, when the client answers hovers; "" otherwise."""
+    if "hover" not in ctx.editor.kinds:
+        return ""
+    try:
+        answer = await ctx.editor.query(spot.params("hover"))
+    except EditorQueryError:
+        return ""  # the signature is a bonus; the definition stands without it
+    text = answer.get("hover") if isinstance(answer, dict) else None
+    text = text.strip() if isinstance(text, str) else ""
+    return text if len(text) <= HOVER_CHARS else text[:HOVER_CHARS] + "…"
+
+
+async def definition(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    found = await locations_of(input, ctx, "definition", "the definition", "Definition")
+    if isinstance(found, ToolOutput):
+        return found
+    spot, lines = found
+    symbol = input["symbol"].strip()
     body = capped(lines, CAP, "too many") if lines else ["none found (no language server knows a definition here)"]
-    if isinstance(info, str) and info.strip():
-        text = info.strip()
-        body.append("Hover:\n" + (text if len(text) <= HOVER_CHARS else text[:HOVER_CHARS] + "…"))
+    if info := await hover_text(ctx, spot):
+        body.append("Hover:\n" + info)
+    head = f"Definition of {symbol} at {spot.where}{spot.note}:"
     return ToolOutput("\n".join([head, *body]), False, f"Definition of {symbol}: {plural(len(lines), 'place')}")
 
 
 async def references(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    spot = await locate(input, ctx, "References")
-    if isinstance(spot, ToolOutput):
-        return spot
+    found = await locations_of(input, ctx, "references", "references", "References")
+    if isinstance(found, ToolOutput):
+        return found
+    spot, lines = found
     symbol = input["symbol"].strip()
-    try:
-        result = await ctx.editor.query(spot.params("references"))
-    except EditorQueryError as exc:
-        return error(f"The editor could not find references: {exc}", f"References {symbol} (failed)")
-    lines = await location_lines(ctx, items(result, "locations"))
-    count = plural(len(lines), "reference")
-    head = f"{count} to {symbol} (from {spot.where}{spot.note}), declaration included:"
+    head = f"{plural(len(lines), 'reference')} to {symbol} (from {spot.where}{spot.note}), declaration included:"
     return ToolOutput("\n".join([head, *capped(lines, CAP, "too many to list")]), False,
                       f"References to {symbol}: {len(lines)}")
 

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from urllib.parse import unquote, urlparse
 
 from ...workspace import Workspace
-from ..base import split_lines
+from ..base import ToolContext, ToolOutput, describe_failure, error, split_lines
 
 KINDS = ("diagnostics", "symbols", "definition", "references", "hover")
 SEVERITIES = ("error", "warning", "information", "hint")  # LSP DiagnosticSeverity 1..4
@@ -107,3 +107,23 @@ async def source_lines(ws: Workspace, locations: list[tuple[str, int]]) -> dict[
         if lines is not None and 0 <= line < len(lines):
             found[(uri, line)] = one_line(lines[line], 160)
     return found
+
+
+async def ask(ctx: ToolContext, params: dict[str, Any], path: str | None, what: str,
+              verb: str) -> tuple[dict[str, Any], str] | ToolOutput:
+    """Query the editor, about the workspace file `path` when given: (result, where) or an error result.
+
+    `what` names the query in the failure text ("list symbols"), `verb` in the summary ("Symbols").
+    """
+    where = "the workspace"
+    if path:
+        try:
+            resolved = ctx.workspace.resolve(path)
+        except Exception as exc:  # noqa: BLE001
+            return error(describe_failure(exc, path), f"{verb} {path} (failed)")
+        params = {**params, "uri": uri_of(resolved)}
+        where = ctx.workspace.display(resolved)
+    try:
+        return await ctx.editor.query(params), where
+    except EditorQueryError as exc:
+        return error(f"The editor could not {what}: {exc}", f"{verb} {where} (failed)")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Tool, ToolContext, ToolOutput, describe_failure, error, plural
-from .query import EditorQueryError, capped, items, shown, start_line, uri_of
+from ..base import Tool, ToolContext, ToolOutput, error, plural
+from .query import ask, capped, items, shown, start_line
 
 CAP = 100
 DESCRIPTION = (
@@ -47,18 +47,10 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     raw = input.get("path")
     if not query and not raw:
         return error("Give a query (a symbol name) or a path (a file to outline).", "Symbols (no query)")
-    params: dict[str, Any] = {"kind": "symbols", "query": query}
-    where = "the workspace"
-    if raw:
-        try:
-            path = ctx.workspace.resolve(raw)
-        except Exception as exc:  # noqa: BLE001
-            return error(describe_failure(exc, raw), f"Symbols {raw} (failed)")
-        params["uri"], where = uri_of(path), ctx.workspace.display(path)
-    try:
-        result = await ctx.editor.query(params)
-    except EditorQueryError as exc:
-        return error(f"The editor could not list symbols: {exc}", f"Symbols {where} (failed)")
+    answer = await ask(ctx, {"kind": "symbols", "query": query}, raw, "list symbols", "Symbols")
+    if isinstance(answer, ToolOutput):
+        return answer
+    result, where = answer
     found = items(result, "symbols")
     if raw and query:  # an outline comes whole; keep what matches
         found = [s for s in found if query.lower() in str(s.get("name", "")).lower()]
