@@ -5,9 +5,11 @@
 // built-in TypeScript features answer. Checked on the requests the model got
 // at the API endpoint:
 //   11 find_symbols "Shape" lists the class Shape
-//   12 find_references to area lists the call sites in main.ts
+//   12 find_references to area lists the call sites in main.ts;
+//      go_to_definition from a call site lands in shapes.ts, with the signature
 //   13 an approved edit that introduces a type error → its tool result lists
-//      the new TS2322 (and not the error that was already there)
+//      the new TS2322 (and not the error that was already there);
+//      get_diagnostics then lists both errors of the workspace
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -38,8 +40,12 @@ const SCRIPT = [
   { content: "Shape is a class in shapes.ts." },
   toolUse("find_references", { path: "shapes.ts", line: 5, symbol: "area" }),
   { content: "area is called twice, in main.ts." },
+  toolUse("go_to_definition", { path: "main.ts", line: 5, symbol: "area" }),
+  { content: "area is defined in shapes.ts." },
   toolUse("edit_file", { path: "main.ts", old_text: "export const total: number = a1 + a2;", new_text: "export const total: number = `${a1 + a2} m²`;" }),
   { content: "The edit introduced a type error in main.ts." },
+  toolUse("get_diagnostics", { severity: "error" }),
+  { content: "main.ts has two type errors." },
 ];
 
 function startMockApi(python, dir) {
@@ -116,6 +122,10 @@ export async function editorSteps({ page, chat, workspace, python, tmp, log, fai
       if (!references.includes(site)) fail(`find_references lacks ${site}: ${references}`);
     }
     await shot(page, "12-editor-references");
+    const definition = await (await turn("Where is area defined?", "go_to_definition"))();
+    log(`go_to_definition result as the model got it:\n${definition}`);
+    if (!/^shapes\.ts:5: export function area/m.test(definition)) fail(`go_to_definition did not land in shapes.ts: ${definition}`);
+    if (!/function area\(shape: Shape\): number/.test(definition)) fail(`go_to_definition lacks the hover signature: ${definition}`);
 
     // 13: an approved edit that breaks the types
     const edited = await turn("Show the total with its unit.", "edit_file");
@@ -136,6 +146,11 @@ export async function editorSteps({ page, chat, workspace, python, tmp, log, fai
     await waitFor(async () => /(^|\D)2(\D|$)/.test((await problems.textContent()) ?? ""), 30_000, "two errors in the status bar");
     await page.waitForTimeout(500);
     await shot(page, "14-editor-new-error");
+    const problems2 = await (await turn("What is broken now?", "get_diagnostics"))();
+    log(`get_diagnostics result as the model got it:\n${problems2}`);
+    if (!/^2 errors in the workspace:$/m.test(problems2) || !/^main\.ts:8:\d+ error ts\(2322\)/m.test(problems2)) {
+      fail(`get_diagnostics does not list both errors: ${problems2}`);
+    }
     log("editor tools: symbols found the class, references found the call sites, the edit's new error reached the model");
   } finally {
     mock.child.kill("SIGTERM");
