@@ -125,7 +125,7 @@ export async function editorSteps({ page, chat, workspace, python, tmp, log, fai
     const definition = await (await turn("Where is area defined?", "go_to_definition"))();
     log(`go_to_definition result as the model got it:\n${definition}`);
     if (!/^shapes\.ts:5: export function area/m.test(definition)) fail(`go_to_definition did not land in shapes.ts: ${definition}`);
-    if (!/function area\(shape: Shape\): number/.test(definition)) fail(`go_to_definition lacks the hover signature: ${definition}`);
+    if (!/^Hover:\n[\s\S]*\barea\(shape: Shape\): number/m.test(definition)) fail(`go_to_definition lacks the hover signature: ${definition}`);
 
     // 13: an approved edit that breaks the types
     const edited = await turn("Show the total with its unit.", "edit_file");
