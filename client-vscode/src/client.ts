@@ -15,6 +15,7 @@ import {
   type ConfirmParams,
   type ConfirmResult,
   type ContextUsage,
+  type EditorQueryParams,
   type InitializationOptions,
 } from "./protocol";
 import { serverArgs } from "./shared/interpreter";
@@ -22,6 +23,7 @@ import type { ServerStatus } from "./shared/messages";
 import { toAgentSettings } from "./shared/settings";
 import { describeFailedSetting, describeNoInterpreter, failedSetting, type Tried } from "./shared/launchErrors";
 import { bundledWheel, candidates, probe, resolveInterpreter, setupPrivateEnv } from "./launcher";
+import { EDITOR_QUERY_KINDS, type EditorQueryHandler } from "./editorQuery";
 
 export const SECRET_KEY = "agentls.apiKey";
 const MAX_RESTARTS = 5;
@@ -47,6 +49,7 @@ export class AgentClient implements vscode.Disposable {
     private readonly ctx: vscode.ExtensionContext,
     readonly log: vscode.LogOutputChannel,
     private readonly confirm: ConfirmHandler,
+    private readonly editorQuery?: EditorQueryHandler,
   ) {}
 
   get status(): ServerStatus {
@@ -190,6 +193,7 @@ export class AgentClient implements vscode.Disposable {
       supportsEvents: true,
       showsDemoNotice: true,
     };
+    if (this.editorQuery) opts.editorQueries = EDITOR_QUERY_KINDS;
     if (apiKey) opts.apiKey = apiKey;
     return opts;
   }
@@ -246,6 +250,8 @@ export class AgentClient implements vscode.Disposable {
         }
       }),
     );
+    const editorQuery = this.editorQuery;
+    if (editorQuery) this.subs.push(client.onRequest(Methods.editorQuery, (p: EditorQueryParams, token) => editorQuery.handle(p, token)));
     this.log.info(`starting: ${python} ${serverArgs().join(" ")}`);
     this.setStatus({ phase: "starting", message: `${python} -m agentls serve --stdio` });
     try {

@@ -5,6 +5,7 @@ import { ChatController } from "./chatView";
 import { AgentClient } from "./client";
 import { registerCommands } from "./commands";
 import { maybeShowDemoNotice } from "./demoNotice";
+import { EditorQueryHandler, vscodeEditorApi } from "./editorQuery";
 import { StatusBar } from "./statusBar";
 import { SCHEME, VirtualDocs } from "./virtualDocs";
 
@@ -14,12 +15,14 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   const log = vscode.window.createOutputChannel("Agent (agentls)", { log: true });
   const docs = new VirtualDocs();
   const status = new StatusBar();
-  agent = new AgentClient(ctx, log, makeConfirmHandler(docs));
+  const editorQuery = new EditorQueryHandler(vscodeEditorApi()); // counts diagnostics changes from activation on
+  agent = new AgentClient(ctx, log, makeConfirmHandler(docs), editorQuery);
   const chat = new ChatController(ctx, agent, docs);
   ctx.subscriptions.push(
     log,
     docs,
     status,
+    editorQuery,
     agent,
     chat,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),

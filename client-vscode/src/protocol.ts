@@ -26,6 +26,7 @@ export interface InitializationOptions {
   supportsConfirm?: boolean; // client answers agent/confirm requests
   supportsEvents?: boolean; // default true
   showsDemoNotice?: boolean; // the client explains the demo model itself (once per workspace)
+  editorQueries?: EditorQueryKind[]; // kinds of agent/editorQuery the client answers (default none)
 }
 
 export type ApprovalMode = "ask" | "always" | "never";
@@ -50,6 +51,7 @@ export interface AgentSettings {
     shell?: ApprovalMode; // default "ask"
     write?: ApprovalMode; // default "ask" (edit_file + write_file)
   };
+  diagnosticsWaitMs?: number; // after an edit of an open file, wait up to this long for its diagnostics; default 2000
 }
 
 /** `workspace/didChangeConfiguration` params the server accepts. */
@@ -74,6 +76,7 @@ export const Methods = {
   resume: "agent/resume",
   renameSession: "agent/renameSession",
   deleteSession: "agent/deleteSession",
+  editorQuery: "agent/editorQuery",
 } as const;
 
 export interface ChatParams {
@@ -319,6 +322,52 @@ export interface ConfirmParams {
 export interface ConfirmResult {
   approved: boolean;
   remember?: boolean;
+}
+
+export type EditorQueryKind = "diagnostics" | "symbols" | "definition" | "references" | "hover";
+
+export type DiagnosticSeverityName = "error" | "warning" | "information" | "hint";
+
+export interface EditorQueryParams {
+  kind: EditorQueryKind;
+  uri?: string; // diagnostics: one file (absent: every file); symbols: that outline (absent: workspace symbols)
+  position?: Position; // definition/references/hover: on the symbol's name (UTF-16)
+  query?: string; // symbols: the name to look for
+  severity?: DiagnosticSeverityName; // diagnostics: this severity or worse
+  changedSince?: number; // diagnostics of a uri: answer once its generation is above this…
+  waitMs?: number; // …and a quiet moment passed, or after waitMs at most
+}
+
+export interface EditorQueryResult {
+  diagnostics?: EditorDiagnostic[];
+  generation?: number; // diagnostics of a uri: counts the changes of that file's diagnostics
+  symbols?: EditorSymbol[];
+  locations?: Location[];
+  hover?: string;
+}
+
+/** severity: 1 error, 2 warning, 3 information, 4 hint (LSP numbers) */
+export interface EditorDiagnostic {
+  uri: string;
+  range: Range;
+  severity: number;
+  message: string;
+  source?: string;
+  code?: string | number;
+}
+
+/** kind: LSP SymbolKind name ("Class", "Function", …) */
+export interface EditorSymbol {
+  name: string;
+  kind: string;
+  uri: string;
+  range: Range;
+  containerName?: string;
+}
+
+export interface Location {
+  uri: string;
+  range: Range;
 }
 
 // ------------------------------------------------------------------ Errors

@@ -29,6 +29,7 @@ from .sent import SentLog, tool_result_view
 from .store import Session, StoreError
 from .transcript import tool_summary
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
+from .tools.editor import EditorQueries
 from .workspace import Workspace
 
 CANCELLED = "[cancelled by the user before this tool call finished]"
@@ -59,7 +60,7 @@ class Agent:
     def __init__(self, workspace: Workspace, model: ModelSettings | None = None, *,
                  context: ContextConfig | None = None, approve: ApprovalCallback = deny_all,
                  session: Session | None = None, clock: Callable[[], float] = time.time,
-                 shell_timeout: float = 120.0) -> None:
+                 shell_timeout: float = 120.0, editor: EditorQueries | None = None) -> None:
         self.workspace = workspace
         self.model_settings = model or ModelSettings()
         self.client = ModelClient(self.model_settings)
@@ -67,7 +68,8 @@ class Agent:
         self.clock = clock
         self.shell_timeout = shell_timeout
         self.session = session
-        self.tools = tool_definitions()
+        self.editor = editor
+        self.tools = tool_definitions(editor.kinds if editor is not None else ())
         self._context_config = context or ContextConfig()
         self.engine = self._new_engine()
         self.sent = SentLog()
@@ -267,7 +269,8 @@ class Agent:
         return response
 
     async def _run_tools(self, uses: list[dict[str, Any]], emit, cut_off: bool) -> None:
-        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout)
+        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout,
+                          editor=self.editor)
         outputs: dict[str, ToolOutput] = {}
         try:
             for use in uses:

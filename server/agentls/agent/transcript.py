@@ -12,7 +12,7 @@ from ..context.blocks import blocks_of
 
 
 def tool_summary(name: str, tool_input: dict[str, Any]) -> str:
-    for key in ("path", "command", "pattern"):
+    for key in ("path", "command", "pattern", "query"):
         if isinstance(tool_input.get(key), str):
             return f"{name} {tool_input[key]}"[:200]
     return name

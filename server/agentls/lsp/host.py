@@ -33,6 +33,7 @@ from ..model.settings import DEFAULT_MODEL, DEMO_MODEL
 from .confirm import EditorAsker
 from .demo import NOTICE as DEMO_NOTICE
 from .demo import DemoModel
+from .editor_query import EditorQueryClient, declared_kinds
 from .editor_workspace import EditorWorkspace
 from .errors import internal, not_initialized, turn_running
 from .redact import SECRETS
@@ -63,6 +64,7 @@ class InitOptions:
     supports_confirm: bool = False
     supports_events: bool = True
     shows_demo_notice: bool = False  # the client tells its user about the demo model itself
+    editor_queries: frozenset[str] = frozenset()  # agent/editorQuery kinds the client answers
 
 
 def parse_init_options(raw: Any) -> tuple[InitOptions, list[str]]:
@@ -82,8 +84,9 @@ def parse_init_options(raw: Any) -> tuple[InitOptions, list[str]]:
             problems.append(f"initializationOptions.{name} must be a boolean")
             value = default
         flags[name] = value
+    kinds, more = declared_kinds(raw.get("editorQueries"))
     return InitOptions(key or None, raw.get("settings"), flags["supportsConfirm"], flags["supportsEvents"],
-                       flags["showsDemoNotice"]), problems
+                       flags["showsDemoNotice"], kinds), problems + more
 
 
 class AgentHost:
@@ -176,8 +179,12 @@ class AgentHost:
             settings = self.settings
             model = await self._model_settings()
         session = await asyncio.to_thread(open_session, self.session_root)  # never fails: at worst unsaved
+        editor = None
+        if self.options.editor_queries:
+            editor = EditorQueryClient(self.ls, self.options.editor_queries, lambda: self.settings.diagnostics_wait())
         self._agent = await asyncio.to_thread(functools.partial(
-            Agent, self.workspace, model, context=context_config(settings), approve=self.policy, session=session))
+            Agent, self.workspace, model, context=context_config(settings), approve=self.policy, session=session,
+            editor=editor))
         self.show_session_problems()
         if self.settings is not settings:  # changed while we were building
             async with self._settings_lock:
