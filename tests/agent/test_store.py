@@ -146,3 +146,15 @@ def test_export_import_and_list_from_the_cli(workspace, data_dir, tmp_path):
     assert moved.store.get("context://toolu_1") == "the full text"
     moved.close()
     assert run_cli(["--workspace", str(other), "import", str(tmp_path / "missing.jsonl")], env).returncode == 1
+
+
+def test_refs_are_written_once_and_read_back_after_a_restart(workspace, data_dir):
+    session = open_session(workspace)
+    session.store.put("context://toolu_1", "full text ✓")
+    session.store.put("context://toolu_1", "a second write never replaces the first")
+    chat(session, "read it", "done")
+    session_id = session.id
+    session.close()
+    again = open_session(workspace, session_id=session_id)
+    assert again.store.get("context://toolu_1") == "full text ✓" and again.store.get("context://missing") is None
+    again.close()
