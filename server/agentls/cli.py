@@ -19,15 +19,18 @@ def _replay(args: argparse.Namespace) -> int:
             except (OSError, ValueError) as error:
                 print(f"agentls replay: {error}", file=sys.stderr)
                 return 2
-            results.append(replay_trace(trace_id, messages, args.policy, args.window, ledger))
+            results.append(replay_trace(trace_id, messages, args.policy, args.window, ledger,
+                                        cache=args.cache, breakpoints=args.breakpoints))
     finally:
         if ledger is not None:
             ledger.close()
     total = total_of(results)
     if args.json:
-        print(json.dumps({"policy": args.policy, "window": args.window,
+        print(json.dumps({"policy": args.policy, "window": args.window, "cache": args.cache,
+                          "breakpoints": args.breakpoints,
                           "traces": [r.as_dict() for r in results], "total": total.as_dict()}, indent=1))
     else:
+        print(f"cache={args.cache} breakpoints={args.breakpoints}")
         print(format_table([*results, total], args.policy, args.window))
     return 0
 
@@ -102,6 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("traces", nargs="+", metavar="TRACE.json")
     replay.add_argument("--window", type=int, default=200_000)
     replay.add_argument("--policy", choices=("default", "seed", "none"), default="default")
+    replay.add_argument("--cache", choices=("anthropic", "ideal"), default="anthropic",
+                        help="how requests are billed: the real prompt cache, or an ideal prefix cache")
+    replay.add_argument("--breakpoints", choices=("frontier", "legacy"), default="frontier",
+                        help="where cache breakpoints go (legacy: before the stable frontier existed)")
     replay.add_argument("--json", action="store_true")
     replay.add_argument("--ledger", metavar="FILE", help="write one JSON line per request")
     replay.set_defaults(run=_replay)

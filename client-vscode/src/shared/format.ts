@@ -136,6 +136,9 @@ export function costMarkdown(c: CostResult): string {
     `| Output | ${formatTokens(c.outputTokens)} |`,
     `| Cache read | ${formatTokens(c.cacheReadTokens)} |`,
     `| Cache write | ${formatTokens(c.cacheWriteTokens)} |`,
+    `| of which 1-hour TTL | ${formatTokens(c.cacheWrite1hTokens ?? 0)} |`,
+    "",
+    `Cache TTL of the head and frontier breakpoints: ${c.cacheTtl ?? "5m"}`,
   ].join("\n");
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ContextResult, ContextUsage } from "../../src/protocol";
+import type { ContextResult, ContextUsage, CostResult } from "../../src/protocol";
 import {
   compactMarkdown,
   contextMarkdown,
@@ -79,8 +79,9 @@ test("usage, cost and compaction formatting", () => {
   assert.equal(formatUsd(0), "$0.00");
   assert.equal(formatUsd(0.004), "$0.0040");
   assert.equal(formatUsd(1.234), "$1.23");
-  const cost = { model: "demo", requests: 3, inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, usd: 0 };
+  const cost: CostResult = { model: "demo", requests: 3, inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cacheTtl: "1h", usd: 0 };
   assert.match(costMarkdown(cost), /Session cost: \$0\.00.*`demo`, 3 requests/);
+  assert.match(costMarkdown(cost), /head and frontier breakpoints: 1h/);
   assert.match(costLine(cost), /^Agent cost: \$0\.00 · demo · 3 requests/);
   assert.equal(compactMarkdown({ tokensBefore: 80_000, tokensAfter: 20_000, summary: "s" }), "**Conversation compacted:** 80K → 20K tokens (−75%)");
   assert.equal(formatChars(512), "512 chars");

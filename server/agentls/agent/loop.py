@@ -224,7 +224,8 @@ class Agent:
         raw_estimate = self.engine.raw_estimate
         try:
             response = await self.client.stream(system=self.system, messages=prepared.messages,
-                                                tools=self.tools, on_event=forward)
+                                                tools=self.tools, on_event=forward, frontier=prepared.frontier,
+                                                previous_frontier=prepared.previous_frontier)
         except ModelError as error:
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
@@ -276,7 +277,8 @@ class Agent:
         await emit(ev.CompactionStarted(reason))
         try:
             response = await self.client.complete(system=self.system, messages=request.messages, tools=self.tools,
-                                                  compact=True, max_tokens=request.max_tokens)
+                                                  compact=True, max_tokens=request.max_tokens,
+                                                  frontier=self.engine.sent_frontier)
             raw = "".join(b.get("text", "") for b in response.content if b.get("type") == "text")
             result = self.engine.apply_summary(request, raw, reason)
         except ModelError as error:
