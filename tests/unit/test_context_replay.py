@@ -136,3 +136,18 @@ def test_shared_traces_default_beats_seed(window, ratio):
     assert ours.recall >= seed.recall
     if window == 64_000:
         assert ours.compactions < seed.compactions
+
+
+@pytest.mark.skipif(not SHARED_TRACES.is_dir(), reason="../shared/traces is only on the developers' machines")
+@pytest.mark.parametrize("window", [64_000, 200_000])
+def test_shared_traces_frontier_breakpoints_bill_close_to_the_ideal_cache(window):
+    traces = [load_trace(str(p)) for p in sorted(SHARED_TRACES.glob("*.json"))]
+
+    def cost(policy: str, cache: str, breakpoints: str = "frontier") -> float:
+        return total_of([replay_trace(t, m, policy, window, cache=cache, breakpoints=breakpoints)
+                         for t, m in traces]).cost
+
+    real, ideal, legacy = cost("default", "anthropic"), cost("default", "ideal"), cost("default", "anthropic", "legacy")
+    assert real <= 1.04 * ideal
+    assert real < legacy
+    assert real / cost("seed", "anthropic") <= ideal / cost("seed", "ideal")

@@ -195,7 +195,7 @@ class Agent:
         prepared = self.engine.prepare(self.clock())
         await self._announce_batch(prepared, emit)
         if prepared.compaction_due:
-            await self._compact(emit, reason="auto")
+            await self._compact(emit, reason="auto", frontier=prepared.cached_frontier)
             prepared = self.engine.prepare(self.clock(), allow_compaction=False)
             await self._announce_batch(prepared, emit)
         return prepared
@@ -270,7 +270,9 @@ class Agent:
 
     # -- compaction, cost, context ----------------------------------------------
 
-    async def _compact(self, emit, reason: str, instructions: str | None = None) -> CompactionResult | None:
+    async def _compact(self, emit, reason: str, instructions: str | None = None,
+                       frontier: int | None = None) -> CompactionResult | None:
+        """``frontier``: where the cache holds the conversation (default: the last request's frontier)."""
         request = self.engine.summary_request(instructions, manual=reason == "manual")
         if request is None:
             return None
@@ -278,7 +280,7 @@ class Agent:
         try:
             response = await self.client.complete(system=self.system, messages=request.messages, tools=self.tools,
                                                   compact=True, max_tokens=request.max_tokens,
-                                                  frontier=self.engine.sent_frontier)
+                                                  frontier=self.engine.sent_frontier if frontier is None else frontier)
             raw = "".join(b.get("text", "") for b in response.content if b.get("type") == "text")
             result = self.engine.apply_summary(request, raw, reason)
         except ModelError as error:

@@ -42,6 +42,11 @@ class Prepared:
     frontier: int | None = None  # the stable frontier: a cache breakpoint goes on this message
     previous_frontier: int | None = None  # the one before this call's batch: still to be read once
 
+    @property
+    def cached_frontier(self) -> int | None:
+        """The frontier the cache holds from the previous request (where a summary request reads)."""
+        return self.frontier if self.previous_frontier is None else self.previous_frontier
+
 
 @dataclass
 class CompactionResult:

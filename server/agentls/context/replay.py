@@ -222,7 +222,7 @@ class _Runner:
         if self.policy == "none":
             return list(self.messages), [], (None, None, None)
         prepared = self.engine.prepare(now)
-        frontier = prepared.previous_frontier if prepared.previous_frontier is not None else prepared.frontier
+        frontier = prepared.cached_frontier
         summaries = []
         if prepared.compaction_due:
             request = self.engine.summary_request()
