@@ -137,9 +137,9 @@ def test_message_breakpoints_frontier_and_legacy():
 
 def test_rewrite_cost_reads_up_to_the_newest_breakpoint_before_the_change():
     tokens = [100] * 10
-    assert rewrite_cost(tokens, 6, cached_ends=[2, 8, 9]) == (300, 700)
+    assert rewrite_cost(tokens, 6, cached_ends=[2, 8, 9]) == (3, 700)
     assert rewrite_cost(tokens, 6, cached_ends=[], cache_model="anthropic") == (0, 1000)
-    assert rewrite_cost(tokens, 6, cached_ends=[2], cache_model="ideal") == (600, 400)
+    assert rewrite_cost(tokens, 6, cached_ends=[2], cache_model="ideal") == (6, 400)
 
 
 def test_stable_ttl_follows_the_pauses_between_calls():

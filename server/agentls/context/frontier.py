@@ -25,15 +25,17 @@ class StableFrontier:
         if history is not self._history:
             self._history, self._cursor = history, 0  # compaction built a new history
         results = history.results
-        while self._cursor < len(results):
-            tool_use_id = results[self._cursor]
-            if tool_use_id in history.live and config.tokens(history.records[tool_use_id].chars) > PLACEHOLDER_TOKENS:
-                break
+        while self._cursor < len(results) and self._final(history, config, results[self._cursor]):
             self._cursor += 1
         first = len(history.messages) - 1  # the newest message is never behind the frontier
         if self._cursor < len(results):
-            first = min(first, history.records[results[self._cursor]].result_msg or first)
-        large_input = next(iter(history.live_inputs), None)
-        if large_input is not None:
-            first = min(first, history.records[large_input].use_msg)
+            record = history.records[results[self._cursor]]
+            first = min(first, record.use_msg if record.id in history.live_inputs else record.result_msg or first)
         return first - 1 if first > 0 else None
+
+    @staticmethod
+    def _final(history: History, config: ContextConfig, tool_use_id: str) -> bool:
+        """Neither the tool's input nor its result will be rewritten any more."""
+        if tool_use_id in history.live_inputs:
+            return False
+        return tool_use_id not in history.live or config.tokens(history.records[tool_use_id].chars) <= PLACEHOLDER_TOKENS

@@ -234,8 +234,9 @@ def stable_ttl(gaps: Sequence[float], setting: str = "auto", long_gap_share: flo
 
 
 def rewrite_cost(msg_tokens: Sequence[float], first_changed: int, cached_ends: Iterable[int],
-                 cache_model: str = "anthropic") -> tuple[float, float]:
-    """(read, written) message tokens of the next request if a batch first changes message ``first_changed``.
+                 cache_model: str = "anthropic") -> tuple[int, float]:
+    """What the next request does if a batch first changes message ``first_changed``:
+    (messages read from the cache, tokens written after them).
 
     ``cached_ends``: messages whose prefix the cache holds (the previous
     request's message breakpoints). Under the real cache the request reads
@@ -246,5 +247,4 @@ def rewrite_cost(msg_tokens: Sequence[float], first_changed: int, cached_ends: I
         read_to = first_changed
     else:
         read_to = max((end + 1 for end in cached_ends if end < first_changed), default=0)
-    read = float(sum(msg_tokens[:read_to]))
-    return read, float(sum(msg_tokens[read_to:]))
+    return read_to, float(sum(msg_tokens[read_to:]))
