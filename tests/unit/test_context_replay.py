@@ -60,25 +60,29 @@ def reprice_ideal(ledger: Path) -> float:
 
 def reprice_anthropic(ledger: Path) -> float:
     """An independent pricing of the ledger under the documented rules of Anthropic's prompt cache."""
-    cost, expiry = 0.0, {}  # prefix (tuple of block hashes) -> time it expires
+    cost, expiry = 0.0, {}  # prefix (tuple of block hashes) -> (time it expires, its TTL in seconds)
     for entry in ledger_requests(ledger):
         now, lookback, minimum = entry["now"], entry["lookback_blocks"], entry["minimum_tokens"]
         blocks = request_blocks(entry)
         sizes = [sum(t for _, t, _ in blocks[:i + 1]) for i in range(len(blocks))]
         prefix = [tuple(h for h, _, _ in blocks[:i + 1]) for i in range(len(blocks))]
         marks = [i for i, (_, _, ttl) in enumerate(blocks) if ttl and sizes[i] >= minimum]
-        hits = [p for m in marks for p in range(max(0, m - lookback + 1), m + 1) if expiry.get(prefix[p], -1) > now]
+        hits = [p for m in marks for p in range(max(0, m - lookback + 1), m + 1)
+                if expiry.get(prefix[p], (-1, 0))[0] > now]
         read_to = max(hits, default=-1)
         read = sizes[read_to] if read_to >= 0 else 0.0
         if read_to >= 0:
-            expiry[prefix[read_to]] = max(expiry[prefix[read_to]], now + 300)
+            expiry[prefix[read_to]] = (now + expiry[prefix[read_to]][1], expiry[prefix[read_to]][1])
         done, write = read, 0.0
         for m in marks:
             ttl = blocks[m][2]
             if sizes[m] > done:
                 write += (sizes[m] - done) * (2.0 if ttl == "1h" else 1.25)
                 done = sizes[m]
-            expiry[prefix[m]] = max(expiry.get(prefix[m], -1), now + (3600 if ttl == "1h" else 300))
+            seconds = 3600 if ttl == "1h" else 300
+            old_until, old_seconds = expiry.get(prefix[m], (-1, 0))
+            seconds = max(seconds, old_seconds) if old_until > now else seconds
+            expiry[prefix[m]] = (now + seconds, seconds)
         cost += 0.1 * read + write + (sizes[-1] - done) + (5 * 2_000 if entry["summary"] else 0)
     return cost
 

@@ -94,6 +94,11 @@ def test_entries_expire_after_their_ttl_and_every_hit_refreshes_them():
     assert usage.cost() == pytest.approx(2.0 * 2000)
     assert cache.request(hour, now=3000).read == 2000
     assert cache.request(hour, now=3000 + 3601).read == 0
+    # A hit found by the lookback (no breakpoint on the entry) renews the entry's own TTL.
+    longer = hour + blocks(5, tag="x")
+    cache.request(hour, now=10_000)
+    assert cache.request(marked(longer, {24: FIVE_MINUTES}), now=13_000).read == 2000
+    assert cache.request(marked(longer, {24: FIVE_MINUTES}), now=16_000).read == 2000  # 1 h after 13,000
 
 
 def test_writes_are_billed_at_the_ttl_of_the_breakpoint_closing_them():

@@ -99,11 +99,11 @@ class AnthropicCache:
     def __init__(self, minimum_tokens: int = DEFAULT_MINIMUM_TOKENS, lookback: int = LOOKBACK_BLOCKS) -> None:
         self.minimum_tokens = minimum_tokens
         self.lookback = lookback
-        self._entries: dict[int, float] = {}  # prefix key -> expiry time
+        self._entries: dict[int, tuple[float, float]] = {}  # prefix key -> (expiry time, TTL seconds)
 
     def _live(self, key: int, now: float) -> bool:
-        expiry = self._entries.get(key)
-        return expiry is not None and expiry > now
+        entry = self._entries.get(key)
+        return entry is not None and entry[0] > now
 
     def request(self, blocks: Sequence[Block], now: float, minimum_tokens: int | None = None) -> CacheUsage:
         """Bill one request sent at ``now`` (seconds) and update the cache."""
@@ -127,7 +127,7 @@ class AnthropicCache:
                     break
         read = ends[read_end] if read_end >= 0 else 0.0
         if read_end >= 0:
-            self._refresh(keys[read_end], now, TTL_SECONDS[FIVE_MINUTES])
+            self._refresh(keys[read_end], now, self._entries[keys[read_end]][1])  # a hit renews its own TTL
         written = {FIVE_MINUTES: 0.0, ONE_HOUR: 0.0}
         done = read
         for mark in marks:
@@ -142,12 +142,15 @@ class AnthropicCache:
                           write_5m=written[FIVE_MINUTES], write_1h=written[ONE_HOUR])
 
     def _refresh(self, key: int, now: float, seconds: float) -> None:
-        # An entry written with a 1-hour TTL keeps it when a 5-minute request reaches it.
-        self._entries[key] = max(self._entries.get(key, 0.0), now + seconds)
+        # An entry written with a 1-hour TTL keeps it when a 5-minute breakpoint reaches it.
+        old = self._entries.get(key)
+        if old is not None and old[0] > now:
+            seconds = max(seconds, old[1])
+        self._entries[key] = (now + seconds, seconds)
 
     def _forget_expired(self, now: float) -> None:
         if len(self._entries) > 256:
-            self._entries = {k: t for k, t in self._entries.items() if t > now}
+            self._entries = {k: e for k, e in self._entries.items() if e[0] > now}
 
 
 class IdealCache:
