@@ -129,7 +129,8 @@ def test_the_ideal_cache_stays_available(clock):
     with MockAnthropicServer(cache=MockCache("ideal", clock=clock)) as server:
         server.script(Reply("a"), Reply("b"))
         with anthropic.Anthropic(base_url=server.base_url, api_key="k", max_retries=0) as sdk:
-            first = sdk.messages.create(model="m", max_tokens=10, system="s", messages=[{"role": "user", "content": "hi"}])
+            first = sdk.messages.create(model="m", max_tokens=10, system="s",
+                                        messages=[{"role": "user", "content": "hi"}])
             second = sdk.messages.create(model="m", max_tokens=10, system="s",
                                          messages=[{"role": "user", "content": "hi"},
                                                    {"role": "assistant", "content": "a"},

@@ -38,4 +38,6 @@ class StableFrontier:
         """Neither the tool's input nor its result will be rewritten any more."""
         if tool_use_id in history.live_inputs:
             return False
-        return tool_use_id not in history.live or config.tokens(history.records[tool_use_id].chars) <= PLACEHOLDER_TOKENS
+        if tool_use_id not in history.live:
+            return True
+        return config.tokens(history.records[tool_use_id].chars) <= PLACEHOLDER_TOKENS

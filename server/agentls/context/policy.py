@@ -64,7 +64,8 @@ def plan_batch(history: History, config: ContextConfig, estimate: int, *,
         batch.reason = "idle"
     elif cold:
         batch.reason = "cold"  # nothing cached to lose: no minimum size
-    elif batch.saves >= config.min_batch and batch.saves >= config.batch_payoff * _rewritten_after(history, batch, config, cached_ends):
+    elif batch.saves >= config.min_batch and \
+            batch.saves >= config.batch_payoff * _rewritten_after(history, batch, config, cached_ends):
         batch.reason = "threshold"
     elif utilization >= config.compact_at and (estimate - batch.saves) / window < config.compact_at:
         batch.reason = "pressure"  # this batch alone avoids a summary: cheaper than one

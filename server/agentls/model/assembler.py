@@ -133,4 +133,5 @@ class MessageAssembler:
                 self._usage[name] = int(value)
         split = getattr(usage, "cache_creation", None) if usage is not None else None
         if split is not None:  # the per-TTL split of the cache writes (message_start only)
-            self._usage["cache_creation"] = {"ephemeral_1h_input_tokens": getattr(split, "ephemeral_1h_input_tokens", 0)}
+            hour = getattr(split, "ephemeral_1h_input_tokens", 0)
+            self._usage["cache_creation"] = {"ephemeral_1h_input_tokens": hour}

@@ -47,7 +47,9 @@ def _mark_last(blocks: list[Any], ttl: str) -> bool:
 def _system_blocks(system: str | list[dict] | None) -> list[dict]:
     if not system:
         return []
-    return [{"type": "text", "text": system}] if isinstance(system, str) else [_without_cache_control(b) for b in system]
+    if isinstance(system, str):
+        return [{"type": "text", "text": system}]
+    return [_without_cache_control(b) for b in system]
 
 
 def _mark_message(message: dict, ttl: str) -> tuple[dict, bool]:
