@@ -100,6 +100,7 @@ class AnthropicCache:
         self.minimum_tokens = minimum_tokens
         self.lookback = lookback
         self._entries: dict[int, tuple[float, float]] = {}  # prefix key -> (expiry time, TTL seconds)
+        self._prune_at = 256
 
     def _live(self, key: int, now: float) -> bool:
         entry = self._entries.get(key)
@@ -149,8 +150,9 @@ class AnthropicCache:
         self._entries[key] = (now + seconds, seconds)
 
     def _forget_expired(self, now: float) -> None:
-        if len(self._entries) > 256:
+        if len(self._entries) > self._prune_at:
             self._entries = {k: e for k, e in self._entries.items() if e[0] > now}
+            self._prune_at = max(256, 2 * len(self._entries))  # amortized O(1) per request
 
 
 class IdealCache:
