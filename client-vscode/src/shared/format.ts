@@ -143,7 +143,7 @@ export function costMarkdown(c: CostResult): string {
 }
 
 export function costLine(c: CostResult): string {
-  return `Agent cost: ${formatUsd(c.usd)} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write)`;
+  return `Agent cost: ${formatUsd(c.usd)} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write, TTL ${c.cacheTtl ?? "5m"})`;
 }
 
 export function compactMarkdown(r: CompactResult): string {

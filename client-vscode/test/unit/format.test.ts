@@ -82,7 +82,7 @@ test("usage, cost and compaction formatting", () => {
   const cost: CostResult = { model: "demo", requests: 3, inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cacheTtl: "1h", usd: 0 };
   assert.match(costMarkdown(cost), /Session cost: \$0\.00.*`demo`, 3 requests/);
   assert.match(costMarkdown(cost), /head and frontier breakpoints: 1h/);
-  assert.match(costLine(cost), /^Agent cost: \$0\.00 · demo · 3 requests/);
+  assert.match(costLine(cost), /^Agent cost: \$0\.00 · demo · 3 requests.*TTL 1h\)$/);
   assert.equal(compactMarkdown({ tokensBefore: 80_000, tokensAfter: 20_000, summary: "s" }), "**Conversation compacted:** 80K → 20K tokens (−75%)");
   assert.equal(formatChars(512), "512 chars");
   assert.equal(formatChars(12_300), "12K chars");
