@@ -20,17 +20,18 @@ def _replay(args: argparse.Namespace) -> int:
                 print(f"agentls replay: {error}", file=sys.stderr)
                 return 2
             results.append(replay_trace(trace_id, messages, args.policy, args.window, ledger,
-                                        cache=args.cache, breakpoints=args.breakpoints))
+                                        cache=args.cache, breakpoints=args.breakpoints, ttl=args.ttl,
+                                        pauses=(args.pause_every, args.pause_seconds)))
     finally:
         if ledger is not None:
             ledger.close()
     total = total_of(results)
     if args.json:
         print(json.dumps({"policy": args.policy, "window": args.window, "cache": args.cache,
-                          "breakpoints": args.breakpoints,
+                          "breakpoints": args.breakpoints, "ttl": args.ttl,
                           "traces": [r.as_dict() for r in results], "total": total.as_dict()}, indent=1))
     else:
-        print(f"cache={args.cache} breakpoints={args.breakpoints}")
+        print(f"cache={args.cache} breakpoints={args.breakpoints} ttl={args.ttl}")
         print(format_table([*results, total], args.policy, args.window))
     return 0
 
@@ -109,6 +110,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="how requests are billed: the real prompt cache, or an ideal prefix cache")
     replay.add_argument("--breakpoints", choices=("frontier", "legacy"), default="frontier",
                         help="where cache breakpoints go (legacy: before the stable frontier existed)")
+    replay.add_argument("--ttl", choices=("auto", "5m", "1h"), default="auto",
+                        help="TTL of the head and frontier breakpoints (auto: from the gaps between calls)")
+    replay.add_argument("--pause-every", type=int, default=0, metavar="N",
+                        help="simulate a pause before every N-th call (the traces carry no clock)")
+    replay.add_argument("--pause-seconds", type=float, default=900.0, metavar="S")
     replay.add_argument("--json", action="store_true")
     replay.add_argument("--ledger", metavar="FILE", help="write one JSON line per request")
     replay.set_defaults(run=_replay)

@@ -87,14 +87,16 @@ def reprice_anthropic(ledger: Path) -> float:
     return cost
 
 
-@pytest.mark.parametrize("cache,breakpoints,reprice", [("anthropic", "frontier", reprice_anthropic),
-                                                       ("anthropic", "legacy", reprice_anthropic),
-                                                       ("ideal", "frontier", reprice_ideal)])
-def test_cli_replay_json_and_ledger_reprice_to_the_same_cost(tmp_path, cache, breakpoints, reprice):
+@pytest.mark.parametrize("cache,breakpoints,pauses,reprice", [
+    ("anthropic", "frontier", (), reprice_anthropic),
+    ("anthropic", "legacy", (), reprice_anthropic),
+    ("anthropic", "frontier", ("--pause-every", "4", "--pause-seconds", "900"), reprice_anthropic),
+    ("ideal", "frontier", (), reprice_ideal)])
+def test_cli_replay_json_and_ledger_reprice_to_the_same_cost(tmp_path, cache, breakpoints, pauses, reprice):
     trace = synthetic_trace(tmp_path)
     ledger = tmp_path / "ledger.jsonl"
     done = run_cli(str(trace), "--window", "20000", "--policy", "default", "--json", "--ledger", str(ledger),
-                   "--cache", cache, "--breakpoints", breakpoints)
+                   "--cache", cache, "--breakpoints", breakpoints, *pauses)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     total = report["total"]
@@ -104,6 +106,10 @@ def test_cli_replay_json_and_ledger_reprice_to_the_same_cost(tmp_path, cache, br
     assert reprice(ledger) == pytest.approx(total["cost"], rel=1e-9)
     if breakpoints == "legacy":  # after a batch only the head is read: the real cache costs more
         assert total["cost"] > 1.05 * reprice_ideal(ledger)
+    if pauses:  # 15-minute pauses: the head and the frontier are written for an hour, and read after pauses
+        entries = ledger_requests(ledger)
+        assert total["cache_write_1h"] > 0 and entries[-1]["system_ttl"] == "1h"
+        assert any(b["ttl"] == "1h" for b in entries[-1]["breakpoints"])
     first = ledger_requests(ledger)[0]
     assert set(first) >= {"trace", "request", "system_chars", "compacted", "messages", "breakpoints", "now"}
     assert set(first["messages"][0]) == {"role", "sha1", "chars", "blocks", "tool_use_ids", "tool_result_ids"}

@@ -28,7 +28,7 @@ from .blocks import (Message, block_chars, blocks_of, canonical_json, message_ch
 from .config import ContextConfig
 from .pipeline import ContextEngine
 from .prompt_cache import (DEFAULT_MINIMUM_TOKENS, FIVE_MINUTES, LOOKBACK_BLOCKS, Block, can_carry_breakpoint,
-                           message_breakpoints, new_cache)
+                           message_breakpoints, new_cache, stable_ttl)
 from .seed import SeedPolicy
 from .store import MemoryStore
 from .tokens import Usage
@@ -96,10 +96,14 @@ class Pricer:
     """Prices each request with one cache model and writes the ledger."""
 
     def __init__(self, trace: str, result: TraceResult, ledger: IO[str] | None, cache: str = "anthropic",
-                 breakpoints: str = "frontier", minimum_tokens: int = DEFAULT_MINIMUM_TOKENS) -> None:
+                 breakpoints: str = "frontier", minimum_tokens: int = DEFAULT_MINIMUM_TOKENS,
+                 ttl: str = "auto") -> None:
         self.trace, self.result, self.ledger = trace, result, ledger
         self.cache_name, self.placement, self.minimum_tokens = cache, breakpoints, minimum_tokens
         self.cache = new_cache(cache, minimum_tokens)
+        self.ttl_setting = ttl  # of the head and frontier breakpoints, chosen like the model client does
+        self.gaps: list[float] = []
+        self._last_at: float | None = None
         self._memo: dict[int, tuple[Message, _MessageFacts]] = {}
         self.count = 0
 
@@ -115,15 +119,21 @@ class Pricer:
         facts = [self._facts(m) for m in messages]
         marks = message_breakpoints(messages, frontier, self.placement, previous_frontier)
         marked = {i: facts[i].mark for i in marks if facts[i].mark is not None}
-        blocks = [Block("system", SYSTEM_TOKENS, FIVE_MINUTES)]
+        stable = stable_ttl(self.gaps, self.ttl_setting)
+        stable_upto = frontier if self.placement == "frontier" and frontier is not None else -1
+        ttls = {i: stable if i <= stable_upto else FIVE_MINUTES for i in marked}
+        blocks = [Block("system", SYSTEM_TOKENS, stable)]
         for index, fact in enumerate(facts):
             if index in marked:
                 chosen = marked[index]
-                blocks.extend(Block(b.key, b.tokens, FIVE_MINUTES) if j == chosen else b
+                blocks.extend(Block(b.key, b.tokens, ttls[index]) if j == chosen else b
                               for j, b in enumerate(fact.blocks))
             else:
                 blocks.extend(fact.blocks)
         usage = self.cache.request(blocks, now)
+        if self._last_at is not None:
+            self.gaps.append(now - self._last_at)
+        self._last_at = now
         output = SUMMARY_OUTPUT_TOKENS if summary else 0
         r = self.result
         r.requests += 1
@@ -136,17 +146,17 @@ class Pricer:
         total = int(usage.total)
         r.peak_tokens = max(r.peak_tokens, total)
         if self.ledger is not None:
-            self._write_ledger(messages, facts, marked, compacted, summary, now)
+            self._write_ledger(messages, facts, marked, ttls, stable, compacted, summary, now)
         self.count += 1
         return total
 
     def _write_ledger(self, messages: list[Message], facts: list[_MessageFacts], marked: dict[int, int],
-                      compacted: bool, summary: bool, now: float) -> None:
+                      ttls: dict[int, str], system_ttl: str, compacted: bool, summary: bool, now: float) -> None:
         line = {
             "trace": self.trace, "request": self.count, "now": now, "cache": self.cache_name,
             "minimum_tokens": self.minimum_tokens, "lookback_blocks": LOOKBACK_BLOCKS,
-            "system_chars": SYSTEM_TOKENS * 4, "system_ttl": FIVE_MINUTES,
-            "breakpoints": [{"message": i, "block": j, "ttl": FIVE_MINUTES} for i, j in sorted(marked.items())],
+            "system_chars": SYSTEM_TOKENS * 4, "system_ttl": system_ttl,
+            "breakpoints": [{"message": i, "block": j, "ttl": ttls[i]} for i, j in sorted(marked.items())],
             "compacted": compacted, "summary": summary,
             "messages": [
                 {"role": m["role"], "sha1": f.sha, "chars": f.chars,
@@ -243,11 +253,15 @@ def replay_trace(trace_id: str, messages: list[Message], policy: str, window: in
                  ledger: IO[str] | None = None,
                  check: Callable[[list[Message]], list[str]] | None = None,
                  config: ContextConfig | None = None, cache: str = "anthropic",
-                 breakpoints: str = "frontier") -> TraceResult:
+                 breakpoints: str = "frontier", ttl: str = "auto",
+                 pauses: tuple[int, float] = (0, 0.0)) -> TraceResult:
+    """``pauses``: (every how many calls, how many seconds): the user pauses before those calls."""
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     result = TraceResult(trace_id)
-    pricer = Pricer(trace_id, result, ledger, cache, breakpoints)
+    pricer = Pricer(trace_id, result, ledger, cache, breakpoints, ttl=ttl)
+    pause_every, pause_seconds = pauses
+    paused, calls = 0.0, 0
     runner = _Runner(policy, window, config or ContextConfig(cache_model=cache))  # decisions priced like the bill
     recent: list[tuple[str, str]] = []
     for index, message in enumerate(messages):
@@ -259,7 +273,10 @@ def replay_trace(trace_id: str, messages: list[Message], policy: str, window: in
         following = messages[index + 1] if index + 1 < len(messages) else None
         if message["role"] != "user" or following is None or following["role"] != "assistant":
             continue
-        now = index * 10.0  # recorded traces carry no clock: no idle gaps
+        calls += 1
+        if pause_every and calls % pause_every == 0:
+            paused += pause_seconds
+        now = index * 10.0 + paused  # recorded traces carry no clock: 10 s per message, plus the pauses
         started = time.perf_counter()
         request, summaries, (summary_frontier, frontier, previous_frontier) = runner.prepare(now)
         elapsed = (time.perf_counter() - started) * 1000
