@@ -4,15 +4,13 @@
  * the compaction divider that opens the summary, and the header meter.
  */
 import assert from "node:assert/strict";
-import { after, before, beforeEach, test } from "node:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import { test } from "node:test";
+import type { Page } from "playwright-core";
 import type { ToolResult } from "../../src/protocol";
-import { clearPosted, host, launch, posted, serve } from "./harness";
+import { clearPosted, host, posted, usePage } from "./harness";
 
-let browser: Browser;
-let server: { url: string; close: () => Promise<void> };
-let context: BrowserContext;
 let page: Page;
+usePage((p) => (page = p));
 
 const DEEP = "zebra-7731";
 const ev = (event: Record<string, unknown>) => ({ type: "event", event: { turnId: "t1", ...event } });
@@ -40,25 +38,6 @@ async function aTurnWithOneCard(tool = "run_shell", summary = "run_shell ls -la"
   await host(page, ev({ kind: "toolEnd", toolUseId: id, tool, summary, isError: false, resultChars: 700, marker: "" }));
 }
 
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-beforeEach(async () => {
-  await context?.close();
-  context = await browser.newContext();
-  page = await context.newPage();
-  page.on("pageerror", (e) => console.error("pageerror:", e.message));
-  await page.goto(server.url);
-  await page.waitForSelector("#input");
-  await host(page, { type: "server", status: { phase: "running" } });
-});
 
 test("a tool card expands to its input and the result as the model saw it, deep lines included", async () => {
   await aTurnWithOneCard();
