@@ -7,6 +7,7 @@
 //   c3 a tool card expanded shows a token that sits only deep inside the tool's output
 //   c4 Show Context follows the conversation (its percentage is the status bar's after each turn)
 //   c5 the cleared result's card says so, and its original opens read-only from the card
+//   c6 after a window reload the restored Show Context tab is not blank: it shows the meter's number
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -121,6 +122,19 @@ export async function contextSteps({ page, chat, workspace, shot, palette, statu
   await page.locator(".editor-instance .view-lines", { hasText: "context://" }).first().waitFor({ timeout: 15_000 });
   await shot(page, "c5-cleared-original-opened");
   log("the cleared result's original opened read-only from its card");
+  // c6: reload the window with the context report open
+  await palette(page, "Agent: Show Context");
+  await page.locator(".tab", { hasText: "Agent Context" }).first().waitFor({ timeout: 30_000 });
+  await page.reload();
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  await page.locator(".tab", { hasText: "Agent Context" }).first().waitFor({ timeout: 60_000 });
+  const restored = await waitFor(async () => {
+    const p = await previewPct().catch(() => undefined);
+    const now = meterOf(await statusText(page).catch(() => ""), fail)?.pct;
+    return p !== undefined && p === now ? p : undefined;
+  }, 90_000, "the restored Show Context tab to show the meter's number");
+  await shot(page, "c6-context-after-reload");
+  log(`after a reload the restored Show Context tab shows ${restored}%, as the status bar`);
   await checkMeter("end");
   log(`meter at every step (percentage = fraction ±1):\n  ${meters.join("\n  ")}`);
 }

@@ -83,6 +83,15 @@ test("an open card fetches again when a layer rewrites its result", async () => 
   assert.deepEqual(await waitPosted("toolResult"), [{ type: "toolResult", toolUseId: "tu_ls" }]);
 });
 
+test("the badge follows what the server says was sent (e.g. a stale badge after a reload)", async () => {
+  await aTurnWithOneCard();
+  await host(page, ev({ kind: "layer", layer: "threshold", toolUseIds: ["tu_ls"], marker: "cleared" }));
+  await page.click(".tool-card > summary");
+  await waitPosted("toolResult");
+  await host(page, { type: "toolResult", toolUseId: "tu_ls", result: result({}) });
+  assert.equal(await page.locator(".tool-card .badge.marker-cleared").count(), 0);
+});
+
 test("an edit shows as a diff", async () => {
   await aTurnWithOneCard("edit_file", "edit_file src/app.py", "tu_edit");
   await page.click(".tool-card > summary");
