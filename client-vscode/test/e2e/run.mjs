@@ -24,6 +24,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { contextSteps } from "./steps-context.mjs";
+import { editorSteps } from "./steps-editor.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const repo = path.resolve(ext, "..");
@@ -359,7 +360,8 @@ async function main() {
     await waitFor(async () => /\/38K/.test(await statusText(page)), 30_000, "the status bar to show the new 40K window (38K usable: 2K reserve)");
     log(`settings change reached the server without a restart: "${await statusText(page)}"`);
     await shot(page, "07-settings-changed");
-    await contextSteps({ page, chat, workspace, shot, palette, statusText, waitFor, log, fail }); // issue 9
+    await contextSteps({ page, chat, workspace, shot, palette, statusText, waitFor, log, fail }); // issue 9 (needs the demo model)
+    await editorSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
   }
   if (fake) {
     // 07: approvals — a shell command in a modal, an edit as a diff + modal

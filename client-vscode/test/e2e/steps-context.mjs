@@ -137,4 +137,7 @@ export async function contextSteps({ page, chat, workspace, shot, palette, statu
   log(`after a reload the restored Show Context tab shows ${restored}%, as the status bar`);
   await checkMeter("end");
   log(`meter at every step (percentage = fraction ±1):\n  ${meters.join("\n  ")}`);
+  // leave a fresh conversation for the steps that follow
+  await palette(page, "Agent: Clear Conversation");
+  await waitFor(async () => (await chat.locator(".msg").count()) === 0, 30_000, "an empty conversation");
 }
