@@ -60,7 +60,7 @@ export async function contextSteps({ page, chat, workspace, shot, palette, statu
   log("the compaction divider opened the summary the model sees");
 
   // c2: a fresh conversation, three large files read one per turn
-  await palette(page, "Agent: New Chat (Clear)");
+  await palette(page, "Agent: New Chat");
   await waitFor(async () => (await chat.locator(".msg").count()) === 0, 30_000, "an empty conversation");
   const start = await waitFor(async () => checkMeter("after clear"), 30_000, "the meter after clear");
   const lines = Math.max(200, Math.floor((0.3 * start.usable * 4) / 75));
@@ -138,6 +138,6 @@ export async function contextSteps({ page, chat, workspace, shot, palette, statu
   await checkMeter("end");
   log(`meter at every step (percentage = fraction ±1):\n  ${meters.join("\n  ")}`);
   // leave a fresh conversation for the steps that follow
-  await palette(page, "Agent: New Chat (Clear)");
+  await palette(page, "Agent: New Chat");
   await waitFor(async () => (await chat.locator(".msg").count()) === 0, 30_000, "an empty conversation");
 }
