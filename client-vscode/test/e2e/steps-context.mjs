@@ -61,7 +61,7 @@ export async function contextSteps({ page, chat, workspace, shot, palette, statu
 
   // c2: a fresh conversation, three large files read one per turn
   await palette(page, "Agent: New Chat");
-  await waitFor(async () => (await chat.locator(".msg").count()) === 0, 30_000, "an empty conversation");
+  await waitFor(async () => (await chat.locator(".msg.user, .msg.assistant").count()) === 0, 30_000, "a new conversation");
   const start = await waitFor(async () => checkMeter("after clear"), 30_000, "the meter after clear");
   const lines = Math.max(200, Math.floor((0.3 * start.usable * 4) / 75));
   for (const name of ["alpha.py", "beta.py", "gamma.py"]) writeFileSync(path.join(workspace, name), bigFile(name, lines, name === "alpha.py"));
@@ -139,5 +139,5 @@ export async function contextSteps({ page, chat, workspace, shot, palette, statu
   log(`meter at every step (percentage = fraction ±1):\n  ${meters.join("\n  ")}`);
   // leave a fresh conversation for the steps that follow
   await palette(page, "Agent: New Chat");
-  await waitFor(async () => (await chat.locator(".msg").count()) === 0, 30_000, "an empty conversation");
+  await waitFor(async () => (await chat.locator(".msg.user, .msg.assistant").count()) === 0, 30_000, "a new conversation");
 }
