@@ -109,6 +109,14 @@ function wireCard(d: HTMLElement): void {
   d.addEventListener("toggle", () => cardToggled(d as HTMLDetailsElement));
 }
 
+function cardOf(toolUseId: string): T.ToolCard | undefined {
+  for (const item of transcript.items) {
+    if (item.role !== "assistant") continue;
+    for (const b of item.blocks) if (b.kind === "tool" && b.card.toolUseId === toolUseId) return b.card;
+  }
+  return undefined;
+}
+
 function renderCard(card: T.ToolCard): HTMLElement {
   const open = openDetails.has(cardKey(card.toolUseId));
   if (open && !toolDetails.has(card.toolUseId)) {
@@ -371,10 +379,14 @@ function onHostMessage(m: ToWebview): void {
       usage = m.usage;
       schedule();
       return;
-    case "toolResult":
+    case "toolResult": {
       toolDetails.set(m.toolUseId, m.result ? { result: m.result } : { error: m.error ?? "unavailable" });
+      // the server knows what was sent: the badge follows it (e.g. after a reload)
+      const card = cardOf(m.toolUseId);
+      if (card && m.result && m.result.marker !== "compacted") card.marker = m.result.marker;
       schedule(true);
       return;
+    }
     case "mentionResults":
       showMentionResults(m.query, m.items);
       return;

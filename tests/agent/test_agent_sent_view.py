@@ -21,13 +21,18 @@ def write_notes(workspace) -> None:
     (workspace / "notes.md").write_text("# Notes\n" + "filler line\n" * 400 + f"the token {DEEP} is here\n")
 
 
-async def test_a_cleared_badge_arrives_only_after_the_request_carrying_it_was_sent(make_agent, mock_api, workspace):
+def two_reads(mock_api, workspace) -> None:
+    """notes.md then app.py; the request after the second clears the first (EAGER)."""
     write_notes(workspace)
     mock_api.script(
         Reply([ToolUse("read_file", {"path": "notes.md"}, id="toolu_notes")]),
         Reply([ToolUse("read_file", {"path": "app.py"}, id="toolu_app")]),
         Reply([Text("both read")]),
     )
+
+
+async def test_a_cleared_badge_arrives_only_after_the_request_carrying_it_was_sent(make_agent, mock_api, workspace):
+    two_reads(mock_api, workspace)
     agent = make_agent(context=EAGER)
     seen = []  # (event, how many requests the API had received when it was emitted)
     await agent.run_turn("read notes then app", on_event=lambda e: seen.append((e, len(mock_api.message_bodies))))
@@ -61,12 +66,7 @@ async def test_no_badge_when_the_request_that_would_clear_never_got_through(make
 
 
 async def test_tool_result_view_gives_input_text_as_sent_layer_and_original(make_agent, mock_api, workspace):
-    write_notes(workspace)
-    mock_api.script(
-        Reply([ToolUse("read_file", {"path": "notes.md"}, id="toolu_notes")]),
-        Reply([ToolUse("read_file", {"path": "app.py"}, id="toolu_app")]),
-        Reply([Text("both read")]),
-    )
+    two_reads(mock_api, workspace)
     agent = make_agent(context=EAGER)
     await agent.run_turn("read notes then app")
     view = agent.tool_result("toolu_notes", with_original=True)

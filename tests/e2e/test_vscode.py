@@ -8,7 +8,11 @@ test-output/e2e/agentls/ and test-output/e2e/stand-in-server/.
 
 - with agentls: chat view, a prompt the offline demo model answers by reading
   a workspace file (streamed reply + tool card), Agent: Compact Conversation
-  (the status bar percentage drops), Agent: Show Cost, Agent: Show Context;
+  (the status bar percentage drops), Agent: Show Cost, Agent: Show Context; then
+  client-vscode/test/e2e/steps-context.mjs (issue 9): the meter's percentage equals
+  its fraction at every step, the compaction divider opens the summary, an expanded
+  tool card shows a token from deep inside the output, a cleared result's original
+  opens from its card, Show Context follows the conversation and survives a reload;
   then the editor tools in a TypeScript workspace (steps-editor.mjs): a scripted
   model calls find_symbols, find_references and an edit that breaks the types.
 - with the stand-in server (client-vscode/test/e2e/fake_server.py): the same,

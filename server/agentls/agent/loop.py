@@ -180,6 +180,7 @@ class Agent:
             assistant = {"role": "assistant", "content": content}
             self.engine.append(assistant)
             self._log(assistant)
+            await emit(ev.ContextUsage(self.context_usage()))  # the reply is part of the next request
             texts.extend(b["text"] for b in content if b.get("type") == "text")
             stop_reason = response.stop_reason or "end_turn"
             uses = [b for b in content if b.get("type") == "tool_use"]
@@ -266,7 +267,6 @@ class Agent:
         await self._announce_sent(prepared, emit)
         self._save(lambda session: session.usage(response.model or self.model_settings.model, asdict(response.usage)))
         await emit(ev.UsageEvent(ev.usage_wire(response.usage)))
-        await emit(ev.ContextUsage(self.context_usage()))
         return response
 
     async def _run_tools(self, uses: list[dict[str, Any]], emit, cut_off: bool) -> None:

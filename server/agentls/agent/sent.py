@@ -72,7 +72,8 @@ def tool_result_view(log: SentLog, engine: ContextEngine, tool_use_id: str, with
         tool, tool_input = record.name, record.input
     ref = result_ref(tool_use_id)
     original = engine.store.get(ref)
-    block = _find_result(log.messages, tool_use_id)
+    # Summarised away by a compaction (a deliberate rewrite the user sees as a divider): gone at once.
+    block = _find_result(log.messages, tool_use_id) if record is not None else None
     sent = block is not None
     if block is None and record is not None:
         block = engine.history.result_block(tool_use_id)  # arrived, not sent yet
