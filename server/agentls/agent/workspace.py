@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote
@@ -46,6 +47,10 @@ class FileTooLarge(WorkspaceError):
     """A file too big to load into memory as text."""
 
 
+class NotRegularFile(WorkspaceError):
+    """A FIFO, device or socket: opening or reading it could block forever."""
+
+
 class EditRejected(WorkspaceError):
     """The editor (or a subclass) refused to apply an edit."""
 
@@ -57,6 +62,33 @@ class EditRejected(WorkspaceError):
 def looks_binary(head: bytes) -> bool:
     """True when the first bytes of a file contain a NUL (git's heuristic)."""
     return b"\0" in head[:BINARY_SNIFF_BYTES]
+
+
+def read_regular_bytes(path: Path, max_bytes: int, shown: str) -> bytes:
+    """The bytes of a regular file; anything else is refused before a read can block.
+
+    stat() refuses FIFOs, devices and sockets without opening them; the
+    O_NONBLOCK open plus fstat() closes the window in which one could be
+    swapped in (opening a FIFO that way returns at once instead of waiting).
+    """
+    mode = path.stat().st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+    if not stat.S_ISREG(mode):
+        raise NotRegularFile(f"{shown} is not a regular file (a FIFO, device or socket); not read")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket swapped in
+            raise NotRegularFile(f"{shown} is not a regular file; not read") from None
+        raise
+    with open(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(f"{shown} is not a regular file (a FIFO, device or socket); not read")
+        if info.st_size > max_bytes:
+            raise FileTooLarge(f"{shown} is too large ({info.st_size} bytes); not shown")
+        return file.read(max_bytes + 1)
 
 
 def _real_path(candidate: str, shown: str) -> str:
@@ -193,10 +225,7 @@ class Workspace:
         return await asyncio.to_thread(self._read_disk_text, path)
 
     def _read_disk_text(self, path: Path) -> str:
-        size = path.stat().st_size
-        if size > self.max_file_bytes:
-            raise FileTooLarge(f"{self.display(path)} is too large ({size} bytes); not shown")
-        data = path.read_bytes()
+        data = read_regular_bytes(path, self.max_file_bytes, self.display(path))
         if looks_binary(data):
             raise NotTextFile(f"{self.display(path)} is a binary file ({len(data)} bytes); not shown")
         try:

@@ -26,6 +26,8 @@ class ToolContext:
     shell_timeout: float = 120.0
     output_cap: int = 50_000
     grep_cap: int = 200
+    grep_file_seconds: float = 5.0  # time budget of one file
+    grep_total_seconds: float = 30.0  # and of the whole search
 
 
 @dataclass(frozen=True)
