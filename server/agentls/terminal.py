@@ -18,6 +18,7 @@ from .agent import events as ev
 from .agent.approval import ApprovalPolicy, ApprovalRequest, auto_approve
 from .agent.loop import Agent, AgentError
 from .agent.session import SessionLog
+from .agent.visible import visible
 from .agent.workspace import Workspace
 from .model import ModelSettings
 from .model.settings import for_demo_model
@@ -67,7 +68,7 @@ class Printer:
             self.thinking = True
             self._note("(thinking…)")
         elif isinstance(event, ev.ToolStart):
-            self._note(f"\n→ {event.summary}")
+            self._note(f"\n→ {visible(event.summary)}")
         elif isinstance(event, ev.ToolEnd):
             badge = f" [{event.marker}]" if event.marker else ""
             self._note(f"  {'✗' if event.is_error else '✓'} {event.summary} ({event.result_chars:,} chars){badge}")
@@ -85,11 +86,11 @@ def terminal_asker(stream_in=None, stream_err=None):
     async def ask(request: ApprovalRequest) -> bool:
         err = stream_err or sys.stderr
         if request.kind == "shell":
-            question = f"Run `{request.command}`?"
+            question = f"Run `{visible(request.command or '')}`?"
         else:
             if request.diff:
-                print(request.diff, file=err)
-            question = f"{request.kind.title()} {request.path}?"
+                print(visible(request.diff), file=err)
+            question = f"{request.kind.title()} {visible(request.path or '')}?"
         print(f"{question} [y/N] ", end="", file=err, flush=True)
         reader = stream_in or sys.stdin
         answer = await asyncio.to_thread(reader.readline)

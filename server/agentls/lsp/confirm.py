@@ -17,6 +17,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from ..agent.approval import ApprovalDecision, ApprovalRequest
+from ..agent.visible import visible
 from .transport import client_request
 
 if TYPE_CHECKING:
@@ -41,12 +42,12 @@ def confirm_params(request: ApprovalRequest) -> dict[str, Any]:
 
 def message_text(request: ApprovalRequest) -> str:
     if request.kind == "shell":
-        return f"agentls wants to run:\n{request.command}"
+        return f"agentls wants to run:\n{visible(request.command or '')}"
     verb = "create or overwrite" if request.kind == "write" else "edit"
     diff = request.diff or ""
     if len(diff) > DIFF_SHOWN:
         diff = diff[:DIFF_SHOWN] + f"\n… ({len(request.diff or '') - DIFF_SHOWN} more characters)"
-    return f"agentls wants to {verb} {request.path}:\n{diff}".rstrip()
+    return f"agentls wants to {verb} {visible(request.path or '')}:\n{visible(diff)}".rstrip()
 
 
 def decision(answer: Any) -> ApprovalDecision:
