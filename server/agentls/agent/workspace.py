@@ -91,6 +91,47 @@ def read_regular_bytes(path: Path, max_bytes: int, shown: str) -> bytes:
         return file.read(max_bytes + 1)
 
 
+def write_below(root: Path, parts: tuple[str, ...], data: bytes, shown: str) -> None:
+    """Write `root/parts…` one component at a time, never following a symlink.
+
+    The path was resolved (and approved) earlier; a folder or file replaced
+    by a symlink meanwhile would carry the write elsewhere. Each folder is
+    opened relative to its parent with O_NOFOLLOW (created if missing) and
+    the file itself too, so what is written is what was checked.
+    """
+    if not parts:
+        raise IsADirectoryError(errno.EISDIR, "is a directory", shown)
+    directory = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in parts[:-1]:
+            try:
+                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
+            except FileNotFoundError:
+                os.mkdir(name, dir_fd=directory)
+                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise PathRefused(shown, f"changed: {name!r} is now a symlink or not a folder; not written") from None
+                raise
+            os.close(directory)
+            directory = child
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
+        try:
+            fd = os.open(parts[-1], flags, 0o666, dir_fd=directory)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENXIO):
+                raise PathRefused(shown, "changed into a symlink or a special file; not written") from None
+            raise
+        with open(fd, "wb") as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise NotRegularFile(f"{shown} is not a regular file; not written")
+            os.set_blocking(fd, True)
+            file.truncate(0)
+            file.write(data)
+    finally:
+        os.close(directory)
+
+
 def _real_path(candidate: str, shown: str) -> str:
     """Resolve every symlink in `candidate`; the missing tail (new files) is kept literally."""
     try:
@@ -239,11 +280,18 @@ class Workspace:
         """Create or overwrite a file (parent folders are created)."""
         await asyncio.to_thread(self._write_disk_text, path, text)
 
-    @staticmethod
-    def _write_disk_text(path: Path, text: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def _write_disk_text(self, path: Path, text: str) -> None:
+        root = self.root_of(path)
+        if root is None:
+            raise PathRefused(str(path))
         # Bytes, so line endings are written exactly as given.
-        path.write_bytes(text.encode("utf-8"))
+        write_below(root, path.relative_to(root).parts, text.encode("utf-8"), self.display(path))
+
+    def recheck(self, path: Path) -> None:
+        """Refuse a real path that no longer resolves to itself (a symlink swapped in since it was approved)."""
+        shown = self.display(path)
+        if Path(_real_path(os.fspath(path), shown)) != path or self.root_of(path) is None:
+            raise PathRefused(shown, "changed into a symlink after it was checked; not written")
 
     async def apply_text_edit(self, path: Path, old_text: str, new_text: str, new_full_text: str) -> None:
         """Replace the single occurrence of old_text. Raise EditRejected if refused.
