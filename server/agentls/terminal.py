@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
+from . import credentials
 from .agent import events as ev
 from .agent.approval import ApprovalPolicy, ApprovalRequest, auto_approve
 from .agent.loop import Agent, AgentError
@@ -135,6 +136,7 @@ async def _ask(args) -> int:
 
 
 def run_ask(args) -> int:
+    credentials.take_from_environment()  # the agent's shell commands are our children
     return asyncio.run(_ask(args))
 
 
@@ -198,5 +200,6 @@ async def _repl(args) -> int:
 
 
 def run_repl(args) -> int:
+    credentials.take_from_environment()
     return asyncio.run(_repl(args))
 

@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .. import credentials
+
 if TYPE_CHECKING:
     from ..context import ContextConfig
     from ..model import ModelSettings
@@ -137,7 +139,7 @@ def _approvals(raw: Any, problems: list[str]) -> dict[str, str]:
 
 def wants_demo(settings: AgentSettings, api_key: str | None) -> bool:
     """No key and nowhere to send requests: run the offline demo model."""
-    has_key = bool(api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
+    has_key = bool(api_key or any(credentials.get(name) for name in credentials.NAMES))
     has_url = bool(settings.base_url or os.environ.get("ANTHROPIC_BASE_URL"))
     return not has_key and not has_url
 
