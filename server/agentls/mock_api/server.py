@@ -29,7 +29,7 @@ from .validation import request_error
 
 ScriptEntry = Union[Reply, Fault]
 # Faults that cut a streamed answer short; the client's retry should get it whole.
-_INTERRUPTING = ("disconnect", "truncate", "stream_error")
+_INTERRUPTING = ("disconnect", "truncate", "stream_error", "bad_data")
 
 
 @dataclass(frozen=True)
@@ -327,6 +327,8 @@ class _Handler(BaseHTTPRequestHandler):
                     self._drop(fault.reset)
                 if fault.kind == "stream_error":
                     self._write_chunk(SseEvent("error", error_body(fault.error_type, fault.message)).encode())
+                if fault.kind == "bad_data":
+                    self._write_chunk(b'event: content_block_delta\ndata: {"type": "content_block_delta", "ind\n\n')
                 break
             delay = per_event_delay + (chunk_delay if event.name == "content_block_delta" else 0.0)
             if mock.wait(delay):

@@ -9,12 +9,13 @@ each one as a Retrying event, and honours retry-after uniformly.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import Any
 
 import anthropic
 
-from .assembler import MessageAssembler, emit
+from .assembler import InvalidStreamData, MessageAssembler, emit
 from .cache import with_cache_breakpoints
 from .errors import ModelError, redact
 from .events import EventHandler, Retrying
@@ -179,6 +180,8 @@ class ModelClient:
             async with stream:
                 async for event in stream:
                     await assembler.feed(event)
+        except json.JSONDecodeError as error:  # the SDK parses each event's data as JSON
+            raise InvalidStreamData(f"an event's data is not JSON ({error.msg})") from None
         except HANDLED_ERRORS as error:
             if not assembler.complete:
                 raise
