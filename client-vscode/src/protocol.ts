@@ -48,6 +48,7 @@ export interface AgentSettings {
   approvals?: {
     shell?: ApprovalMode; // default "ask"
     write?: ApprovalMode; // default "ask" (edit_file + write_file)
+    timeoutSeconds?: number; // default 300: an unanswered agent/confirm then counts as a refusal
   };
 }
 

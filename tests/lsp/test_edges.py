@@ -77,3 +77,30 @@ async def test_the_server_exits_after_stdin_closes_even_with_a_read_in_flight(st
     code = await asyncio.wait_for(process.wait(), 90)
     print(f"\nserver exited {time.monotonic() - started:.2f} s after stdin closed mid-turn (code {code})")
     turn.cancel()
+
+
+async def test_an_unanswered_confirm_times_out_as_a_refusal(start_editor, mock_api, workspace):
+    editor = await start_editor(options_for(mock_api, approvals={"timeoutSeconds": 1}))
+    never = asyncio.Event()
+
+    async def no_answer(params):
+        await never.wait()  # the user walked away
+        return {"approved": True}
+
+    editor.confirm_answer = no_answer
+    mock_api.script(Reply([ToolUse("run_shell", {"command": "touch ran.txt"})]), Reply([Text("ok, not run")]))
+    result = await asyncio.wait_for(editor.request("agent/chat", {"prompt": "run"}), 60)
+    assert result["text"] == "ok, not run"
+    assert not (workspace / "ran.txt").exists()
+    told = mock_api.message_bodies[-1]["messages"][-1]["content"][0]
+    assert told["is_error"] and "did not approve" in told["content"]
+    never.set()
+
+
+def test_confirm_timeout_setting_is_checked():
+    from agentls.lsp.settings import parse_settings
+
+    assert parse_settings({"approvals": {"timeoutSeconds": 2.5}})[0].confirm_timeout == 2.5
+    settings, problems = parse_settings({"approvals": {"timeoutSeconds": -1, "shell": "always"}})
+    assert settings.confirm_timeout == 300 and settings.approvals == {"shell": "always"}
+    assert problems == ["settings.approvals.timeoutSeconds must be a number of seconds above 0 (at most 86400)"]

@@ -23,6 +23,7 @@ THRESHOLDS = {"budgetSoft": "budget_soft_at", "budgetHard": "budget_hard_at", "a
               "warn": "warn_at", "high": "high_at"}
 APPROVAL_KINDS = ("shell", "write")
 APPROVAL_MODES = ("ask", "always", "never")
+CONFIRM_TIMEOUT = 300.0  # seconds an agent/confirm may stay unanswered before it counts as a refusal
 KNOWN_KEYS = {"model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens",
               "thresholds", "approvals"}
 SECTION = "agentls"
@@ -38,6 +39,7 @@ class AgentSettings:
     max_tokens: int | None = None
     thresholds: dict[str, float] = field(default_factory=dict)  # ContextConfig field → fraction
     approvals: dict[str, str] = field(default_factory=dict)
+    confirm_timeout: float = CONFIRM_TIMEOUT  # approvals.timeoutSeconds
 
     def approval_modes(self) -> dict[str, str]:
         """Both kinds, defaults filled in: a setting removed goes back to "ask"."""
@@ -96,6 +98,7 @@ def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
         model=text("model"), compact_model=text("compactModel"), base_url=base_url,
         context_window=window, output_reserve=reserve, max_tokens=count("maxTokens", 1),
         thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
+        confirm_timeout=_confirm_timeout(raw.get("approvals"), problems),
     ), problems
 
 
@@ -133,6 +136,16 @@ def _approvals(raw: Any, problems: list[str]) -> dict[str, str]:
             continue
         found[kind] = value
     return found
+
+
+def _confirm_timeout(raw: Any, problems: list[str]) -> float:
+    value = raw.get("timeoutSeconds") if isinstance(raw, dict) else None
+    if value is None:
+        return CONFIRM_TIMEOUT
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 86_400:
+        problems.append("settings.approvals.timeoutSeconds must be a number of seconds above 0 (at most 86400)")
+        return CONFIRM_TIMEOUT
+    return float(value)
 
 
 # ---------------------------------------------------------------- what the agent gets
