@@ -24,12 +24,15 @@ from ..model.response import Usage
 from ..model import events as model_events
 from . import events as ev
 from .approval import ApprovalCallback, deny_all
+from .oversize import USER_SHARE, fit_history, fit_user_blocks, is_too_long
 from .prompt import system_prompt
 from .session import SessionLog
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
 from .workspace import Workspace
 
 CANCELLED = "[cancelled by the user before this tool call finished]"
+# After the API refused a request as too long, user texts are cut to this share of the window.
+REPAIR_SHARE = 0.1
 CUT_OFF = "[not run: the reply was cut off (max_tokens) before this tool call was complete; send it again, shorter]"
 
 
@@ -102,6 +105,24 @@ class Agent:
             self.engine.append(message)
         for model, numbers in restored.usage:
             self.client.costs.add(model, Usage(**numbers))
+        self._fit_history(USER_SHARE)  # a session saved with an oversized message must not stay stuck
+
+    def _user_budget_chars(self, share: float) -> int:
+        config = self.engine.config
+        return int(config.effective_window * share * config.chars_per_token)
+
+    def _fit_history(self, share: float) -> int:
+        """Cut user texts over `share` of the window (losslessly, see oversize.py); how many were cut.
+
+        A deliberate rewrite of the history: the prompt cache starts over, which
+        only happens when a request would otherwise be refused.
+        """
+        messages, cut = fit_history(self.engine.history.messages, self._user_budget_chars(share), self.engine.store)
+        if cut:
+            self.engine.history = self.engine.history.rebuilt(messages)
+            self.engine.meter.reset()
+            self.engine.cache_cold = True
+        return cut
 
     def reconfigure(self, model: ModelSettings | None = None, context: ContextConfig | None = None) -> None:
         """New settings from the editor, no restart; the conversation is kept."""
@@ -153,6 +174,7 @@ class Agent:
             await _emit(on_event, event)
 
         blocks = self._user_blocks(prompt, attachments)
+        blocks, _ = fit_user_blocks(blocks, self._user_budget_chars(USER_SHARE), self.engine.store)
         self.engine.add_user_blocks(blocks)
         self._log({"role": "user", "content": blocks})  # the loader joins it to an unanswered user message
         texts: list[str] = []
@@ -198,6 +220,16 @@ class Agent:
             await self._compact(emit, reason="auto")
             prepared = self.engine.prepare(self.clock(), allow_compaction=False)
             await self._announce_batch(prepared, emit)
+        window = self.engine.config.effective_window
+        if prepared.estimate > window and self._fit_history(USER_SHARE):
+            prepared = self.engine.prepare(self.clock(), allow_compaction=False)
+            await self._announce_batch(prepared, emit)
+        if prepared.estimate > window:
+            message = (f"the conversation needs about {prepared.estimate:,} tokens, more than the "
+                       f"{window:,} the context window allows, even after the pipeline: nothing was sent. "
+                       "Compact it (/compact) or start a new one (/clear).")
+            await emit(ev.ErrorEvent(message))
+            raise AgentError(message)
         return prepared
 
     async def _announce_batch(self, prepared: Prepared, emit) -> None:
@@ -210,7 +242,7 @@ class Agent:
         for marker, ids in by_marker.items():
             await emit(ev.LayerApplied(prepared.batch.reason, ids, marker))
 
-    async def _call_model(self, prepared: Prepared, emit, lead: str = ""):
+    async def _call_model(self, prepared: Prepared, emit, lead: str = "", *, may_repair: bool = True):
         pending_lead = [lead]
 
         async def forward(event) -> None:
@@ -226,6 +258,11 @@ class Agent:
             response = await self.client.stream(system=self.system, messages=prepared.messages,
                                                 tools=self.tools, on_event=forward)
         except ModelError as error:
+            # Refused for its size: cut the user texts further and try exactly once more.
+            if may_repair and is_too_long(error.status, error.message) and self._fit_history(REPAIR_SHARE):
+                prepared = self.engine.prepare(self.clock(), allow_compaction=False)
+                await self._announce_batch(prepared, emit)
+                return await self._call_model(prepared, emit, lead, may_repair=False)
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
         self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate)

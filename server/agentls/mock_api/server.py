@@ -92,6 +92,8 @@ class MockAnthropicServer:
         # Called (in the server thread) right after each streamed answer's first text delta
         # is written: benchmarks measure latency from that moment.
         self.on_first_text_delta: Callable[[], None] | None = None
+        # Like the real API's context window: a longer prompt gets 400 "prompt is too long".
+        self.max_prompt_tokens: int | None = None
 
     # ------------------------------------------------------------ lifecycle
 
@@ -282,6 +284,11 @@ class _Handler(BaseHTTPRequestHandler):
         problem = request_error(body)
         if problem:
             self._send_error(400, "invalid_request_error", problem)
+            return
+        size = count_input_tokens(body)
+        if mock.max_prompt_tokens is not None and size > mock.max_prompt_tokens:
+            self._send_error(400, "invalid_request_error",
+                             f"prompt is too long: {size} tokens > {mock.max_prompt_tokens} maximum")
             return
         fault, reply = mock.next_answer(body)
         if fault is not None and fault.kind == "hang":
