@@ -220,16 +220,11 @@ class Agent:
             await self._compact(emit, reason="auto")
             prepared = self.engine.prepare(self.clock(), allow_compaction=False)
             await self._announce_batch(prepared, emit)
-        window = self.engine.config.effective_window
-        if prepared.estimate > window and self._fit_history(USER_SHARE):
+        # Still over the window after the pipeline: user texts are what is left to cut. (An estimate
+        # only a little over is sent as is: if the API refuses it, _call_model repairs and retries once.)
+        if prepared.estimate > self.engine.config.effective_window and self._fit_history(USER_SHARE):
             prepared = self.engine.prepare(self.clock(), allow_compaction=False)
             await self._announce_batch(prepared, emit)
-        if prepared.estimate > window:
-            message = (f"the conversation needs about {prepared.estimate:,} tokens, more than the "
-                       f"{window:,} the context window allows, even after the pipeline: nothing was sent. "
-                       "Compact it (/compact) or start a new one (/clear).")
-            await emit(ev.ErrorEvent(message))
-            raise AgentError(message)
         return prepared
 
     async def _announce_batch(self, prepared: Prepared, emit) -> None:
