@@ -104,3 +104,21 @@ def test_confirm_timeout_setting_is_checked():
     settings, problems = parse_settings({"approvals": {"timeoutSeconds": -1, "shell": "always"}})
     assert settings.confirm_timeout == 300 and settings.approvals == {"shell": "always"}
     assert problems == ["settings.approvals.timeoutSeconds must be a number of seconds above 0 (at most 86400)"]
+
+
+async def test_a_3_mb_mention_neither_refused_nor_stuck(start_editor, mock_api, workspace):
+    """Issue 8, point 3 over LSP: agent/context stays under 100% and no request is refused."""
+    big = workspace / "bundle.min.js"
+    big.write_text("".join(f"var a{n}={'1' * 60};\n" for n in range(48_000)))
+    mock_api.max_prompt_tokens = 200_000
+    editor = await start_editor(options_for(mock_api))
+    mock_api.script(Reply([Text("a bundle")]), Reply([Text("<summary>a bundle was attached</summary>")]),
+                    Reply([Text("after compaction")]))
+    first = await editor.request("agent/chat", {"prompt": "what is this?", "attachments": [{"uri": big.as_uri()}]})
+    context = await editor.request("agent/context")
+    print(f"\n3.3 MB mention: agent/context {context['utilization']:.0%} after the turn")
+    assert first["text"] == "a bundle" and context["utilization"] < 1
+    await editor.request("agent/compact", {})
+    assert (await editor.request("agent/chat", {"prompt": "go on"}))["text"] == "after compaction"
+    from agentls.mock_api.tokens import count_input_tokens
+    assert all(count_input_tokens(body) <= 200_000 for body in mock_api.message_bodies)
