@@ -122,3 +122,28 @@ async def test_a_3_mb_mention_neither_refused_nor_stuck(start_editor, mock_api, 
     assert (await editor.request("agent/chat", {"prompt": "go on"}))["text"] == "after compaction"
     from agentls.mock_api.tokens import count_input_tokens
     assert all(count_input_tokens(body) <= 200_000 for body in mock_api.message_bodies)
+
+
+async def test_editor_edit_rechecks_the_path_before_apply_edit(start_editor, mock_api, workspace, tmp_path):
+    """Issue 8, point 6: a folder swapped for a symlink while the dialog is open → no workspace/applyEdit."""
+    (workspace / "sub").mkdir()
+    target = workspace / "sub" / "file.txt"
+    target.write_text("old\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "file.txt").write_text("old\n")
+    editor = await start_editor(options_for(mock_api))
+    editor.open(target, "old\n")
+
+    async def swap_then_approve(params):
+        shutil.rmtree(workspace / "sub")
+        os.symlink(outside, workspace / "sub")
+        return {"approved": True}
+
+    editor.confirm_answer = swap_then_approve
+    mock_api.script(Reply([ToolUse("edit_file", {"path": "sub/file.txt", "old_text": "old", "new_text": "new"})]),
+                    Reply([Text("refused")]))
+    await editor.request("agent/chat", {"prompt": "edit"})
+    told = mock_api.message_bodies[-1]["messages"][-1]["content"][0]
+    assert told["is_error"] and "symlink" in told["content"]
+    assert editor.edits == [] and (outside / "file.txt").read_text() == "old\n"
