@@ -61,7 +61,7 @@ async def test_catastrophic_regex_neither_stalls_the_loop_nor_the_search(tmp_pat
     print(f"\n(a+)+$ over {len(EVIL_LINE)}-char lines: {took * 1000:.1f} ms, longest loop stall "
           f"{heart.longest * 1000:.1f} ms")
     assert out.text == "min.js:4: aaaa"
-    assert took < 2 and heart.longest < 0.5
+    assert took < 10 and heart.longest < 1.0  # before: one line alone held the GIL for ~50 s
 
 
 async def test_constructs_without_a_linear_time_match_are_refused_clearly(tmp_path: Path) -> None:
