@@ -51,6 +51,7 @@ export interface AgentSettings {
   approvals?: {
     shell?: ApprovalMode; // default "ask"
     write?: ApprovalMode; // default "ask" (edit_file + write_file)
+    timeoutSeconds?: number; // default 300: an unanswered agent/confirm then counts as a refusal
   };
   diagnosticsWaitMs?: number; // after an edit of an open file, wait up to this long for its diagnostics; default 2000
 }

@@ -15,11 +15,13 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+from . import credentials
 from .agent import events as ev
 from .agent.approval import ApprovalPolicy, ApprovalRequest, auto_approve
 from .agent.loop import Agent, AgentError
 from .agent.store import SessionStore, StoreError, open_session
 from .agent.transcript import transcript
+from .agent.visible import visible
 from .agent.workspace import Workspace
 from .lsp.terminal import Terminal, pick_session, session_lines
 from .model import ModelSettings
@@ -70,7 +72,7 @@ class Printer:
             self.thinking = True
             self._note("(thinking…)")
         elif isinstance(event, ev.ToolStart):
-            self._note(f"\n→ {event.summary}")
+            self._note(f"\n→ {visible(event.summary)}")
         elif isinstance(event, ev.ToolEnd):
             badge = f" [{event.marker}]" if event.marker else ""
             self._note(f"  {'✗' if event.is_error else '✓'} {event.summary} ({event.result_chars:,} chars){badge}")
@@ -88,11 +90,11 @@ def terminal_asker(stream_in=None, stream_err=None):
     async def ask(request: ApprovalRequest) -> bool:
         err = stream_err or sys.stderr
         if request.kind == "shell":
-            question = f"Run `{request.command}`?"
+            question = f"Run `{visible(request.command or '')}`?"
         else:
             if request.diff:
-                print(request.diff, file=err)
-            question = f"{request.kind.title()} {request.path}?"
+                print(visible(request.diff), file=err)
+            question = f"{request.kind.title()} {visible(request.path or '')}?"
         print(f"{question} [y/N] ", end="", file=err, flush=True)
         reader = stream_in or sys.stdin
         answer = await asyncio.to_thread(reader.readline)
@@ -137,6 +139,7 @@ async def _ask(args) -> int:
 
 
 def run_ask(args) -> int:
+    credentials.take_from_environment()  # the agent's shell commands are our children
     return asyncio.run(_ask(args))
 
 
@@ -233,5 +236,6 @@ async def _repl(args) -> int:
 
 
 def run_repl(args) -> int:
+    credentials.take_from_environment()
     return asyncio.run(_repl(args))
 

@@ -91,3 +91,30 @@ def test_neovim_runs_the_documented_module(tmp_path, workspace, data_dir, mock_a
     assert result["statusline"].startswith("agent ") and "K/200K" in result["statusline"]
     tool_result = mock_api.message_bodies[-1]["messages"][-1]["content"][0]
     assert "The answer is 42." in tool_result["content"]
+
+
+VISIBLE_DRIVER = """
+local agentls = dofile(%(module)s)
+local out = {}
+for i, text in ipairs(vim.fn.json_decode(%(inputs)s)) do out[i] = agentls.visible(text) end
+vim.fn.writefile({ vim.fn.json_encode(out) }, %(out)s)
+vim.cmd('qa!')
+"""
+
+
+def test_neovim_confirm_handler_escapes_like_the_server(tmp_path):
+    """Issue 8, point 5: the documented confirm handler shows hidden characters escaped."""
+    from agentls.agent.visible import visible
+
+    module = tmp_path / "agentls.lua"
+    module.write_text(module_from_doc())
+    assert "M.visible(req.command)" in module.read_text() and "M.visible(req.diff)" in module.read_text()
+    inputs = ["rm -rf ~/precious\r\x1b[2Kls -la", "a\bb\x00c\x7fd\x9be\u00ad", "safe\u202e.txt\u2066x\u200by\u2028",
+              "\ufeffline 1\n\tline 2 café 😀 → λ\u061c"]
+    out = tmp_path / "out.json"
+    driver = tmp_path / "driver.lua"
+    driver.write_text(VISIBLE_DRIVER % {"module": lua(str(module)), "inputs": lua(json.dumps(inputs)),
+                                        "out": lua(str(out))})
+    subprocess.run([NVIM, "--headless", "--clean", "-c", f"luafile {driver}"], cwd=tmp_path,
+                   timeout=60, check=False, capture_output=True)
+    assert json.loads(out.read_text()) == [visible(text) for text in inputs]

@@ -24,6 +24,7 @@ from ..model.response import Usage
 from ..model import events as model_events
 from . import events as ev
 from .approval import ApprovalCallback, deny_all
+from .oversize import USER_SHARE, fit_history, fit_user_blocks, is_too_long
 from .prompt import system_prompt
 from .sent import SentLog, tool_result_view
 from .store import Session, StoreError
@@ -33,6 +34,8 @@ from .tools.editor import EditorQueries
 from .workspace import Workspace
 
 CANCELLED = "[cancelled by the user before this tool call finished]"
+# After the API refused a request as too long, user texts are cut to this share of the window.
+REPAIR_SHARE = 0.1
 CUT_OFF = "[not run: the reply was cut off (max_tokens) before this tool call was complete; send it again, shorter]"
 
 
@@ -106,6 +109,7 @@ class Agent:
             session.problems.append(f"This conversation could not be restored ({error}); it starts empty.")
         for model, numbers in restored.usage:
             self.client.costs.add(model, Usage(**numbers))
+        self._fit_history(USER_SHARE)  # a session saved with an oversized message must not stay stuck
         # the restored history is what the last request before the reload carried
         self.sent.sent(list(self.engine.history.messages), self.engine, None)
 
@@ -113,6 +117,23 @@ class Agent:
         """What the user should hear about the session (damage set aside, not saved). Front ends
         may show them at start; the next turn notes them in the chat (error events), once."""
         return list(self.session.problems) if self.session is not None else []
+
+    def _user_budget_chars(self, share: float) -> int:
+        config = self.engine.config
+        return int(config.effective_window * share * config.chars_per_token)
+
+    def _fit_history(self, share: float) -> int:
+        """Cut user texts over `share` of the window (losslessly, see oversize.py); how many were cut.
+
+        A deliberate rewrite of the history: the prompt cache starts over, which
+        only happens when a request would otherwise be refused.
+        """
+        messages, cut = fit_history(self.engine.history.messages, self._user_budget_chars(share), self.engine.store)
+        if cut:
+            self.engine.history = self.engine.history.rebuilt(messages)
+            self.engine.meter.reset()
+            self.engine.cache_cold = True
+        return cut
 
     def reconfigure(self, model: ModelSettings | None = None, context: ContextConfig | None = None) -> None:
         """New settings from the editor, no restart; the conversation is kept."""
@@ -164,6 +185,7 @@ class Agent:
             await _emit(on_event, event)
 
         blocks = self._user_blocks(prompt, attachments)
+        blocks, _ = fit_user_blocks(blocks, self._user_budget_chars(USER_SHARE), self.engine.store)
         self.engine.add_user_blocks(blocks)
         self._log({"role": "user", "content": blocks})  # the loader joins it to an unanswered user message
         texts: list[str] = []
@@ -231,6 +253,11 @@ class Agent:
             await self._compact(emit, reason="auto", frontier=prepared.cached_frontier)
             prepared = self.engine.prepare(self.clock(), allow_compaction=False)
             self.sent.prepared(prepared.batch)
+        # Still over the window after the pipeline: user texts are what is left to cut. (An estimate
+        # only a little over is sent as is: if the API refuses it, _call_model repairs and retries once.)
+        if prepared.estimate > self.engine.config.effective_window and self._fit_history(USER_SHARE):
+            prepared = self.engine.prepare(self.clock(), allow_compaction=False)
+            self.sent.prepared(prepared.batch)
         return prepared
 
     async def _announce_sent(self, prepared: Prepared, emit) -> None:
@@ -244,7 +271,7 @@ class Agent:
             for marker, ids in by_marker.items():
                 await emit(ev.LayerApplied(batch.reason, ids, marker))
 
-    async def _call_model(self, prepared: Prepared, emit, lead: str = ""):
+    async def _call_model(self, prepared: Prepared, emit, lead: str = "", *, may_repair: bool = True):
         pending_lead = [lead]
 
         async def forward(event) -> None:
@@ -261,6 +288,11 @@ class Agent:
                                                 tools=self.tools, on_event=forward, frontier=prepared.frontier,
                                                 previous_frontier=prepared.previous_frontier)
         except ModelError as error:
+            # Refused for its size: cut the user texts further and try exactly once more.
+            if may_repair and is_too_long(error.status, error.message) and self._fit_history(REPAIR_SHARE):
+                prepared = self.engine.prepare(self.clock(), allow_compaction=False)
+                self.sent.prepared(prepared.batch)
+                return await self._call_model(prepared, emit, lead, may_repair=False)
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
         self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate)

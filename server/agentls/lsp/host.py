@@ -130,8 +130,8 @@ class AgentHost:
         roots = self._initial_roots(params)
         self.session_root = roots[0]
         self.workspace = EditorWorkspace(self.ls, roots)
-        self.policy = ApprovalPolicy(EditorAsker(self.ls, lambda: self.options.supports_confirm),
-                                     **self.settings.approval_modes())
+        asker = EditorAsker(self.ls, lambda: self.options.supports_confirm, lambda: self.settings.confirm_timeout)
+        self.policy = ApprovalPolicy(asker, **self.settings.approval_modes())
         self._ready = asyncio.ensure_future(self._build())
 
     async def initialized(self) -> None:

@@ -1,6 +1,7 @@
 """Keeping the API key out of every byte the server writes besides the model request.
 
-`SECRETS` knows the key values in play (the apiKey option, ANTHROPIC_API_KEY)
+`SECRETS` knows the key values in play (the apiKey option, ANTHROPIC_API_KEY,
+ANTHROPIC_AUTH_TOKEN)
 and scrubs them from log records and error messages. Patterns catch a key
 before it is registered (pygls logs initialize params before any handler runs).
 """
@@ -13,6 +14,8 @@ import re
 import sys
 
 from pygls.exceptions import JsonRpcException
+
+from .. import credentials
 
 MASK = "***"
 # `apiKey: '...'`, `"apiKey": "..."`, `api_key='...'` in reprs and JSON.
@@ -36,7 +39,15 @@ class Secrets:
 
 
 SECRETS = Secrets()
-SECRETS.add(os.environ.get("ANTHROPIC_API_KEY"))
+
+
+def learn_environment_secrets() -> None:
+    """The key and the proxy token from the environment (call after credentials.take_from_environment)."""
+    for name in credentials.NAMES:
+        SECRETS.add(credentials.get(name))
+
+
+learn_environment_secrets()
 
 
 class _ScrubbingFormatter(logging.Formatter):

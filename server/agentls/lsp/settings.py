@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .. import credentials
+
 if TYPE_CHECKING:
     from ..context import ContextConfig
     from ..model import ModelSettings
@@ -21,6 +23,7 @@ THRESHOLDS = {"budgetSoft": "budget_soft_at", "budgetHard": "budget_hard_at", "a
               "warn": "warn_at", "high": "high_at"}
 APPROVAL_KINDS = ("shell", "write")
 APPROVAL_MODES = ("ask", "always", "never")
+CONFIRM_TIMEOUT = 300.0  # seconds an agent/confirm may stay unanswered before it counts as a refusal
 KNOWN_KEYS = {"model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens",
               "thresholds", "approvals", "diagnosticsWaitMs", "cacheTtl"}
 CACHE_TTLS = ("auto", "5m", "1h")
@@ -44,6 +47,7 @@ class AgentSettings:
 
     def diagnostics_wait(self) -> int:
         return DIAGNOSTICS_WAIT_MS if self.diagnostics_wait_ms is None else self.diagnostics_wait_ms
+    confirm_timeout: float = CONFIRM_TIMEOUT  # approvals.timeoutSeconds
 
     def approval_modes(self) -> dict[str, str]:
         """Both kinds, defaults filled in: a setting removed goes back to "ask"."""
@@ -107,6 +111,7 @@ def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
         context_window=window, output_reserve=reserve, max_tokens=count("maxTokens", 1), cache_ttl=cache_ttl,
         thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
         diagnostics_wait_ms=_wait_ms(count("diagnosticsWaitMs", 0), problems),
+        confirm_timeout=_confirm_timeout(raw.get("approvals"), problems),
     ), problems
 
 
@@ -153,11 +158,21 @@ def _approvals(raw: Any, problems: list[str]) -> dict[str, str]:
     return found
 
 
+def _confirm_timeout(raw: Any, problems: list[str]) -> float:
+    value = raw.get("timeoutSeconds") if isinstance(raw, dict) else None
+    if value is None:
+        return CONFIRM_TIMEOUT
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 86_400:
+        problems.append("settings.approvals.timeoutSeconds must be a number of seconds above 0 (at most 86400)")
+        return CONFIRM_TIMEOUT
+    return float(value)
+
+
 # ---------------------------------------------------------------- what the agent gets
 
 def wants_demo(settings: AgentSettings, api_key: str | None) -> bool:
     """No key and nowhere to send requests: run the offline demo model."""
-    has_key = bool(api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
+    has_key = bool(api_key or any(credentials.get(name) for name in credentials.NAMES))
     has_url = bool(settings.base_url or os.environ.get("ANTHROPIC_BASE_URL"))
     return not has_key and not has_url
 

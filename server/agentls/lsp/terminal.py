@@ -6,6 +6,8 @@ import sys
 import time
 from typing import Any, TextIO
 
+from ..agent.visible import visible
+
 
 def _k(tokens: int) -> str:
     return f"{tokens / 1000:.0f}K" if tokens >= 10_000 else f"{tokens / 1000:.1f}K"
@@ -67,7 +69,7 @@ class Terminal:
                 self._thinking = True
                 self.line("thinking…", "2")
         elif kind == "toolStart":
-            self.line(f"  ⏺ {event.get('summary') or event.get('tool')}", "36")
+            self.line(f"  ⏺ {visible(str(event.get('summary') or event.get('tool')))}", "36")
         elif kind == "toolEnd":
             mark = "✗" if event.get("isError") else "✓"
             note = f" [{event['marker']}]" if event.get("marker") else ""
@@ -119,10 +121,10 @@ class Terminal:
 
     def approval(self, params: dict[str, Any]) -> None:
         if params.get("kind") == "shell":
-            self.line(f"  ? run: {params.get('command')}", "33")
+            self.line(f"  ? run: {visible(str(params.get('command')))}", "33")
         else:
-            self.line(f"  ? {params.get('kind')} {params.get('path')}", "33")
-            for row in (params.get("diff") or "").splitlines()[:60]:
+            self.line(f"  ? {visible(str(params.get('kind')))} {visible(str(params.get('path')))}", "33")
+            for row in visible(str(params.get("diff") or "")).split("\n")[:60]:
                 self.line(f"    {row}", "32" if row.startswith("+") else "31" if row.startswith("-") else "2")
 
 

@@ -29,7 +29,7 @@ from .validation import request_error
 
 ScriptEntry = Union[Reply, Fault]
 # Faults that cut a streamed answer short; the client's retry should get it whole.
-_INTERRUPTING = ("disconnect", "truncate", "stream_error")
+_INTERRUPTING = ("disconnect", "truncate", "stream_error", "bad_data")
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,8 @@ class MockAnthropicServer:
         # Called (in the server thread) right after each streamed answer's first text delta
         # is written: benchmarks measure latency from that moment.
         self.on_first_text_delta: Callable[[], None] | None = None
+        # Like the real API's context window: a longer prompt gets 400 "prompt is too long".
+        self.max_prompt_tokens: int | None = None
 
     # ------------------------------------------------------------ lifecycle
 
@@ -284,6 +286,11 @@ class _Handler(BaseHTTPRequestHandler):
         if problem:
             self._send_error(400, "invalid_request_error", problem)
             return
+        size = count_input_tokens(body)
+        if mock.max_prompt_tokens is not None and size > mock.max_prompt_tokens:
+            self._send_error(400, "invalid_request_error",
+                             f"prompt is too long: {size} tokens > {mock.max_prompt_tokens} maximum")
+            return
         fault, reply = mock.next_answer(body)
         if fault is not None and fault.kind == "hang":
             mock.wait(3600)
@@ -328,6 +335,8 @@ class _Handler(BaseHTTPRequestHandler):
                     self._drop(fault.reset)
                 if fault.kind == "stream_error":
                     self._write_chunk(SseEvent("error", error_body(fault.error_type, fault.message)).encode())
+                if fault.kind == "bad_data":
+                    self._write_chunk(b'event: content_block_delta\ndata: {"type": "content_block_delta", "ind\n\n')
                 break
             delay = per_event_delay + (chunk_delay if event.name == "content_block_delta" else 0.0)
             if mock.wait(delay):

@@ -25,6 +25,10 @@ class IncompleteStream(Exception):
     """The stream ended before message_stop: the connection dropped cleanly mid-reply."""
 
 
+class InvalidStreamData(IncompleteStream):
+    """An SSE event whose data is not JSON (a broken proxy): as good as a stream cut there."""
+
+
 async def emit(on_event: EventHandler | None, event: ModelEvent) -> None:
     if on_event is None:
         return

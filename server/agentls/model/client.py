@@ -9,15 +9,15 @@ each one as a Retrying event, and honours retry-after uniformly.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-import os
 import time
 from typing import Any
 
 import anthropic
 
-from .assembler import MessageAssembler, emit
 from ..context.prompt_cache import stable_ttl
+from .assembler import InvalidStreamData, MessageAssembler, emit
 from .cache import with_cache_breakpoints
 from .errors import ModelError, redact
 from .events import EventHandler, Retrying
@@ -51,17 +51,21 @@ class ModelClient:
         then surfaces as a ModelError on the call instead of at startup."""
         if self._sdk_client is None:
             key = self.settings.resolved_api_key()
-            if key is None and not self.settings.is_native_anthropic and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
+            token = self.settings.resolved_auth_token()
+            if key is None and not self.settings.is_native_anthropic and not token:
                 key = _PLACEHOLDER_KEY
             try:
+                # The SDK takes one credential; the token is passed in (it has left the
+                # environment the SDK would look in) when there is no key.
+                credential = {"api_key": key} if key is not None or token is None else {"auth_token": token}
                 sdk = anthropic.AsyncAnthropic(
-                    api_key=key,  # None on the native API: the SDK looks for other credentials
+                    **credential,  # api_key=None on the native API: the SDK looks for other credentials
                     base_url=self.settings.resolved_base_url(),
                     max_retries=0,
                     timeout=anthropic.Timeout(self.settings.timeout, connect=self.settings.connect_timeout),
                 )
             except anthropic.CredentialsError as error:
-                message = redact(f"Could not load Anthropic credentials: {error}", self.settings.resolved_api_key())
+                message = redact(f"Could not load Anthropic credentials: {error}", *self._secrets())
                 raise ModelError(message) from None
             if not (sdk.api_key or sdk.auth_token or sdk.credentials):
                 raise ModelError("No API key: set ANTHROPIC_API_KEY or the apiKey initialization option")
@@ -200,6 +204,8 @@ class ModelClient:
             async with stream:
                 async for event in stream:
                     await assembler.feed(event)
+        except json.JSONDecodeError as error:  # the SDK parses each event's data as JSON
+            raise InvalidStreamData(f"an event's data is not JSON ({error.msg})") from None
         except HANDLED_ERRORS as error:
             if not assembler.complete:
                 raise
@@ -219,5 +225,8 @@ class ModelClient:
             message = f"{self._api_name} {failure.reason} after {attempts} {plural}"
         else:
             message = f"{self._api_name} {failure.reason}" + (f": {failure.detail}" if failure.detail else "")
-        message = redact(message, self.settings.resolved_api_key())
+        message = redact(message, *self._secrets())
         return ModelError(message, status=failure.status, retryable=failure.retryable)
+
+    def _secrets(self) -> tuple[str | None, str | None]:
+        return self.settings.resolved_api_key(), self.settings.resolved_auth_token()

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field, fields
 from urllib.parse import urlparse
 
+from .. import credentials
+
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEMO_MODEL = "demo model (offline)"  # the name every view shows when the offline demo answers
 NATIVE_HOST = "api.anthropic.com"
@@ -48,7 +50,12 @@ class ModelSettings:
         return self.compact_model or self.model
 
     def resolved_api_key(self) -> str | None:
-        return self.api_key or os.environ.get("ANTHROPIC_API_KEY") or None
+        return self.api_key or credentials.get("ANTHROPIC_API_KEY")
+
+    @staticmethod
+    def resolved_auth_token() -> str | None:
+        """A proxy's bearer token (ANTHROPIC_AUTH_TOKEN); never shown either."""
+        return credentials.get("ANTHROPIC_AUTH_TOKEN")
 
     def resolved_base_url(self) -> str | None:
         return self.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None

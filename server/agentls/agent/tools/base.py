@@ -30,6 +30,8 @@ class ToolContext:
     output_cap: int = 50_000
     grep_cap: int = 200
     editor: "EditorQueries | None" = None  # the client answers agent/editorQuery
+    grep_file_seconds: float = 5.0  # time budget of one file
+    grep_total_seconds: float = 30.0  # and of the whole search
 
 
 @dataclass(frozen=True)
