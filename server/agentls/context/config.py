@@ -38,12 +38,11 @@ class ContextConfig:
         default_factory=lambda: frozenset({"edit_file", "write_file"})
     )  # their short confirmations are never snipped or cleared
 
-    # Cache-aware batching: rewrite only when a batch frees at least this much.
-    min_batch_tokens: int = 3_000
-    # ...and only when it frees at least this fraction of what it makes the next
-    # request write again: freed tokens are read 0.1x on every later call, the
-    # re-written tail costs 1.25x once.
+    # Cache-aware batching (policy.py): a batch is carried out once the rent already
+    # paid for the blocks it frees reaches batch_payoff x its price (ski rental)...
     batch_payoff: float = 1.0
+    # ...and frees at least this much (cf. clear_at_least; the price rule needs no floor).
+    min_batch_tokens: int = 0
 
     # Microcompact: after this idle gap the prompt cache is cold; rewrite freely.
     idle_gap_seconds: float = 300.0

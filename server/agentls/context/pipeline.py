@@ -56,9 +56,10 @@ class ContextEngine:
         self.history = self._new_history()
         self.meter = TokenMeter()
         self.stats: dict[str, LayerStat] = {name: LayerStat() for name in (
-            rw.TRUNCATE, rw.BUDGET, rw.SNIP, rw.CLEAR, rw.CLEAR_INPUT, rw.MICROCOMPACT, rw.COMPACT)}
+            rw.TRUNCATE, rw.BUDGET, rw.SNIP, rw.CLEAR, rw.CLEAR_INPUT, rw.CLEAR_PROSE, rw.MICROCOMPACT, rw.COMPACT)}
         self.last_call_at: float | None = None
         self.cache_cold = True  # nothing cached yet: rewrites cost nothing extra
+        self.waste = 0.0  # rent paid since the last batch for blocks a batch could have freed (policy.py)
         self.summary_failures = 0
         self.compactions = 0
         self._carried_user_texts: list[str] = []
@@ -134,9 +135,14 @@ class ContextEngine:
         if self.history.last_role != "user":
             raise ValueError("a request is prepared only after a user message")
         idle = is_idle(self.config, now, self.last_call_at)
-        batch = plan_batch(self.history, self.config, self.estimate(), cold=self.cache_cold, idle=idle)
-        if batch is not None:
+        batch = plan_batch(self.history, self.config, self.estimate(), cold=self.cache_cold, idle=idle,
+                           waste=self.waste)
+        if batch is not None and batch.reason:
             self._apply(batch)
+            self.waste = 0.0
+        elif batch is not None:
+            self.waste += batch.rent  # this request carries them once more
+            batch = None
         estimate = self.estimate()
         over = estimate / self.config.effective_window >= self.config.compact_at
         can_summarise = allow_compaction and self.summary_failures < self.config.breaker_failures
@@ -145,6 +151,7 @@ class ContextEngine:
             emergency = plan_emergency(self.history, self.config)
             if emergency.rewrites:
                 self._apply(emergency)
+                self.waste = 0.0
                 batch = emergency
             estimate = self.estimate()
         return Prepared(list(self.history.messages), estimate,
@@ -178,6 +185,7 @@ class ContextEngine:
         self._carried_user_texts = texts
         self.meter.reset()  # the old anchor describes a prompt that no longer exists
         self.cache_cold = True
+        self.waste = 0.0
         self.summary_failures = 0
         self.compactions += 1
         after = self.estimate()

@@ -42,3 +42,7 @@ def cleared_input_value(chars: int, ref: str) -> str:
 
 
 PLACEHOLDER_TOKENS = 25  # what a placeholder costs, for planning
+
+
+def cleared_prose(chars: int, ref: str) -> str:
+    return f"[earlier reasoning cleared to save context ({chars:,} chars); full text: {reread_hint(ref)}]"

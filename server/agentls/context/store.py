@@ -7,6 +7,7 @@ kept here, so no rewrite loses anything.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Protocol
@@ -73,3 +74,8 @@ class DiskStore:
             return path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
+
+
+def text_ref(text: str) -> str:
+    """The ref of a text that has no tool_use id (assistant prose, an oversized message): named by its content."""
+    return f"{REF_SCHEME}text-{hashlib.sha1(text.encode('utf-8')).hexdigest()[:16]}"
