@@ -31,23 +31,6 @@ def _older_than(history: History, config: ContextConfig, keep_recent: int) -> in
     return len(history.results) - kept
 
 
-def recent_start(history: History, config: ContextConfig, keep_recent: int) -> int:
-    """Index of the first message of the recent turns: the one asking for the oldest recent
-    result, and never after the last assistant message (the last keep_recent without results)."""
-    boundary = _older_than(history, config, keep_recent)
-    start = len(history.messages)
-    if boundary < len(history.results):
-        start = history.records[history.results[boundary]].use_msg
-    need, seen = (1 if history.results else keep_recent), 0
-    for index in range(len(history.messages) - 1, -1, -1):
-        if seen >= need:
-            break
-        if history.messages[index]["role"] == "assistant":
-            seen += 1
-            start = min(start, index)
-    return start
-
-
 def plan_clear_results(history: History, config: ContextConfig, keep_recent: int,
                        layer: str = CLEAR) -> Iterator[Rewrite]:
     boundary = _older_than(history, config, keep_recent)

@@ -15,6 +15,9 @@ class ContextConfig:
 
     # L0: one huge result is cut at append time (chars).
     truncate_chars: int = 50_000
+    # ...and any other block (text, tool input field) over this share of the window, so
+    # that every message fits whatever the window (a summary and the rest need room too).
+    oversized_fraction: float = 0.25
 
     # L1: old results budgeted as utilization rises (fraction -> chars).
     budget_soft_at: float = 0.50
@@ -34,6 +37,9 @@ class ContextConfig:
     clear_keep_recent: int = 10
     clear_recent_fraction: float = 0.40  # the recent results kept verbatim fit in this share
     clear_inputs_min_chars: int = 200
+    # What the model wrote itself (text, thinking, tool inputs) stays verbatim only in the newest
+    # few turns: it has done its job, and the API drops the thinking of earlier turns anyway.
+    written_keep_recent: int = 3
     protected_tools: frozenset[str] = field(
         default_factory=lambda: frozenset({"edit_file", "write_file"})
     )  # their short confirmations are never snipped or cleared
@@ -71,6 +77,11 @@ class ContextConfig:
     @property
     def effective_window(self) -> int:
         return max(1, self.window - self.reserve)
+
+    @property
+    def oversized_chars(self) -> int:
+        share = int(self.oversized_fraction * self.effective_window * self.chars_per_token)
+        return min(self.truncate_chars, share)
 
     @property
     def min_batch(self) -> int:

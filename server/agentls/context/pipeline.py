@@ -21,7 +21,7 @@ from .microcompact import is_idle
 from .policy import Batch, plan_batch, plan_emergency
 from .store import MemoryStore, ResultStore, result_ref
 from .tokens import TokenMeter, Usage
-from .truncate import truncate_results
+from .truncate import cut_oversized, truncate_results
 
 
 @dataclass
@@ -86,6 +86,8 @@ class ContextEngine:
     def append(self, message: Message) -> list[str]:
         """Append a message (L0 applied to its results); returns the ids L0 cut."""
         message, cut_ids = truncate_results(message, self.config.truncate_chars, self.store)
+        message, cut_blocks = cut_oversized(message, self.config.oversized_chars, self.store)
+        self.stats[rw.TRUNCATE].count += cut_blocks
         self.history.append(message)
         for tool_use_id in cut_ids:
             record = self.history.records[tool_use_id]
@@ -98,6 +100,9 @@ class ContextEngine:
 
     def add_user_blocks(self, blocks: list[Message]) -> Message:
         """A new user turn; merged into a trailing user message that got no answer."""
+        cut, count = cut_oversized({"role": "user", "content": blocks}, self.config.oversized_chars, self.store)
+        blocks = cut["content"]
+        self.stats[rw.TRUNCATE].count += count
         if self.history.last_role == "user":
             self.history.extend_last_user(blocks)
         else:

@@ -97,8 +97,9 @@ def candidates(history: History, config: ContextConfig, estimate: int, *, idle: 
         _gather(plan_microcompact(history, config), claimed)
     if utilization >= config.clear_at:
         keep = config.clear_keep_recent
-        _gather(chain(plan_clear_results(history, config, keep), plan_clear_inputs(history, config, keep),
-                      plan_clear_prose(history, config, keep)), claimed)
+        _gather(chain(plan_clear_results(history, config, keep),
+                      plan_clear_inputs(history, config, config.written_keep_recent),
+                      plan_clear_prose(history, config, config.written_keep_recent)), claimed)
     after = (estimate - sum(r.saves for r in claimed.values())) / window
     taken = {key[0] for key in claimed if key[1] == "result"}
     _gather((r for r in plan_budget(history, config, after, exempt) if r.tool_use_id not in taken), claimed)

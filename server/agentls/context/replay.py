@@ -28,6 +28,7 @@ SUMMARY_OUTPUT_TOKENS = 2_000
 READ, WRITE, OUTPUT = 0.1, 1.25, 5.0
 RECALL_RESULTS = 10
 POLICIES = ("default", "seed", "none")
+ALWAYS_FITS = ("default",)  # policies for which a request over the window is a bug
 
 
 def standin_summary(messages: list[Message]) -> str:
@@ -226,6 +227,9 @@ def replay_trace(trace_id: str, messages: list[Message], policy: str, window: in
         tokens = pricer.price(request, compacted=bool(summaries))
         if tokens > window:
             result.over_window += 1
+            if policy in ALWAYS_FITS:  # an invariant, not a statistic
+                raise AssertionError(f"{trace_id}: request {result.requests} of {policy} is {tokens:,} "
+                                     f"tokens, over the {window:,} window")
         if check is not None and check(request):
             result.invalid_requests += 1
         result._recall_sum += recall_of(request, recent)
