@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay = commands.add_parser("replay", help="price recorded conversations under a context policy")
     replay.add_argument("traces", nargs="+", metavar="TRACE.json")
     replay.add_argument("--window", type=int, default=200_000)
-    replay.add_argument("--policy", choices=("default", "seed", "none"), default="default")
+    replay.add_argument("--policy", choices=("default", "seed", "anthropic", "none"), default="default")
     replay.add_argument("--json", action="store_true")
     replay.add_argument("--ledger", metavar="FILE", help="write one JSON line per request")
     replay.set_defaults(run=_replay)

@@ -79,6 +79,26 @@ class ContextConfig:
         return max(1, self.window - self.reserve)
 
     @property
+    def summary_fixed_share(self) -> float:
+        """Share of the usable window the summary message takes whatever the session: summary + user texts."""
+        return (self.summary_max_tokens + self.user_text_budget_tokens) / self.effective_window
+
+    @property
+    def reattach_total_tokens(self) -> float:
+        """Re-attached files pay for the summary's fixed part first: 5.8% of a 200K window, none at 64K or less.
+
+        At a small window the files (copies of what read_file fetches again) would crowd
+        out the verbatim tail, which holds the exact recent results the work goes on from.
+        """
+        return max(0.0, self.reattach_total_fraction - self.summary_fixed_share) * self.effective_window
+
+    @property
+    def compact_tail_tokens(self) -> float:
+        """The verbatim tail gets the room the files give up: the two share 20% of the window."""
+        share = self.compact_tail_fraction + self.reattach_total_fraction
+        return share * self.effective_window - self.reattach_total_tokens
+
+    @property
     def oversized_chars(self) -> int:
         share = int(self.oversized_fraction * self.effective_window * self.chars_per_token)
         return min(self.truncate_chars, share)

@@ -18,6 +18,7 @@ from typing import IO, Any, Callable
 
 from .blocks import Message, blocks_of, message_chars, message_sha1, result_text, tool_result_ids, tool_use_ids
 from .config import ContextConfig
+from .anthropic_editing import AnthropicEditing
 from .pipeline import ContextEngine
 from .seed import SeedPolicy
 from .store import MemoryStore
@@ -27,7 +28,7 @@ SYSTEM_TOKENS = 3_000
 SUMMARY_OUTPUT_TOKENS = 2_000
 READ, WRITE, OUTPUT = 0.1, 1.25, 5.0
 RECALL_RESULTS = 10
-POLICIES = ("default", "seed", "none")
+POLICIES = ("default", "seed", "anthropic", "none")
 ALWAYS_FITS = ("default",)  # policies for which a request over the window is a bug
 
 
@@ -164,18 +165,20 @@ class _Runner:
             self.engine = ContextEngine(config=config, store=MemoryStore())
         elif policy == "seed":
             self.seed = SeedPolicy(window, SYSTEM_TOKENS)
+        elif policy == "anthropic":
+            self.seed = AnthropicEditing(window, SYSTEM_TOKENS)  # same interface as the seed
         self.messages: list[Message] = []
 
     def append(self, message: Message) -> None:
         if self.policy == "default":
             self.engine.append(message)
-        elif self.policy == "seed":
+        elif self.policy in ("seed", "anthropic"):
             self.seed.append(message)
         else:
             self.messages.append(message)
 
     def prepare(self, now: float) -> tuple[list[Message], list[list[Message]]]:
-        if self.policy == "seed":
+        if self.policy in ("seed", "anthropic"):
             return self.seed.prepare(standin_summary)
         if self.policy == "none":
             return list(self.messages), []
@@ -190,7 +193,7 @@ class _Runner:
         return prepared.messages, summaries
 
     def after_call(self, prompt_tokens: int, now: float) -> None:
-        if self.policy == "seed":
+        if self.policy in ("seed", "anthropic"):
             self.seed.after_call(prompt_tokens)
         elif self.policy == "default":
             self.engine.record_usage(Usage(cache_read_input_tokens=prompt_tokens), now)
