@@ -259,6 +259,20 @@ class History:
         self.live_inputs.pop(tool_use_id, None)
         return before - self.total_tokens
 
+    def cut_block(self, msg_index: int, block_index: int, new_block: Block) -> int:
+        """Last resort (fit.py): replace any block, even one rewritten before; returns the tokens freed."""
+        before = self.total_tokens
+        old = blocks_of(self.messages[msg_index])[block_index]
+        self._replace_block(msg_index, lambda b: b is old, new_block)
+        if new_block.get("type") == "tool_result":
+            record = self.records[new_block["tool_use_id"]]
+            record.chars = len(result_text(new_block))
+            record.state = record.state or "truncated"
+            record.rewritten = True
+            for index in (self.live, self.stale, self.large):
+                index.pop(record.id, None)
+        return before - self.total_tokens
+
     def rewrite_prose(self, msg_index: int, placeholder: str) -> int:
         """Replace the text and thinking blocks of an assistant message by one placeholder block."""
         if msg_index not in self.live_texts:

@@ -16,6 +16,7 @@ from .blocks import Message
 from .compact import (SummaryError, SummaryRequest, build_summary_request, choose_cut, compacted_messages,
                       parse_summary, user_texts_before)
 from .config import ContextConfig
+from .fit import fit_to_window
 from .history import History
 from .microcompact import is_idle
 from .policy import Batch, plan_batch, plan_emergency
@@ -158,6 +159,10 @@ class ContextEngine:
                 self._apply(emergency)
                 self.waste = 0.0
                 batch = emergency
+            cut = fit_to_window(self.history, self.config, self.store, self.estimate)
+            if cut:
+                self.stats[rw.TRUNCATE].count += cut
+                batch = batch or Batch("fit")
             estimate = self.estimate()
         return Prepared(list(self.history.messages), estimate,
                         estimate / self.config.effective_window, due, batch)
