@@ -10,6 +10,9 @@ import sys
 def _replay(args: argparse.Namespace) -> int:
     from .context.replay import format_table, load_trace, replay_trace, total_of
 
+    if args.compare:
+        return _replay_compare(args)
+
     results = []
     ledger = open(args.ledger, "w", encoding="utf-8") if args.ledger else None
     try:
@@ -29,6 +32,14 @@ def _replay(args: argparse.Namespace) -> int:
                           "traces": [r.as_dict() for r in results], "total": total.as_dict()}, indent=1))
     else:
         print(format_table([*results, total], args.policy, args.window))
+    return 0
+
+
+def _replay_compare(args: argparse.Namespace) -> int:
+    from .context.replay_compare import compare, comparison_json, format_comparison
+
+    comparisons = compare(args.traces, jobs=args.jobs)
+    print(json.dumps(comparison_json(comparisons)) if args.json else format_comparison(comparisons))
     return 0
 
 
@@ -104,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--policy", choices=("default", "seed", "anthropic", "none"), default="default")
     replay.add_argument("--json", action="store_true")
     replay.add_argument("--ledger", metavar="FILE", help="write one JSON line per request")
+    replay.add_argument("--compare", action="store_true",
+                        help="seed, default and anthropic at 32K, 64K and 200K: cost ratios and outliers")
+    replay.add_argument("--jobs", type=int, default=1, help="processes for --compare")
     replay.set_defaults(run=_replay)
 
     bench = commands.add_parser("bench", help="benchmarks")

@@ -65,7 +65,7 @@ def format_comparison(comparisons: list[Comparison], base: str = "seed", ours: s
                         f"{t.over_window:>4} {t.invalid_requests:>7} {t.compactions:>4} {t.peak_tokens:>8,}")
         mine = comp.results[ours]
         ratios = sorted(((_ratio(r.cost, b.cost), r.trace) for r, b in zip(mine, comp.results[base])), reverse=True)
-        rows.append(f"  worst {ours} / {base}: " + ", ".join(f"{t} {x:.3f}" for x, t in ratios[:SHOWN_WORST]))
+        rows.append(f"  worst {ours} / {base}: " + ", ".join(f"{t} {x:.4f}" for x, t in ratios[:SHOWN_WORST]))
         for other in comp.results:
             if other == ours:
                 continue
