@@ -210,8 +210,10 @@ class History:
 
     def _replace_block(self, msg_index: int, match: Callable[[Block], bool], new_block: Block) -> None:
         old = self.messages[msg_index]
-        new_blocks = [new_block if match(b) else b for b in blocks_of(old)]
-        new_message = {**old, "content": new_blocks}
+        self._replace_message(msg_index, {**old, "content": [new_block if match(b) else b for b in blocks_of(old)]})
+
+    def _replace_message(self, msg_index: int, new_message: Message) -> None:
+        old = self.messages[msg_index]
         self._count(old, -1)
         self._count(new_message, +1)
         self.messages[msg_index] = new_message
@@ -285,13 +287,7 @@ class History:
                 kept.append(block)
             elif not any(b.get("type") == "text" and b.get("text") == placeholder for b in kept):
                 kept.append({"type": "text", "text": placeholder})
-        new_message = {**old, "content": kept}
-        self._count(old, -1)
-        self._count(new_message, +1)
-        self.messages[msg_index] = new_message
-        tokens = self.token_of(message_chars(new_message))
-        self.total_tokens += tokens - self.msg_tokens[msg_index]
-        self.msg_tokens[msg_index] = tokens
+        self._replace_message(msg_index, {**old, "content": kept})
         self.live_texts.pop(msg_index, None)
         return before - self.total_tokens
 
