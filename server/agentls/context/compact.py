@@ -186,6 +186,7 @@ def reattached_files(history: History, config: ContextConfig, cut: int, store: R
         if limit < 200:
             break
         if len(text) > limit:
+            store.put(ref, text)  # the marker names the ref: it must read back once the tail is gone
             text = cut_middle(text, limit, ref, "truncated")
         parts.append(f"## {path}\n{text}")
         total_chars -= len(parts[-1])

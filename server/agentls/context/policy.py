@@ -58,7 +58,7 @@ READ, WRITE = 0.10, 1.25  # a cached / a written input token, relative to an unc
 
 @dataclass
 class Batch:
-    reason: str  # "payback", "cold", "idle", "pressure", "emergency"; "" while deferred
+    reason: str  # "payback", "cold", "idle", "pressure", "emergency", "fit"; "" while deferred
     rewrites: list[Rewrite] = field(default_factory=list)
     price: float = 0.0  # what the next request pays extra because of it (token units)
 
