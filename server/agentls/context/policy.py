@@ -20,10 +20,10 @@ already paid since the last batch (``waste``) reaches its price.
 Bounds, stated with B the price and r the rent per request:
 
 - *Never worse than twice hindsight* (for a fixed price): a session that ends
-  before the rent reaches B never rewrites and pays at most B in rent, which
-  is what the best choice in hindsight pays (never rewriting pays the same;
-  rewriting at once pays B); a longer session pays the rent (< B) plus B,
-  against at least B for hindsight: the classic factor 2.
+  before the rent reaches B never rewrites and pays that rent, exactly what
+  the best choice in hindsight pays (not rewriting); a longer session pays
+  the rent (< B) plus B, against at least B for hindsight (rewriting at
+  once, or the longer rent): the classic factor 2.
 - *Short sessions pay no more than sending everything* until their first
   batch, and a batch is only bought with rent already lost, so a session can
   only lose, against never rewriting, rent it had already wasted.
