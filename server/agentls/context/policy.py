@@ -15,7 +15,10 @@ call, after an idle gap, after a compaction) the price is 0.
 batch would free reads them again, ``0.1 * saves`` per request. How many
 requests are left is unknown, so the rule is the deterministic ski-rental
 one: keep paying that rent, and carry the batch out as soon as the rent
-already paid since the last batch (``waste``) reaches its price.
+already paid since the last batch (``waste``) reaches its price. Read as an
+estimate from the session itself: by then the blocks have been carried for
+as many requests as the rewrite needs to pay back, and a session that has
+run that long is expected to run as long again.
 
 Bounds, stated with B the price and r the rent per request:
 
