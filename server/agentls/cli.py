@@ -36,8 +36,15 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_compare(args: argparse.Namespace) -> int:
+    from .context.replay import load_trace
     from .context.replay_compare import compare, comparison_json, format_comparison
 
+    for path in args.traces:  # fail early and plainly, not inside a worker
+        try:
+            load_trace(path)
+        except (OSError, ValueError) as error:
+            print(f"agentls replay: {error}", file=sys.stderr)
+            return 2
     comparisons = compare(args.traces, jobs=args.jobs)
     print(json.dumps(comparison_json(comparisons)) if args.json else format_comparison(comparisons))
     return 0

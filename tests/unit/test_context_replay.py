@@ -73,6 +73,8 @@ def test_cli_replay_table_and_errors(tmp_path):
     bad.write_text("[1, 2]")
     failed = run_cli(str(bad))
     assert failed.returncode == 2 and "messages" in failed.stderr
+    failed = run_cli(str(trace), str(bad), "--compare")
+    assert failed.returncode == 2 and "messages" in failed.stderr
 
 
 def test_none_policy_is_append_only_and_default_keeps_every_request_valid(tmp_path):
