@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from ..context import ContextConfig, ContextEngine
 from ..context.compact import SummaryError
-from ..context.pipeline import CompactionResult, Prepared
+from ..context.pipeline import CompactionResult, NothingToGain, Prepared
 from ..context.rewrite import MARKER
 from ..model import ModelClient, ModelError, ModelSettings
 from ..model.response import Usage
@@ -25,8 +25,11 @@ from ..model import events as model_events
 from . import events as ev
 from .approval import ApprovalCallback, deny_all
 from .prompt import system_prompt
-from .session import SessionLog
+from .sent import SentLog, tool_result_view
+from .store import Session, StoreError
+from .transcript import tool_summary
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
+from .tools.editor import EditorQueries
 from .workspace import Workspace
 
 CANCELLED = "[cancelled by the user before this tool call finished]"
@@ -53,18 +56,11 @@ async def _emit(sink: ev.EventSink | None, event: ev.AgentEvent) -> None:
         await outcome
 
 
-def _tool_summary(name: str, tool_input: dict[str, Any]) -> str:
-    for key in ("path", "command", "pattern"):
-        if isinstance(tool_input.get(key), str):
-            return f"{name} {tool_input[key]}"[:200]
-    return name
-
-
 class Agent:
     def __init__(self, workspace: Workspace, model: ModelSettings | None = None, *,
                  context: ContextConfig | None = None, approve: ApprovalCallback = deny_all,
-                 session: SessionLog | None = None, clock: Callable[[], float] = time.time,
-                 shell_timeout: float = 120.0) -> None:
+                 session: Session | None = None, clock: Callable[[], float] = time.time,
+                 shell_timeout: float = 120.0, editor: EditorQueries | None = None) -> None:
         self.workspace = workspace
         self.model_settings = model or ModelSettings()
         self.client = ModelClient(self.model_settings)
@@ -72,11 +68,15 @@ class Agent:
         self.clock = clock
         self.shell_timeout = shell_timeout
         self.session = session
-        self.tools = tool_definitions()
+        self.editor = editor
+        self.tools = tool_definitions(editor.kinds if editor is not None else ())
         self._context_config = context or ContextConfig()
         self.engine = self._new_engine()
+        self.sent = SentLog()
         self.busy = False
         self._retired: list[ModelClient] = []
+        self._unsaved: str | None = None  # why the last write to the session failed, until reported
+        self._unsaved_reported = False
         if session is not None:
             self._restore(session)
 
@@ -96,12 +96,23 @@ class Agent:
         store = self.session.store if self.session is not None else None
         return ContextEngine(config=config, store=store) if store is not None else ContextEngine(config=config)
 
-    def _restore(self, session: SessionLog) -> None:
+    def _restore(self, session: Session) -> None:
         restored = session.restore()
-        for message in restored.messages:
-            self.engine.append(message)
+        try:
+            for message in restored.messages:
+                self.engine.append(message)
+        except ValueError as error:  # the store hands a valid history; should that ever fail, start empty
+            self.engine = self._new_engine()
+            session.problems.append(f"This conversation could not be restored ({error}); it starts empty.")
         for model, numbers in restored.usage:
             self.client.costs.add(model, Usage(**numbers))
+        # the restored history is what the last request before the reload carried
+        self.sent.sent(list(self.engine.history.messages), self.engine, None)
+
+    def session_problems(self) -> list[str]:
+        """What the user should hear about the session (damage set aside, not saved). Front ends
+        may show them at start; the next turn notes them in the chat (error events), once."""
+        return list(self.session.problems) if self.session is not None else []
 
     def reconfigure(self, model: ModelSettings | None = None, context: ContextConfig | None = None) -> None:
         """New settings from the editor, no restart; the conversation is kept."""
@@ -178,6 +189,7 @@ class Agent:
                     continue
                 break
             await self._run_tools(uses, emit, cut_off=stop_reason == "max_tokens")
+        await self._report_store_problems(emit)
         await emit(ev.UsageEvent(ev.usage_wire(total)))
         return TurnResult(turn_id, "\n\n".join(texts), stop_reason, ev.usage_wire(total))
 
@@ -188,27 +200,48 @@ class Agent:
         return cut
 
     def _log(self, message: dict[str, Any]) -> None:
+        self._save(lambda session: session.message(message))
+
+    def _save(self, write: Callable[[Session], None]) -> None:
+        """A failed write does not end the turn: it stays queued in the session, and is reported."""
+        if self.session is None:
+            return
+        try:
+            write(self.session)
+        except StoreError as error:
+            self._unsaved = str(error)
+            return
+        self._unsaved, self._unsaved_reported = None, False
+
+    async def _report_store_problems(self, emit) -> None:
         if self.session is not None:
-            self.session.message(message)
+            for problem in self.session.take_problems():
+                await emit(ev.ErrorEvent(problem))
+        if self._unsaved is not None and not self._unsaved_reported:
+            self._unsaved_reported = True
+            await emit(ev.ErrorEvent(f"the conversation could not be saved ({self._unsaved}); the agent goes on, "
+                                     "and saves what is missing with the next message it can write"))
 
     async def _prepare(self, emit) -> Prepared:
+        await self._report_store_problems(emit)
         prepared = self.engine.prepare(self.clock())
-        await self._announce_batch(prepared, emit)
+        self.sent.prepared(prepared.batch)
         if prepared.compaction_due:
             await self._compact(emit, reason="auto")
             prepared = self.engine.prepare(self.clock(), allow_compaction=False)
-            await self._announce_batch(prepared, emit)
+            self.sent.prepared(prepared.batch)
         return prepared
 
-    async def _announce_batch(self, prepared: Prepared, emit) -> None:
-        if prepared.batch is None:
-            return
-        by_marker: dict[str, list[str]] = {}
-        for item in prepared.batch.rewrites:
-            if not item.on_input:
-                by_marker.setdefault(MARKER[item.layer], []).append(item.tool_use_id)
-        for marker, ids in by_marker.items():
-            await emit(ev.LayerApplied(prepared.batch.reason, ids, marker))
+    async def _announce_sent(self, prepared: Prepared, emit) -> None:
+        """Badges describe the request that was sent: announced once it was answered."""
+        history = self.engine.history.records
+        for batch in self.sent.sent(prepared.messages, self.engine, self.clock()):
+            by_marker: dict[str, list[str]] = {}
+            for item in batch.rewrites:
+                if not item.on_input and item.tool_use_id in history:
+                    by_marker.setdefault(MARKER[item.layer], []).append(item.tool_use_id)
+            for marker, ids in by_marker.items():
+                await emit(ev.LayerApplied(batch.reason, ids, marker))
 
     async def _call_model(self, prepared: Prepared, emit, lead: str = ""):
         pending_lead = [lead]
@@ -229,19 +262,20 @@ class Agent:
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
         self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate)
-        if self.session is not None:
-            self.session.usage(response.model or self.model_settings.model, asdict(response.usage))
+        await self._announce_sent(prepared, emit)
+        self._save(lambda session: session.usage(response.model or self.model_settings.model, asdict(response.usage)))
         await emit(ev.UsageEvent(ev.usage_wire(response.usage)))
         await emit(ev.ContextUsage(self.context_usage()))
         return response
 
     async def _run_tools(self, uses: list[dict[str, Any]], emit, cut_off: bool) -> None:
-        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout)
+        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout,
+                          editor=self.editor)
         outputs: dict[str, ToolOutput] = {}
         try:
             for use in uses:
                 name, tool_input = use.get("name", ""), use.get("input") or {}
-                await emit(ev.ToolStart(use["id"], name, _tool_summary(name, tool_input)))
+                await emit(ev.ToolStart(use["id"], name, tool_summary(name, tool_input)))
                 if cut_off:
                     outputs[use["id"]] = ToolOutput(CUT_OFF, True, f"{name}: cut off")
                 else:
@@ -283,13 +317,18 @@ class Agent:
             self.engine.summary_failed()
             await emit(ev.ErrorEvent(f"compaction failed: {error}"))
             return None
+        except NothingToGain as error:
+            before = self.engine.estimate()
+            await emit(ev.CompactionFinished(before, before, "", reason, False))
+            return CompactionResult(before, before, "", reason, compacted=False, note=f"Nothing to gain: {error}.")
         except SummaryError as error:
             await emit(ev.ErrorEvent(f"compaction failed: {error}"))
             return None
-        if self.session is not None:
-            self.session.compaction(self.engine.history.messages, result.summary,
-                                    result.tokens_before, result.tokens_after)
-        await emit(ev.CompactionFinished(result.tokens_before, result.tokens_after))
+        messages = self.engine.history.messages
+        self._save(lambda session: session.compaction(messages, result.summary, result.tokens_before,
+                                                      result.tokens_after))
+        await self._report_store_problems(emit)
+        await emit(ev.CompactionFinished(result.tokens_before, result.tokens_after, result.message, reason, True))
         await emit(ev.ContextUsage(self.context_usage()))
         return result
 
@@ -303,10 +342,12 @@ class Agent:
                 await _emit(on_event, event)
 
             before = self.engine.estimate()
+            if self.engine.summary_request(instructions, manual=True) is None:
+                note = "Nothing to compact yet." if len(self.engine.history.messages) < 2 else \
+                    "Nothing to gain: the conversation is already as short as a summary would be."
+                return CompactionResult(before, before, "", "manual", compacted=False, note=note)
             result = await self._compact(emit, "manual", instructions)
             if result is None:
-                if len(self.engine.history.messages) < 2:
-                    return CompactionResult(before, before, "", "manual")
                 raise AgentError("compaction failed; the conversation is unchanged")
             return result
         finally:
@@ -319,21 +360,33 @@ class Agent:
         _, tools = self._static_tokens()
         report = self.engine.report(tools_tokens=tools)
         return {key: report[key] for key in
-                ("used", "window", "effectiveWindow", "utilization", "level", "categories", "layers")}
+                ("used", "window", "effectiveWindow", "utilization", "level", "categories", "layers",
+                 "nextRequest")}
+
+    def tool_result(self, tool_use_id: str, with_original: bool = False) -> dict[str, Any] | None:
+        """A tool call's input and its result as the model last saw it (agent/toolResult)."""
+        return tool_result_view(self.sent, self.engine, tool_use_id, with_original)
 
     def context(self) -> dict[str, Any]:
         _, tools = self._static_tokens()
         return {**self.engine.report(tools_tokens=tools), "placeholders": self.engine.placeholders()}
 
-    def clear(self, new_session: SessionLog | None = None) -> None:
+    def clear(self, new_session: Session | None = None) -> None:
         """A fresh conversation; the old session stays on disk."""
         if self.busy:
             raise AgentError("a turn is running; cancel it first")
         if self.session is not None:
             self.session.close()
         self.session = new_session
+        self._unsaved, self._unsaved_reported = None, False
         self.engine = self._new_engine()
+        self.sent.clear()
         self.client.costs.reset()
+
+    def resume(self, session: Session) -> None:
+        """Continue another conversation: its history, its costs; the current one stays on disk."""
+        self.clear(session)
+        self._restore(session)
 
     def history(self) -> list[dict[str, Any]]:
         return list(self.engine.history.messages)

@@ -188,7 +188,10 @@ class _Runner:
             request = self.engine.summary_request()
             if request is not None:
                 summaries.append(request.messages)
-                self.engine.apply_summary(request, standin_summary(request.messages))
+                try:
+                    self.engine.apply_summary(request, standin_summary(request.messages))
+                except NothingToGain:
+                    pass  # counted as a failed summary; the layers go on
             prepared = self.engine.prepare(now, allow_compaction=False)
         return prepared.messages, summaries
 
