@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from agentls.context import ContextConfig, ContextEngine, MemoryStore
 from agentls.context.blocks import result_text
 from agentls.context.compact import SummaryError
-from agentls.context.store import input_ref, result_ref
+from agentls.context.store import input_ref, result_ref, text_ref
 from agentls.context.structure import request_problems
 from agentls.context.tokens import Usage
 
@@ -49,7 +49,7 @@ class Driver:
         self.previous: list | None = None
         self.counter = 0
         self.requests = 0
-        self.written: list[str] = []  # every text the assistant wrote
+        self.written: list[str] = []  # every text the assistant or the user wrote
 
     def summarize(self, ok: bool) -> str:
         return "<analysis>x</analysis><summary>goal; next step</summary>" if ok else "<analysis>x</analysis>"
@@ -96,7 +96,9 @@ class Driver:
         for kind, arg in ops:
             last = engine.history.last_role
             if kind == "user" and last == "assistant" and not engine.history.open_tool_uses():
-                engine.append(self.user_message(arg))
+                message = self.user_message(arg)
+                self.written += [b["text"] for b in message["content"] if b.get("type") == "text"]
+                engine.append(message)
             elif kind == "tools" and last == "user":
                 calls, prose = arg
                 self.call_model(summary_ok=len(calls) != 2)
@@ -146,8 +148,14 @@ class Driver:
             text = store.get(ref)
             assert text is not None, ref
             pending += REF.findall(text)  # a cut text names the full one
-            if ref.startswith("context://text-"):
-                assert any(w in text or text.split("\n\n[...")[0] in w for w in self.written), ref
+            if ref.startswith("context://text-"):  # named by its content: what was stored is what was written
+                assert text_ref(text) == ref
+                assert self.from_history(text), ref
+
+    def from_history(self, text: str) -> bool:
+        """A stored text is a text written here (by the assistant or the user), or a cut of one."""
+        head = text.split("\n\n[...")[0]
+        return any(w in text or head in w for w in self.written)
 
     def check_store(self) -> None:
         self.check_refs()
