@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from agentls.context.replay import load_trace, replay_trace, total_of
+from agentls.context.replay import load_trace, replay_trace
 from agentls.context.replay_compare import compare
 from agentls.context.structure import request_problems
 from synth import assistant_text, results, tool_call, user

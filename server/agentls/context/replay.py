@@ -17,9 +17,9 @@ from dataclasses import asdict, dataclass, field
 from typing import IO, Any, Callable
 
 from .blocks import Message, blocks_of, message_chars, message_sha1, result_text, tool_result_ids, tool_use_ids
-from .config import ContextConfig
 from .anthropic_editing import AnthropicEditing
-from .pipeline import ContextEngine
+from .config import ContextConfig
+from .pipeline import ContextEngine, NothingToGain
 from .seed import SeedPolicy
 from .store import MemoryStore
 from .tokens import Usage
