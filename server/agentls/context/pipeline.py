@@ -12,13 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import rewrite as rw
-from .blocks import Message, result_text
+from .blocks import Message, blocks_of, result_text
 from .compact import (SummaryError, SummaryRequest, build_summary_request, choose_cut, compacted_messages,
                       parse_summary, user_texts_before)
 from .config import ContextConfig
 from .fit import fit_to_window
 from .history import History
 from .microcompact import is_idle
+from .placeholders import parse_cleared_prose
 from .policy import Batch, plan_batch, plan_emergency
 from .store import MemoryStore, ResultStore, result_ref
 from .tokens import TokenMeter, Usage
@@ -302,5 +303,13 @@ class ContextEngine:
             if record.input_cleared:
                 found.append({"toolUseId": record.id, "tool": record.name, "layer": "clearedInput",
                               "ref": result_ref(record.id) + "/input", "originalChars": record.input_chars})
+        for message in self.history.messages:  # the report is rare: a scan is fine
+            if message["role"] != "assistant":
+                continue
+            for block in blocks_of(message):
+                cleared = parse_cleared_prose(block.get("text", "")) if block.get("type") == "text" else None
+                if cleared:
+                    found.append({"toolUseId": "", "tool": "(assistant text)", "layer": "clearedProse",
+                                  "ref": cleared[0], "originalChars": cleared[1]})
         return found
 
