@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 
 from agentls.context.structure import request_problems
 from agentls.mock_api import Reply, Text, ToolUse
@@ -58,6 +59,9 @@ def legacy_session(data_dir: Path, workspace: Path, tail: bytes) -> Path:
     return folder
 
 
+SKIPPED_LINES = {"torn-utf8-at-disk-full", "json-not-an-object", "record-without-type", "message-of-wrong-type"}
+
+
 @pytest.mark.parametrize("damage", sorted(DAMAGES))
 async def test_a_damaged_session_record_does_not_brick_the_workspace(start_editor, mock_api, workspace, data_dir,
                                                                       damage):
@@ -69,7 +73,17 @@ async def test_a_damaged_session_record_does_not_brick_the_workspace(start_edito
     sent = mock_api.message_bodies[-1]["messages"]
     assert "first prompt" in json.dumps(sent) and "first answer" in json.dumps(sent)  # the completed turn is kept
     assert request_problems(sent) == []
+    warnings = [m.message for m in editor.client.messages if m.type == types.MessageType.Warning]
+    notes = [e["message"] for e in editor.events if e["kind"] == "error"]
+    if damage in SKIPPED_LINES:  # told once, in plain words: a toast, and a note in the chat
+        assert len(warnings) == 1 and "1 damaged line of the old session log" in warnings[0]
+        assert "left as it was" in warnings[0] and len(notes) == 1 and notes[0] in warnings[0]
+    else:  # an unknown usage field is ignored; a lost tool_result is answered "interrupted": nothing to report
+        assert warnings == [] and notes == []
     assert await editor.request("agent/clear") == {}
+    mock_api.script(Reply([Text("fresh")]))
+    await editor.request("agent/chat", {"prompt": "again"})
+    assert [e["message"] for e in editor.events if e["kind"] == "error"] == notes  # not told twice
 
 
 async def test_ask_on_a_damaged_session_prints_no_traceback(tmp_path, workspace):

@@ -49,9 +49,10 @@ class Opened:
     problems: list[str] = field(default_factory=list)
 
 
-def connect(path: Path | str) -> sqlite3.Connection:
+def connect(path: Path | str, uri: bool = False) -> sqlite3.Connection:
     # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE … COMMIT).
-    connection = sqlite3.connect(str(path), timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
+    connection = sqlite3.connect(str(path), timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False,
+                                 uri=uri)
     connection.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
     return connection
 

@@ -22,10 +22,17 @@ from .db import connect
 LEASE_TTL = 60.0  # seconds without a heartbeat before a lease is stale
 HEARTBEAT = 10.0
 HOST = socket.gethostname()
+OWNERS_HERE: set[str] = set()  # leases this process holds now (a closed session's is stale at once)
 
 
 def new_owner() -> str:
-    return uuid.uuid4().hex
+    owner = uuid.uuid4().hex
+    OWNERS_HERE.add(owner)
+    return owner
+
+
+def released(owner: str) -> None:
+    OWNERS_HERE.discard(owner)
 
 
 def process_exists(pid: int) -> bool:
@@ -47,7 +54,9 @@ def is_live(row: tuple | None, now: float) -> bool:
     _, pid, host, heartbeat = row
     if not isinstance(heartbeat, (int, float)) or now - heartbeat > LEASE_TTL:
         return False
-    if host == HOST and isinstance(pid, int) and pid != os.getpid():
+    if host == HOST and pid == os.getpid():
+        return row[0] in OWNERS_HERE
+    if host == HOST and isinstance(pid, int):
         return process_exists(pid)
     return True
 
@@ -76,8 +85,12 @@ class Heartbeat:
     """Refreshes a lease from its own thread and connection until stopped."""
 
     def __init__(self, path, session_id: str, owner: str) -> None:
-        self.path, self.session_id, self.owner = path, session_id, owner
+        self.session_id, self.owner = session_id, owner
         self._stop = threading.Event()
+        try:  # its own connection, to the existing file only (never creates one)
+            self._connection = connect(f"file:{path}?mode=rw", uri=True)
+        except sqlite3.Error:
+            return
         self._thread = threading.Thread(target=self._run, name="agentls-lease", daemon=True)
         self._thread.start()
 
@@ -85,10 +98,7 @@ class Heartbeat:
         self.session_id = session_id
 
     def _run(self) -> None:
-        try:
-            connection = connect(self.path)
-        except sqlite3.Error:
-            return
+        connection = self._connection
         try:
             while not self._stop.wait(HEARTBEAT):
                 try:

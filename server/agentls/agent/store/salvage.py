@@ -7,7 +7,8 @@ from pathlib import Path
 
 from .db import TABLES, column_names, connect
 
-SKIP_LIMIT = 2000  # unreadable rowids skipped in a row before giving up on a table
+SKIP_LIMIT = 200  # unreadable rowids skipped in a row before giving up on a table
+STEP_LIMIT = 1_000_000  # a damaged b-tree may loop: never more steps than this
 
 
 def salvage(damaged: Path, into: sqlite3.Connection) -> int:
@@ -39,7 +40,9 @@ def _readable_rows(source: sqlite3.Connection, table: str) -> list[tuple]:
     columns = ", ".join(column_names(table))
     rows: list[tuple] = []
     rowid, misses = 0, 0
-    while misses < SKIP_LIMIT:
+    for _ in range(STEP_LIMIT):
+        if misses >= SKIP_LIMIT:
+            break
         try:
             found = source.execute(f"SELECT rowid, {columns} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT 1",
                                    (rowid,)).fetchone()
@@ -48,6 +51,9 @@ def _readable_rows(source: sqlite3.Connection, table: str) -> list[tuple]:
             continue
         if found is None:
             break
+        if not isinstance(found[0], int) or found[0] <= rowid:  # out of order: a damaged page
+            rowid, misses = rowid + 1, misses + 1
+            continue
         rowid, misses = found[0], 0
         rows.append(tuple(found[1:]))
     return rows

@@ -17,7 +17,7 @@ from typing import Any
 
 from ...context.blocks import Message
 from .base import Database, StoreError
-from .lease import Heartbeat, holds, new_owner, try_take
+from .lease import Heartbeat, holds, new_owner, released, try_take
 from .records import Restored, replay
 from .refs import RefStore
 
@@ -181,6 +181,7 @@ class Session:
                 connection.execute("DELETE FROM leases WHERE session = ? AND owner = ?", (self._id, self.owner))
         except StoreError:
             pass  # the lease goes stale with this process
+        released(self.owner)
         if self._owns_db:
             self.db.close()
 

@@ -30,7 +30,7 @@ class SessionInfo:
     turns: int
     tokens: int  # input + output + cache tokens of every request
     cost_usd: float
-    in_use: bool  # another live process holds it
+    in_use: bool  # open in a window (this process included)
 
     def as_dict(self) -> dict:
         return asdict(self)
