@@ -46,6 +46,7 @@ export interface AgentSettings {
   contextWindow?: number; // tokens, default 200000
   outputReserve?: number; // tokens kept free for the reply, default 20000
   maxTokens?: number; // per reply, default 8192
+  cacheTtl?: "auto" | "5m" | "1h"; // prompt-cache TTL of the head and frontier breakpoints, default "auto"
   thresholds?: AgentThresholds;
   approvals?: {
     shell?: ApprovalMode; // default "ask"
@@ -153,6 +154,10 @@ export interface CostResult {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** The part of cacheWriteTokens written with the 1-hour TTL (2× input). */
+  cacheWrite1hTokens: number;
+  /** TTL of the head and frontier cache breakpoints for the next request. */
+  cacheTtl: "5m" | "1h";
   usd: number;
 }
 

@@ -149,7 +149,8 @@ async def _command(agent: Agent, line: str, printer: Printer) -> None:
         cost = agent.cost()
         print(f"{cost['model']}: {cost['requests']} requests, input {cost['inputTokens']:,}, "
               f"output {cost['outputTokens']:,}, cache read {cost['cacheReadTokens']:,}, "
-              f"cache write {cost['cacheWriteTokens']:,} — ${cost['usd']:.4f}")
+              f"cache write {cost['cacheWriteTokens']:,} ({cost['cacheWrite1hTokens']:,} with the 1-hour TTL; "
+              f"head and frontier TTL now {cost['cacheTtl']}) — ${cost['usd']:.4f}")
     elif name in ("/clear", "/new"):
         agent.clear(open_session(agent.workspace.roots[0], new=True))
         print("new conversation (the old one stays saved: /sessions lists it)")

@@ -29,7 +29,7 @@ async def test_compact_cost_clear_and_context(start_editor, mock_api, data_dir, 
 
     cost = await editor.request("agent/cost", {})
     assert set(cost) == {"model", "requests", "inputTokens", "outputTokens", "cacheReadTokens",
-                         "cacheWriteTokens", "usd"}
+                         "cacheWriteTokens", "cacheWrite1hTokens", "cacheTtl", "usd"}
     assert cost["requests"] == 2 and cost["usd"] > 0
 
     before = len(editor.usages)

@@ -187,11 +187,14 @@ export function costMarkdown(c: CostResult): string {
     `| Output | ${formatTokens(c.outputTokens)} |`,
     `| Cache read | ${formatTokens(c.cacheReadTokens)} |`,
     `| Cache write | ${formatTokens(c.cacheWriteTokens)} |`,
+    `| of which 1-hour TTL | ${formatTokens(c.cacheWrite1hTokens ?? 0)} |`,
+    "",
+    `Cache TTL of the head and frontier breakpoints: ${c.cacheTtl ?? "5m"}`,
   ].join("\n");
 }
 
 export function costLine(c: CostResult): string {
-  return `Agent cost: ${formatUsd(c.usd)} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write)`;
+  return `Agent cost: ${formatUsd(c.usd)} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write, TTL ${c.cacheTtl ?? "5m"})`;
 }
 
 export function compactMarkdown(r: CompactResult): string {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ContextResult, ContextUsage } from "../../src/protocol";
+import type { ContextResult, ContextUsage, CostResult } from "../../src/protocol";
 import {
   compactMarkdown,
   contextMarkdown,
@@ -105,9 +105,10 @@ test("usage, cost and compaction formatting", () => {
   assert.equal(formatUsd(0), "$0.00");
   assert.equal(formatUsd(0.004), "$0.0040");
   assert.equal(formatUsd(1.234), "$1.23");
-  const cost = { model: "demo", requests: 3, inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, usd: 0 };
+  const cost: CostResult = { model: "demo", requests: 3, inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cacheTtl: "1h", usd: 0 };
   assert.match(costMarkdown(cost), /Session cost: \$0\.00.*`demo`, 3 requests/);
-  assert.match(costLine(cost), /^Agent cost: \$0\.00 · demo · 3 requests/);
+  assert.match(costMarkdown(cost), /head and frontier breakpoints: 1h/);
+  assert.match(costLine(cost), /^Agent cost: \$0\.00 · demo · 3 requests.*TTL 1h\)$/);
   assert.equal(compactMarkdown({ tokensBefore: 80_000, tokensAfter: 20_000, summary: "s", compacted: true, note: "" }), "**Conversation compacted:** 80K → 20K tokens (−75%)");
   assert.match(compactMarkdown({ tokensBefore: 3_000, tokensAfter: 3_000, summary: "", compacted: false, note: "Nothing to gain: too short." }), /Nothing compacted:\*\* Nothing to gain: too short\./);
   assert.equal(formatChars(512), "512 chars");

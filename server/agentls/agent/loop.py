@@ -227,7 +227,7 @@ class Agent:
         prepared = self.engine.prepare(self.clock())
         self.sent.prepared(prepared.batch)
         if prepared.compaction_due:
-            await self._compact(emit, reason="auto")
+            await self._compact(emit, reason="auto", frontier=prepared.cached_frontier)
             prepared = self.engine.prepare(self.clock(), allow_compaction=False)
             self.sent.prepared(prepared.batch)
         return prepared
@@ -257,7 +257,8 @@ class Agent:
         raw_estimate = self.engine.raw_estimate
         try:
             response = await self.client.stream(system=self.system, messages=prepared.messages,
-                                                tools=self.tools, on_event=forward)
+                                                tools=self.tools, on_event=forward, frontier=prepared.frontier,
+                                                previous_frontier=prepared.previous_frontier)
         except ModelError as error:
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
@@ -303,14 +304,17 @@ class Agent:
 
     # -- compaction, cost, context ----------------------------------------------
 
-    async def _compact(self, emit, reason: str, instructions: str | None = None) -> CompactionResult | None:
+    async def _compact(self, emit, reason: str, instructions: str | None = None,
+                       frontier: int | None = None) -> CompactionResult | None:
+        """``frontier``: where the cache holds the conversation (default: the last request's frontier)."""
         request = self.engine.summary_request(instructions, manual=reason == "manual")
         if request is None:
             return None
         await emit(ev.CompactionStarted(reason))
         try:
             response = await self.client.complete(system=self.system, messages=request.messages, tools=self.tools,
-                                                  compact=True, max_tokens=request.max_tokens)
+                                                  compact=True, max_tokens=request.max_tokens,
+                                                  frontier=self.engine.sent_frontier if frontier is None else frontier)
             raw = "".join(b.get("text", "") for b in response.content if b.get("type") == "text")
             result = self.engine.apply_summary(request, raw, reason)
         except ModelError as error:

@@ -49,6 +49,9 @@ class ContextConfig:
     batch_payoff: float = 1.0
     # ...and frees at least this much (cf. clear_at_least; the price rule needs no floor).
     min_batch_tokens: int = 0
+    # How the next request's write after a batch is priced: "anthropic" (read
+    # only up to the newest breakpoint before the change) or "ideal".
+    cache_model: str = "anthropic"
 
     # Microcompact: after this idle gap the prompt cache is cold; rewrite freely.
     idle_gap_seconds: float = 300.0

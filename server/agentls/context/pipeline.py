@@ -17,10 +17,12 @@ from .compact import (SummaryError, SummaryRequest, build_summary_request, choos
                       parse_summary, user_texts_before)
 from .config import ContextConfig
 from .fit import fit_to_window
+from .frontier import StableFrontier
 from .history import History
 from .microcompact import is_idle
 from .placeholders import parse_cleared_prose
 from .policy import Batch, plan_batch, plan_emergency
+from .prompt_cache import message_breakpoints
 from .store import MemoryStore, ResultStore, result_ref
 from .tokens import TokenMeter, Usage
 from .truncate import cut_oversized, truncate_results
@@ -42,6 +44,13 @@ class Prepared:
     utilization: float
     compaction_due: bool
     batch: Batch | None = None  # rewrites carried out by this call
+    frontier: int | None = None  # the stable frontier: a cache breakpoint goes on this message
+    previous_frontier: int | None = None  # the one before this call's batch: still to be read once
+
+    @property
+    def cached_frontier(self) -> int | None:
+        """The frontier the cache holds from the previous request (where a summary request reads)."""
+        return self.frontier if self.previous_frontier is None else self.previous_frontier
 
 
 @dataclass
@@ -75,6 +84,9 @@ class ContextEngine:
         self.summary_failures = 0
         self.compactions = 0
         self._carried_user_texts: list[str] = []
+        self._frontier = StableFrontier()
+        self.cached_ends: list[int] = []  # message breakpoints of the last prepared request
+        self.sent_frontier: int | None = None  # the stable frontier of the last prepared request
         self.layer_of: dict[str, str] = {}  # tool_use_id -> the layer that rewrote its result
 
     def _new_history(self) -> History:
@@ -155,7 +167,7 @@ class ContextEngine:
             raise ValueError("a request is prepared only after a user message")
         idle = is_idle(self.config, now, self.last_call_at)
         batch = plan_batch(self.history, self.config, self.estimate(), cold=self.cache_cold, idle=idle,
-                           waste=self.waste)
+                           waste=self.waste, cached_ends=self.cached_ends)
         if batch is not None and batch.reason:
             self._apply(batch)
             self.waste = 0.0
@@ -177,8 +189,12 @@ class ContextEngine:
                 self.stats[rw.TRUNCATE].count += cut
                 batch = batch or Batch("fit")
             estimate = self.estimate()
+        frontier = self._frontier.of(self.history, self.config)
+        previous = self.sent_frontier if self.sent_frontier != frontier else None
+        self.cached_ends = message_breakpoints(self.history.messages, frontier, previous_frontier=previous)
+        self.sent_frontier = frontier
         return Prepared(list(self.history.messages), estimate,
-                        estimate / self.config.effective_window, due, batch)
+                        estimate / self.config.effective_window, due, batch, frontier, previous)
 
     def _apply(self, batch: Batch) -> None:
         for item in batch.rewrites:
@@ -233,6 +249,7 @@ class ContextEngine:
         # The old anchor describes a prompt that no longer exists; its real/estimated
         # ratio still holds for what is left until the next call measures it.
         self.meter.rebase(raw_before, self.raw_estimate)
+        self.cached_ends, self.sent_frontier = [], None
         self.cache_cold = True
         self.waste = 0.0
         self.summary_failures = 0

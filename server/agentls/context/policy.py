@@ -7,8 +7,10 @@ deliberate moments. A batch gathers every eligible rewrite of every layer
 
 **The price of a batch** (:func:`rewrite_price`): the next request writes
 again everything after the batch's first change, at 1.25x instead of 0.1x
-for a cache read: ``(1.25 - 0.1) * tail``. Nothing else changes: the prefix
-before the first change is read as before. When the cache is cold (first
+for a cache read: ``(1.25 - 0.1) * tail``. Under the real prompt cache
+(prompt_cache.rewrite_cost) the tail starts earlier: at the newest cache
+breakpoint of the previous request before the first change, since only a
+prefix ending at a breakpoint can be read. When the cache is cold (first
 call, after an idle gap, after a compaction) the price is 0.
 
 **What waiting costs**: every request that still carries the blocks the
@@ -45,13 +47,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from .budget import plan_budget
 from .clearing import plan_clear_inputs, plan_clear_results
 from .config import ContextConfig
 from .history import History
 from .microcompact import plan_microcompact
+from .prompt_cache import rewrite_cost
 from .prose import plan_clear_prose
 from .rewrite import Rewrite
 from .snip import plan_snip
@@ -75,12 +78,16 @@ class Batch:
         return READ * self.saves
 
 
-def rewrite_price(history: History, first_change: int, saves: int, *, cold: bool) -> float:
-    """Extra cost of the next request when the history changes from message first_change on."""
+def rewrite_price(history: History, first_change: int, saves: int, *, cold: bool,
+                  cached_ends: Sequence[int] = (), cache_model: str = "ideal") -> float:
+    """Extra cost of the next request when the history changes from message first_change on.
+
+    cached_ends: the previous request's message breakpoints (where the real cache can be read up to).
+    """
     if cold:
         return 0.0
-    tail = sum(history.msg_tokens[first_change:]) - saves
-    return (WRITE - READ) * max(0, tail)
+    _, written = rewrite_cost(history.msg_tokens, first_change, cached_ends, cache_model)
+    return (WRITE - READ) * max(0.0, written - saves)
 
 
 def _gather(sources: Iterable[Rewrite], claimed: dict[tuple, Rewrite]) -> None:
@@ -110,14 +117,15 @@ def candidates(history: History, config: ContextConfig, estimate: int, *, idle: 
 
 
 def plan_batch(history: History, config: ContextConfig, estimate: int, *,
-               cold: bool, idle: bool, waste: float = 0.0) -> Batch | None:
+               cold: bool, idle: bool, waste: float = 0.0, cached_ends: Sequence[int] = ()) -> Batch | None:
     """The batch to carry out now (reason set), a deferred one (reason ""), or None when nothing is eligible."""
     rewrites = candidates(history, config, estimate, idle=idle)
     if not rewrites:
         return None
     batch = Batch("", rewrites)
     first = min(r.position(history) for r in rewrites)
-    batch.price = rewrite_price(history, first, batch.saves, cold=cold or idle)
+    batch.price = rewrite_price(history, first, batch.saves, cold=cold or idle,
+                                cached_ends=cached_ends, cache_model=config.cache_model)
     utilization = estimate / config.effective_window
     if idle:
         batch.reason = "idle"

@@ -87,6 +87,7 @@ class Terminal:
     def cost(self, cost: dict[str, Any]) -> None:
         self.line(f"{cost['requests']} requests · {cost['inputTokens']:,} in / {cost['outputTokens']:,} out tokens "
                   f"· cache {cost['cacheReadTokens']:,} read / {cost['cacheWriteTokens']:,} written "
+                  f"(TTL {cost.get('cacheTtl', '5m')}, {cost.get('cacheWrite1hTokens', 0):,} for 1 h) "
                   f"· ${cost['usd']:.4f} ({cost['model']})")
 
     def context(self, context: dict[str, Any]) -> None:

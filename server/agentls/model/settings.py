@@ -25,6 +25,8 @@ class ModelSettings:
     retry_base_delay: float = 1.0  # first backoff; doubles per retry
     retry_max_delay: float = 30.0  # cap for computed backoff (a server's retry-after is honoured as is)
     force_cache_control: bool | None = None  # None → only on the native API
+    cache_placement: str = "frontier"  # or "legacy" (system, last tool, tail, previous user message)
+    cache_ttl: str = "auto"  # head + frontier breakpoints: "5m", "1h", or "auto" (from the gaps between calls)
     prices: dict[str, dict[str, float]] | None = None  # pricing overrides, see pricing.py
 
     def __repr__(self) -> str:
