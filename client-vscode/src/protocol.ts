@@ -235,7 +235,7 @@ export interface ContextCategories {
   toolResults: number;
 }
 
-/** one per layer: truncate, budget, snip, clearInputs, microcompact, compact */
+/** one per layer: truncate, budget, snip, clear, clearInputs, clearProse, microcompact, compact */
 export interface LayerStat {
   layer: string;
   count: number;

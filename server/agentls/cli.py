@@ -10,6 +10,9 @@ import sys
 def _replay(args: argparse.Namespace) -> int:
     from .context.replay import format_table, load_trace, replay_trace, total_of
 
+    if args.compare:
+        return _replay_compare(args)
+
     results = []
     ledger = open(args.ledger, "w", encoding="utf-8") if args.ledger else None
     try:
@@ -33,6 +36,21 @@ def _replay(args: argparse.Namespace) -> int:
     else:
         print(f"cache={args.cache} breakpoints={args.breakpoints} ttl={args.ttl}")
         print(format_table([*results, total], args.policy, args.window))
+    return 0
+
+
+def _replay_compare(args: argparse.Namespace) -> int:
+    from .context.replay import load_trace
+    from .context.replay_compare import compare, comparison_json, format_comparison
+
+    for path in args.traces:  # fail early and plainly, not inside a worker
+        try:
+            load_trace(path)
+        except (OSError, ValueError) as error:
+            print(f"agentls replay: {error}", file=sys.stderr)
+            return 2
+    comparisons = compare(args.traces, jobs=args.jobs)
+    print(json.dumps(comparison_json(comparisons)) if args.json else format_comparison(comparisons))
     return 0
 
 
@@ -122,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay = commands.add_parser("replay", help="price recorded conversations under a context policy")
     replay.add_argument("traces", nargs="+", metavar="TRACE.json")
     replay.add_argument("--window", type=int, default=200_000)
-    replay.add_argument("--policy", choices=("default", "seed", "none"), default="default")
+    replay.add_argument("--policy", choices=("default", "seed", "anthropic", "none"), default="default")
     replay.add_argument("--cache", choices=("anthropic", "ideal"), default="anthropic",
                         help="how requests are billed: the real prompt cache, or an ideal prefix cache")
     replay.add_argument("--breakpoints", choices=("frontier", "legacy"), default="frontier",
@@ -134,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--pause-seconds", type=float, default=900.0, metavar="S")
     replay.add_argument("--json", action="store_true")
     replay.add_argument("--ledger", metavar="FILE", help="write one JSON line per request")
+    replay.add_argument("--compare", action="store_true",
+                        help="seed, default and anthropic at 32K, 64K and 200K: cost ratios and outliers")
+    replay.add_argument("--jobs", type=int, default=1, help="processes for --compare")
     replay.set_defaults(run=_replay)
 
     bench = commands.add_parser("bench", help="benchmarks")

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from agentls.context.replay import load_trace, replay_trace, total_of
+from agentls.context.replay_compare import compare
 from agentls.context.structure import request_problems
 from synth import assistant_text, results, tool_call, user
 
@@ -123,6 +124,8 @@ def test_cli_replay_table_and_errors(tmp_path):
     bad.write_text("[1, 2]")
     failed = run_cli(str(bad))
     assert failed.returncode == 2 and "messages" in failed.stderr
+    failed = run_cli(str(trace), str(bad), "--compare")
+    assert failed.returncode == 2 and "messages" in failed.stderr
 
 
 def test_none_policy_is_append_only_and_default_keeps_every_request_valid(tmp_path):
@@ -135,17 +138,44 @@ def test_none_policy_is_append_only_and_default_keeps_every_request_valid(tmp_pa
     assert ours.cost < everything.cost
 
 
-@pytest.mark.skipif(not SHARED_TRACES.is_dir(), reason="../shared/traces is only on the developers' machines")
-@pytest.mark.parametrize("window,ratio", [(64_000, 0.75), (200_000, 0.60)])
-def test_shared_traces_default_beats_seed(window, ratio):
-    traces = [load_trace(str(p)) for p in sorted(SHARED_TRACES.glob("*.json"))]
-    seed = total_of([replay_trace(t, m, "seed", window) for t, m in traces])
-    ours = total_of([replay_trace(t, m, "default", window, check=request_problems) for t, m in traces])
-    assert ours.cost <= ratio * seed.cost
+def test_an_assistant_message_larger_than_the_window_is_cut_and_reads_back(tmp_path):
+    looping = "I should check the file again. " * 7_000  # ~210K chars: larger than a 32K window
+    messages = [user("fix it"), assistant_text(looping), user("go on"), assistant_text("done")]
+    trace = tmp_path / "looping.json"
+    trace.write_text(json.dumps({"id": "looping", "messages": messages}))
+    trace_id, loaded = load_trace(str(trace))
+    assert replay_trace(trace_id, loaded, "none", 32_000).over_window == 1
+    ours = replay_trace(trace_id, loaded, "default", 32_000, check=request_problems)
     assert ours.over_window == 0 and ours.invalid_requests == 0
+
+
+def test_cli_compare_prints_every_policy_at_every_window(tmp_path):
+    trace = synthetic_trace(tmp_path, turns=12)
+    done = run_cli(str(trace), "--compare")
+    assert done.returncode == 0, done.stderr
+    for window in ("32,000", "64,000", "200,000"):
+        assert f"window {window}" in done.stdout
+    assert all(f"  {policy} " in done.stdout for policy in ("seed", "default", "anthropic"))
+    assert "worst default / seed" in done.stdout
+
+
+# The issue's targets on the recorded sessions (../shared/traces), one run per window.
+TARGETS = {32_000: 0.82, 64_000: 0.70, 200_000: 0.58}
+
+
+@pytest.mark.skipif(not SHARED_TRACES.is_dir(), reason="../shared/traces is only on the developers' machines")
+@pytest.mark.parametrize("window", sorted(TARGETS))
+def test_shared_traces_default_beats_seed_and_server_side_editing(window):
+    [comparison] = compare([str(p) for p in sorted(SHARED_TRACES.glob("*.json"))], windows=(window,))
+    seed, ours, anthropic = (comparison.total(p) for p in ("seed", "default", "anthropic"))
+    assert ours.cost <= TARGETS[window] * seed.cost
+    assert ours.over_window == 0 and ours.invalid_requests == 0  # replay_trace also raises on any over
     assert ours.recall >= seed.recall
-    if window == 64_000:
-        assert ours.compactions < seed.compactions
+    assert ours.compactions <= seed.compactions
+    for mine, theirs in zip(comparison.results["default"], comparison.results["seed"]):
+        assert mine.cost <= 1.02 * theirs.cost, mine.trace
+    if window >= 64_000:
+        assert ours.cost <= anthropic.cost and ours.recall >= anthropic.recall
 
 
 @pytest.mark.skipif(not SHARED_TRACES.is_dir(), reason="../shared/traces is only on the developers' machines")

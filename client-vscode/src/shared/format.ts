@@ -119,6 +119,7 @@ const LAYER_LABELS: Record<string, string> = {
   budget: "L1 budget (old results shortened)",
   snip: "L2 snip (old results replaced)",
   clearInputs: "clear inputs (old tool inputs dropped)",
+  clearProse: "clear prose (old assistant reasoning dropped)",
   microcompact: "microcompact (idle cleanup)",
   compact: "L3 compact (conversation summarised)",
 };

@@ -58,7 +58,7 @@ def choose_cut(history: History, config: ContextConfig, manual: bool = False) ->
     Auto-compaction keeps a recent tail verbatim; a manual compaction keeps only
     what the structure needs (the last assistant message and what follows).
     """
-    budget = 0 if manual else config.compact_tail_fraction * config.effective_window
+    budget = 0 if manual else config.compact_tail_tokens
     tail = 0
     best: int | None = None
     for index in range(len(history.messages) - 1, 0, -1):
@@ -191,7 +191,7 @@ def reattached_files(history: History, config: ContextConfig, cut: int, store: R
     """The files most recently read before the cut, as last read, within a budget."""
     in_tail = {r.path_or_command for r in history.records.values() if r.use_msg >= cut}
     total_chars = int(min(config.reattach_files * config.reattach_file_tokens,
-                          config.reattach_total_fraction * config.effective_window) * config.chars_per_token)
+                          config.reattach_total_tokens) * config.chars_per_token)
     per_file = int(config.reattach_file_tokens * config.chars_per_token)
     seen: set[str] = set()
     parts: list[str] = []
@@ -212,6 +212,7 @@ def reattached_files(history: History, config: ContextConfig, cut: int, store: R
         if limit < 200:
             break
         if len(text) > limit:
+            store.put(ref, text)  # the marker names the ref: it must read back once the tail is gone
             text = cut_middle(text, limit, ref, "truncated")
         parts.append(f"## {path}\n{text}")
         total_chars -= len(parts[-1])

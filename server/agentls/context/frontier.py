@@ -1,7 +1,8 @@
 """The stable frontier: the newest message before which nothing will be rewritten.
 
 Every block before it is in its final form: already rewritten (a block is
-rewritten at most once) or too small for any layer to gain by rewriting it.
+rewritten at most once) or too small for any layer to gain by rewriting it;
+that goes for tool results and inputs and for long assistant text alike.
 A cache breakpoint there keeps the prefix readable after a batch of
 rewrites, which can only start after it; it moves forward only when a batch
 rewrites the oldest candidates. Computed from the History without touching
@@ -31,6 +32,9 @@ class StableFrontier:
         if self._cursor < len(results):
             record = history.records[results[self._cursor]]
             first = min(first, record.use_msg if record.id in history.live_inputs else record.result_msg or first)
+        prose = next(iter(history.live_texts), None)  # the oldest assistant text the prose layer may clear
+        if prose is not None:
+            first = min(first, prose)
         return first - 1 if first > 0 else None
 
     @staticmethod

@@ -12,18 +12,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import rewrite as rw
-from .blocks import Message, result_text
+from .blocks import Message, blocks_of, result_text
 from .compact import (SummaryError, SummaryRequest, build_summary_request, choose_cut, compacted_messages,
                       parse_summary, user_texts_before)
 from .config import ContextConfig
+from .fit import fit_to_window
 from .frontier import StableFrontier
 from .history import History
 from .microcompact import is_idle
+from .placeholders import parse_cleared_prose
 from .policy import Batch, plan_batch, plan_emergency
 from .prompt_cache import message_breakpoints
 from .store import MemoryStore, ResultStore, result_ref
 from .tokens import TokenMeter, Usage
-from .truncate import truncate_results
+from .truncate import cut_oversized, truncate_results
 
 
 MIN_SUMMARISED_TOKENS = 300  # below this, a summary message costs as much as what it replaces
@@ -75,9 +77,10 @@ class ContextEngine:
         self.history = self._new_history()
         self.meter = TokenMeter()
         self.stats: dict[str, LayerStat] = {name: LayerStat() for name in (
-            rw.TRUNCATE, rw.BUDGET, rw.SNIP, rw.CLEAR, rw.CLEAR_INPUT, rw.MICROCOMPACT, rw.COMPACT)}
+            rw.TRUNCATE, rw.BUDGET, rw.SNIP, rw.CLEAR, rw.CLEAR_INPUT, rw.CLEAR_PROSE, rw.MICROCOMPACT, rw.COMPACT)}
         self.last_call_at: float | None = None
         self.cache_cold = True  # nothing cached yet: rewrites cost nothing extra
+        self.waste = 0.0  # rent paid since the last batch for blocks a batch could have freed (policy.py)
         self.summary_failures = 0
         self.compactions = 0
         self._carried_user_texts: list[str] = []
@@ -108,6 +111,8 @@ class ContextEngine:
     def append(self, message: Message) -> list[str]:
         """Append a message (L0 applied to its results); returns the ids L0 cut."""
         message, cut_ids = truncate_results(message, self.config.truncate_chars, self.store)
+        message, cut_blocks = cut_oversized(message, self.config.oversized_chars, self.store)
+        self.stats[rw.TRUNCATE].count += cut_blocks
         self.history.append(message)
         for tool_use_id in cut_ids:
             record = self.history.records[tool_use_id]
@@ -121,6 +126,9 @@ class ContextEngine:
 
     def add_user_blocks(self, blocks: list[Message]) -> Message:
         """A new user turn; merged into a trailing user message that got no answer."""
+        cut, count = cut_oversized({"role": "user", "content": blocks}, self.config.oversized_chars, self.store)
+        blocks = cut["content"]
+        self.stats[rw.TRUNCATE].count += count
         if self.history.last_role == "user":
             self.history.extend_last_user(blocks)
         else:
@@ -159,9 +167,13 @@ class ContextEngine:
             raise ValueError("a request is prepared only after a user message")
         idle = is_idle(self.config, now, self.last_call_at)
         batch = plan_batch(self.history, self.config, self.estimate(), cold=self.cache_cold, idle=idle,
-                           cached_ends=self.cached_ends)
-        if batch is not None:
+                           waste=self.waste, cached_ends=self.cached_ends)
+        if batch is not None and batch.reason:
             self._apply(batch)
+            self.waste = 0.0
+        elif batch is not None:
+            self.waste += batch.rent  # this request carries them once more
+            batch = None
         estimate = self.estimate()
         over = estimate / self.config.effective_window >= self.config.compact_at
         can_summarise = allow_compaction and self.summary_failures < self.config.breaker_failures
@@ -170,7 +182,12 @@ class ContextEngine:
             emergency = plan_emergency(self.history, self.config)
             if emergency.rewrites:
                 self._apply(emergency)
+                self.waste = 0.0
                 batch = emergency
+            cut = fit_to_window(self.history, self.config, self.store, self.estimate)
+            if cut:
+                self.stats[rw.TRUNCATE].count += cut
+                batch = batch or Batch("fit")
             estimate = self.estimate()
         frontier = self._frontier.of(self.history, self.config)
         previous = self.sent_frontier if self.sent_frontier != frontier else None
@@ -234,6 +251,7 @@ class ContextEngine:
         self.meter.rebase(raw_before, self.raw_estimate)
         self.cached_ends, self.sent_frontier = [], None
         self.cache_cold = True
+        self.waste = 0.0
         self.summary_failures = 0
         self.compactions += 1
         after = self.estimate()
@@ -302,5 +320,13 @@ class ContextEngine:
             if record.input_cleared:
                 found.append({"toolUseId": record.id, "tool": record.name, "layer": "clearedInput",
                               "ref": result_ref(record.id) + "/input", "originalChars": record.input_chars})
+        for message in self.history.messages:  # the report is rare: a scan is fine
+            if message["role"] != "assistant":
+                continue
+            for block in blocks_of(message):
+                cleared = parse_cleared_prose(block.get("text", "")) if block.get("type") == "text" else None
+                if cleared:
+                    found.append({"toolUseId": "", "tool": "(assistant text)", "layer": "clearedProse",
+                                  "ref": cleared[0], "originalChars": cleared[1]})
         return found
 

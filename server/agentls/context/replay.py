@@ -23,10 +23,11 @@ from typing import IO, Any, Callable
 
 import hashlib
 
+from .anthropic_editing import AnthropicEditing
 from .blocks import (Message, block_chars, blocks_of, canonical_json, message_chars, message_sha1, result_text,
                      tool_result_ids, tool_use_ids)
 from .config import ContextConfig
-from .pipeline import ContextEngine
+from .pipeline import ContextEngine, NothingToGain
 from .prompt_cache import (DEFAULT_MINIMUM_TOKENS, FIVE_MINUTES, LOOKBACK_BLOCKS, Block, can_carry_breakpoint,
                            message_breakpoints, new_cache, stable_ttl)
 from .seed import SeedPolicy
@@ -37,7 +38,8 @@ SYSTEM_TOKENS = 3_000
 SUMMARY_OUTPUT_TOKENS = 2_000
 OUTPUT = 5.0
 RECALL_RESULTS = 10
-POLICIES = ("default", "seed", "none")
+POLICIES = ("default", "seed", "anthropic", "none")
+ALWAYS_FITS = ("default",)  # policies for which a request over the window is a bug
 
 
 def standin_summary(messages: list[Message]) -> str:
@@ -214,12 +216,14 @@ class _Runner:
             self.engine = ContextEngine(config=config, store=MemoryStore())
         elif policy == "seed":
             self.seed = SeedPolicy(window, SYSTEM_TOKENS)
+        elif policy == "anthropic":
+            self.seed = AnthropicEditing(window, SYSTEM_TOKENS)  # same interface as the seed
         self.messages: list[Message] = []
 
     def append(self, message: Message) -> None:
         if self.policy == "default":
             self.engine.append(message)
-        elif self.policy == "seed":
+        elif self.policy in ("seed", "anthropic"):
             self.seed.append(message)
         else:
             self.messages.append(message)
@@ -227,7 +231,7 @@ class _Runner:
     def prepare(self, now: float) -> tuple[list[Message], list[list[Message]], tuple[int | None, ...]]:
         """The request, the summary requests made first, and the stable frontiers
         (for a summary; of the request and the previous one: default policy only)."""
-        if self.policy == "seed":
+        if self.policy in ("seed", "anthropic"):
             return (*self.seed.prepare(standin_summary), (None, None, None))
         if self.policy == "none":
             return list(self.messages), [], (None, None, None)
@@ -246,7 +250,7 @@ class _Runner:
         return prepared.messages, summaries, (frontier, prepared.frontier, prepared.previous_frontier)
 
     def after_call(self, prompt_tokens: int, now: float) -> None:
-        if self.policy == "seed":
+        if self.policy in ("seed", "anthropic"):
             self.seed.after_call(prompt_tokens)
         elif self.policy == "default":
             self.engine.record_usage(Usage(cache_read_input_tokens=prompt_tokens), now)
@@ -292,6 +296,9 @@ def replay_trace(trace_id: str, messages: list[Message], policy: str, window: in
                               previous_frontier=previous_frontier)
         if tokens > window:
             result.over_window += 1
+            if policy in ALWAYS_FITS:  # an invariant, not a statistic
+                raise AssertionError(f"{trace_id}: request {result.requests} of {policy} is {tokens:,} "
+                                     f"tokens, over the {window:,} window")
         if check is not None and check(request):
             result.invalid_requests += 1
         result._recall_sum += recall_of(request, recent)

@@ -7,6 +7,7 @@ kept here, so no rewrite loses anything.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Protocol
 
 REF_SCHEME = "context://"
@@ -44,3 +45,8 @@ class MemoryStore:
 
     def __len__(self) -> int:
         return len(self._texts)
+
+
+def text_ref(text: str) -> str:
+    """The ref of a text that has no tool_use id (assistant prose, an oversized message): named by its content."""
+    return f"{REF_SCHEME}text-{hashlib.sha1(text.encode('utf-8')).hexdigest()[:16]}"
