@@ -3,6 +3,7 @@ import * as vscode from "vscode";
 import type { ConfirmParams, ConfirmResult } from "./protocol";
 import { ALWAYS, APPROVE, REJECT, confirmDetail, confirmResult, confirmTitle } from "./shared/confirm";
 import { applyUnifiedDiff } from "./shared/patch";
+import { visible } from "./shared/visible";
 import type { VirtualDocs } from "./virtualDocs";
 
 export interface ConfirmUi {
@@ -47,7 +48,7 @@ export async function showApprovalDiff(docs: VirtualDocs, p: ConfirmParams): Pro
     after = after ?? before;
     left = docs.set(`/approval/${id}/before/${name}`, before);
     right = docs.set(`/approval/${id}/after/${name}`, after);
-    await vscode.commands.executeCommand("vscode.diff", left, right, `Agent wants to ${p.kind} ${p.path ?? name} (proposed)`, {
+    await vscode.commands.executeCommand("vscode.diff", left, right, `Agent wants to ${p.kind} ${visible(p.path ?? name)} (proposed)`, {
       preview: true,
       preserveFocus: true,
     });

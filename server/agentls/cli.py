@@ -1,4 +1,4 @@
-"""The agentls command line: serve | ask | repl | chat | replay | bench."""
+"""The agentls command line: serve | ask | repl | chat | sessions | replay | bench."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ import sys
 def _replay(args: argparse.Namespace) -> int:
     from .context.replay import format_table, load_trace, replay_trace, total_of
 
+    if args.compare:
+        return _replay_compare(args)
+
     results = []
     ledger = open(args.ledger, "w", encoding="utf-8") if args.ledger else None
     try:
@@ -19,16 +22,35 @@ def _replay(args: argparse.Namespace) -> int:
             except (OSError, ValueError) as error:
                 print(f"agentls replay: {error}", file=sys.stderr)
                 return 2
-            results.append(replay_trace(trace_id, messages, args.policy, args.window, ledger))
+            results.append(replay_trace(trace_id, messages, args.policy, args.window, ledger,
+                                        cache=args.cache, breakpoints=args.breakpoints, ttl=args.ttl,
+                                        pauses=(args.pause_every, args.pause_seconds)))
     finally:
         if ledger is not None:
             ledger.close()
     total = total_of(results)
     if args.json:
-        print(json.dumps({"policy": args.policy, "window": args.window,
+        print(json.dumps({"policy": args.policy, "window": args.window, "cache": args.cache,
+                          "breakpoints": args.breakpoints, "ttl": args.ttl,
                           "traces": [r.as_dict() for r in results], "total": total.as_dict()}, indent=1))
     else:
+        print(f"cache={args.cache} breakpoints={args.breakpoints} ttl={args.ttl}")
         print(format_table([*results, total], args.policy, args.window))
+    return 0
+
+
+def _replay_compare(args: argparse.Namespace) -> int:
+    from .context.replay import load_trace
+    from .context.replay_compare import compare, comparison_json, format_comparison
+
+    for path in args.traces:  # fail early and plainly, not inside a worker
+        try:
+            load_trace(path)
+        except (OSError, ValueError) as error:
+            print(f"agentls replay: {error}", file=sys.stderr)
+            return 2
+    comparisons = compare(args.traces, jobs=args.jobs)
+    print(json.dumps(comparison_json(comparisons)) if args.json else format_comparison(comparisons))
     return 0
 
 
@@ -68,6 +90,12 @@ def _chat(args: argparse.Namespace) -> int:
     return run_chat(args) or 0
 
 
+def _sessions(args: argparse.Namespace) -> int:
+    from .sessions_cli import run_sessions
+
+    return run_sessions(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentls", description=__doc__)
     commands = parser.add_subparsers(dest="command")
@@ -100,12 +128,35 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--mcp-config", metavar="FILE", help="MCP servers, in the mcp.json shape ({\"mcpServers\": …})")
     chat.set_defaults(run=_chat)
 
+    sessions = commands.add_parser("sessions", help="list, export or import saved conversations (JSONL)")
+    sessions.add_argument("--workspace", default=".", help="workspace folder (default: current directory)")
+    actions = sessions.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", help="the workspace's sessions, most recent first")
+    listing.add_argument("--all", action="store_true", help="every workspace's sessions")
+    export = actions.add_parser("export", help="a session as JSONL on stdout (default: the most recent)")
+    export.add_argument("id", nargs="?")
+    imported = actions.add_parser("import", help="a JSONL export as a new session of the workspace")
+    imported.add_argument("file", help="the .jsonl file ('-' for stdin)")
+    sessions.set_defaults(run=_sessions)
+
     replay = commands.add_parser("replay", help="price recorded conversations under a context policy")
     replay.add_argument("traces", nargs="+", metavar="TRACE.json")
     replay.add_argument("--window", type=int, default=200_000)
-    replay.add_argument("--policy", choices=("default", "seed", "none"), default="default")
+    replay.add_argument("--policy", choices=("default", "seed", "anthropic", "none"), default="default")
+    replay.add_argument("--cache", choices=("anthropic", "ideal"), default="anthropic",
+                        help="how requests are billed: the real prompt cache, or an ideal prefix cache")
+    replay.add_argument("--breakpoints", choices=("frontier", "legacy"), default="frontier",
+                        help="where cache breakpoints go (legacy: before the stable frontier existed)")
+    replay.add_argument("--ttl", choices=("auto", "5m", "1h"), default="auto",
+                        help="TTL of the head and frontier breakpoints (auto: from the gaps between calls)")
+    replay.add_argument("--pause-every", type=int, default=0, metavar="N",
+                        help="simulate a pause before every N-th call (the traces carry no clock)")
+    replay.add_argument("--pause-seconds", type=float, default=900.0, metavar="S")
     replay.add_argument("--json", action="store_true")
     replay.add_argument("--ledger", metavar="FILE", help="write one JSON line per request")
+    replay.add_argument("--compare", action="store_true",
+                        help="seed, default and anthropic at 32K, 64K and 200K: cost ratios and outliers")
+    replay.add_argument("--jobs", type=int, default=1, help="processes for --compare")
     replay.set_defaults(run=_replay)
 
     bench = commands.add_parser("bench", help="benchmarks")

@@ -11,16 +11,21 @@ import contextlib
 import json
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
+from . import credentials
 from .agent import events as ev
 from .agent.approval import ApprovalPolicy, ApprovalRequest, auto_approve
 from .agent.mcp.config import ServerConfig, parse_servers, read_mcp_json
 from .agent.mcp.report import mcp_lines, tools_changed_text
 from .agent.loop import Agent, AgentError
-from .agent.session import SessionLog
+from .agent.store import SessionStore, StoreError, open_session
+from .agent.transcript import transcript
+from .agent.visible import visible
 from .agent.workspace import Workspace
+from .lsp.terminal import Terminal, pick_session, session_lines
 from .model import ModelSettings
 from .model.settings import for_demo_model
 
@@ -69,7 +74,7 @@ class Printer:
             self.thinking = True
             self._note("(thinking…)")
         elif isinstance(event, ev.ToolStart):
-            self._note(f"\n→ {event.summary}")
+            self._note(f"\n→ {visible(event.summary)}")
         elif isinstance(event, ev.ToolEnd):
             badge = f" [{event.marker}]" if event.marker else ""
             self._note(f"  {'✗' if event.is_error else '✓'} {event.summary} ({event.result_chars:,} chars){badge}")
@@ -89,14 +94,14 @@ def terminal_asker(stream_in=None, stream_err=None):
     async def ask(request: ApprovalRequest) -> bool:
         err = stream_err or sys.stderr
         if request.kind == "shell":
-            question = f"Run `{request.command}`?"
+            question = f"Run `{visible(request.command or '')}`?"
         elif request.kind == "mcp":
-            print(request.input, file=err)
-            question = f"Call {request.tool} on MCP server '{request.server}'?"
+            print(visible(request.input or ""), file=err)
+            question = f"Call {visible(request.tool or '')} on MCP server '{visible(request.server or '')}'?"
         else:
             if request.diff:
-                print(request.diff, file=err)
-            question = f"{request.kind.title()} {request.path}?"
+                print(visible(request.diff), file=err)
+            question = f"{request.kind.title()} {visible(request.path or '')}?"
         print(f"{question} [y/N] ", end="", file=err, flush=True)
         reader = stream_in or sys.stdin
         answer = await asyncio.to_thread(reader.readline)
@@ -114,7 +119,7 @@ def usage_prompt(usage: dict[str, Any]) -> str:
 
 def build_agent(workspace: Path, settings: ModelSettings, yes: bool, new: bool, mcp_config: str | None = None) -> Agent:
     approve = auto_approve if yes else ApprovalPolicy(terminal_asker())
-    session = SessionLog.open(workspace, new=new)
+    session = open_session(workspace, new=new)  # never fails; damage is noted at the first turn
     return Agent(Workspace([workspace]), settings, approve=approve, session=session,
                  mcp_servers=_mcp_servers(mcp_config))
 
@@ -154,6 +159,7 @@ async def _ask(args) -> int:
 
 
 def run_ask(args) -> int:
+    credentials.take_from_environment()  # the agent's shell commands are our children
     return asyncio.run(_ask(args))
 
 
@@ -166,17 +172,50 @@ async def _command(agent: Agent, line: str, printer: Printer) -> None:
         cost = agent.cost()
         print(f"{cost['model']}: {cost['requests']} requests, input {cost['inputTokens']:,}, "
               f"output {cost['outputTokens']:,}, cache read {cost['cacheReadTokens']:,}, "
-              f"cache write {cost['cacheWriteTokens']:,} — ${cost['usd']:.4f}")
-    elif name == "/clear":
-        agent.clear(SessionLog.open(agent.workspace.roots[0], new=True))
-        print("new conversation (the old one stays on disk)")
+              f"cache write {cost['cacheWriteTokens']:,} ({cost['cacheWrite1hTokens']:,} with the 1-hour TTL; "
+              f"head and frontier TTL now {cost['cacheTtl']}) — ${cost['usd']:.4f}")
+    elif name in ("/clear", "/new"):
+        agent.clear(open_session(agent.workspace.roots[0], new=True))
+        print("new conversation (the old one stays saved: /sessions lists it)")
+    elif name == "/sessions":
+        listed = _sessions(agent, rest.strip())
+        print("\n".join(session_lines(listed, time.time())))
+    elif name == "/resume":
+        session_id = pick_session(_sessions(agent, ""), rest)
+        if session_id is None:
+            print("/resume N (a number from /sessions) or a session id")
+            return
+        try:
+            agent.resume(open_session(agent.workspace.roots[0], session_id=session_id))
+        except StoreError as error:
+            print(f"cannot resume: {error}")
+            return
+        print(f"resumed {session_id}")
+        terminal = Terminal()
+        terminal.transcript(transcript(agent.history()))
     elif name == "/context":
         print(json.dumps(agent.context(), indent=1))
     elif name == "/mcp":
         await agent.mcp.refresh(retry_failed=True)
         print("\n".join(mcp_lines(agent.mcp.status(), agent.tool_list_changes)))
     else:
-        print("commands: /compact [instructions], /cost, /clear, /context, /mcp, /quit")
+        print("commands: /compact [instructions], /cost, /new (or /clear), /sessions [words], /resume N|ID, "
+              "/context, /mcp, /quit")
+
+
+def _sessions(agent: Agent, query: str) -> list[dict[str, Any]]:
+    """This workspace's sessions as agent/sessions lists them (the REPL has no server to ask)."""
+    store = SessionStore.open()
+    try:
+        infos = store.sessions(agent.workspace.roots[0])
+    finally:
+        store.close()
+    current = agent.session.id if agent.session is not None else None
+    listed = [{"id": i.id, "title": i.title or "(untitled)", "updated": i.updated, "turns": i.turns,
+               "costUsd": i.cost_usd, "current": i.id == current, "inUse": i.in_use and i.id != current}
+              for i in infos]
+    words = query.lower().split()
+    return [s for s in listed if all(w in s["title"].lower() or w in s["id"] for w in words)]
 
 
 async def _repl(args) -> int:
@@ -220,5 +259,6 @@ async def _repl(args) -> int:
 
 
 def run_repl(args) -> int:
+    credentials.take_from_environment()
     return asyncio.run(_repl(args))
 

@@ -62,7 +62,9 @@ async def converse(model_api, web_server, workspace, turns) -> tuple[int, int]:
     turn_starts: set[int] = set()
 
     def sink(event) -> None:
-        if isinstance(event, (ev.LayerApplied, ev.CompactionFinished)):
+        if isinstance(event, ev.LayerApplied):  # announced once the request carrying it was answered
+            batch_before.add(len(model_api.message_bodies) - start - 1)
+        elif isinstance(event, ev.CompactionFinished):  # before the request carrying the summary
             batch_before.add(len(model_api.message_bodies) - start)
 
     try:

@@ -15,7 +15,7 @@ from agentls.agent import events as ev
 from agentls.agent.approval import ApprovalRequest
 from agentls.agent.loop import Agent
 from agentls.agent.mcp.config import parse_servers
-from agentls.agent.session import SessionLog
+from agentls.agent.store import open_session
 from agentls.agent.workspace import Workspace
 from agentls.context import ContextConfig
 from agentls.context.structure import request_problems
@@ -53,7 +53,7 @@ async def make_mcp_agent(mock_api, workspace, data_dir):
         configs, problems = parse_servers(servers)
         assert problems == []
         agent = Agent(Workspace([workspace]), settings_for(mock_api), approve=approve or Approvals(),
-                      context=context or ContextConfig(), session=SessionLog.open(workspace, new=True),
+                      context=context or ContextConfig(), session=open_session(workspace, new=True),
                       mcp_servers=configs)
         made.append(agent)
         return agent

@@ -8,8 +8,14 @@ test-output/e2e/agentls/ and test-output/e2e/stand-in-server/.
 
 - with agentls: chat view, a prompt the offline demo model answers by reading
   a workspace file (streamed reply + tool card), Agent: Compact Conversation
-  (the status bar percentage drops), Agent: Show Cost, Agent: Show Context,
-  an MCP server added in the settings listed by Agent: Show MCP Servers and /mcp.
+  (the status bar percentage drops), Agent: Show Cost, Agent: Show Context; then
+  client-vscode/test/e2e/steps-context.mjs (issue 9): the meter's percentage equals
+  its fraction at every step, the compaction divider opens the summary, an expanded
+  tool card shows a token from deep inside the output, a cleared result's original
+  opens from its card, Show Context follows the conversation and survives a reload;
+  then the editor tools in a TypeScript workspace (steps-editor.mjs): a scripted
+  model calls find_symbols, find_references and an edit that breaks the types;
+  then an MCP server added in the settings listed by Agent: Show MCP Servers and /mcp.
 - with the stand-in server (client-vscode/test/e2e/fake_server.py): the same,
   plus approvals (modal for a command, diff + modal for an edit) and a server
   crash that is restarted and reported in the panel.
@@ -91,3 +97,5 @@ def test_vscode_with_agentls(vscode_ready: None) -> None:
     # AGENTLS_E2E_REQUIRE_SERVER=1 makes a missing server a failure.
     out = _e2e({})
     assert "all steps passed" in out or "client-only steps passed" in out
+    if "all steps passed" in out:  # client-vscode/test/e2e/steps-editor.mjs ran in a TypeScript workspace
+        assert "editor tools: symbols found the class" in out

@@ -67,13 +67,26 @@ def test_user_words_beyond_the_budget_keep_the_newest():
 
 
 def test_recently_read_files_are_reattached_within_bounds():
-    engine = make_engine(reattach_files=2, reattach_file_tokens=500)
+    engine = make_engine(window=200_000, reattach_files=2, reattach_file_tokens=500)
     long_session(engine, turns=6, body_chars=6_000)
-    engine.apply_summary(engine.summary_request(), SUMMARY)
+    engine.apply_summary(engine.summary_request(manual=True), SUMMARY)
     files = next(b["text"] for b in engine.history.messages[0]["content"] if b["text"].startswith(FILES_MARK))
     assert files.count("## file") == 2
     assert len(files) < 2 * 500 * 4 + 400
     assert "contents of file" in files
+
+
+def test_a_small_window_keeps_a_longer_tail_instead_of_reattaching_files():
+    small, large = ContextConfig(window=32_000), ContextConfig(window=200_000)
+    assert small.reattach_total_tokens == 0 < large.reattach_total_tokens
+    assert small.compact_tail_tokens / small.effective_window > large.compact_tail_tokens / large.effective_window
+    for config in (small, large):  # the summary message's room is the same share of any window
+        room = config.reattach_total_tokens + config.compact_tail_tokens
+        assert room == pytest.approx(0.2 * config.effective_window)
+    engine = make_engine(reattach_files=2, reattach_file_tokens=500)
+    long_session(engine, turns=6, body_chars=6_000)
+    engine.apply_summary(engine.summary_request(), SUMMARY)
+    assert not any(b["text"].startswith(FILES_MARK) for b in engine.history.messages[0]["content"])
 
 
 def test_manual_instructions_reach_the_summary_prompt():

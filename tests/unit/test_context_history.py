@@ -79,12 +79,8 @@ def test_structure_checker_finds_orphans():
     assert any("has no tool_result" in p for p in request_problems(missing))
 
 
-def test_store_round_trip_on_disk(tmp_path):
-    from agentls.context import DiskStore
-
-    store = DiskStore(tmp_path / "store")
+def test_memory_store_first_write_wins():
+    store = MemoryStore()
     store.put("context://toolu_1", "full text ✓")
     store.put("context://toolu_1", "a second write never replaces the first")
-    assert DiskStore(tmp_path / "store").get("context://toolu_1") == "full text ✓"
-    assert store.get("context://missing") is None
-    assert MemoryStore().get("context://x") is None
+    assert store.get("context://toolu_1") == "full text ✓" and store.get("context://x") is None

@@ -1,11 +1,15 @@
 """Property: whatever happens, every request is valid and nothing rewritten is lost.
 
 Random sequences of user turns, tool rounds (several tools, duplicate paths,
-huge results, large inputs), idle gaps, automatic and manual compactions
-(some summaries failing), including compactions in the middle of a tool loop.
+huge results, large inputs, the assistant's reasoning before the calls),
+answers (some larger than the whole window), idle gaps, automatic and manual
+compactions (some summaries failing), including compactions in the middle
+of a tool loop. Every ref a placeholder names reads back, and what it reads
+back is what was written.
 """
 
 import os
+import re
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,7 +17,7 @@ from hypothesis import strategies as st
 from agentls.context import ContextConfig, ContextEngine, MemoryStore
 from agentls.context.blocks import result_text
 from agentls.context.compact import SummaryError
-from agentls.context.store import input_ref, result_ref
+from agentls.context.store import input_ref, result_ref, text_ref
 from agentls.context.structure import request_problems
 from agentls.context.tokens import Usage
 
@@ -21,12 +25,14 @@ EXAMPLES = int(os.environ.get("AGENTLS_PROPERTY_EXAMPLES", "10000"))
 
 TOOLS = ["read_file", "grep_search", "run_shell", "list_files", "edit_file", "write_file"]
 SIZES = [0, 40, 700, 6_000, 20_000, 70_000]
+PROSE = [0, 150, 2_000, 90_000]  # the last: longer than a small window
+REF = re.compile(r'read_file path="(context://[^"]+)"')
 
 tool = st.tuples(st.sampled_from(TOOLS), st.integers(0, 3), st.sampled_from(SIZES), st.sampled_from([0, 30, 3_000]))
 op = st.one_of(
     st.tuples(st.just("user"), st.integers(0, 400)),
-    st.tuples(st.just("tools"), st.lists(tool, min_size=1, max_size=3)),
-    st.tuples(st.just("answer"), st.integers(0, 2_000)),
+    st.tuples(st.just("tools"), st.tuples(st.lists(tool, min_size=1, max_size=3), st.sampled_from(PROSE))),
+    st.tuples(st.just("answer"), st.one_of(st.integers(0, 2_000), st.sampled_from(PROSE))),
     st.tuples(st.just("idle"), st.integers(1, 900)),
     st.tuples(st.just("compact"), st.booleans()),
 )
@@ -43,6 +49,7 @@ class Driver:
         self.previous: list | None = None
         self.counter = 0
         self.requests = 0
+        self.written: list[str] = []  # every text the assistant or the user wrote
 
     def summarize(self, ok: bool) -> str:
         return "<analysis>x</analysis><summary>goal; next step</summary>" if ok else "<analysis>x</analysis>"
@@ -67,13 +74,21 @@ class Driver:
             rewrote = rewrote or prepared.batch is not None
         problems = request_problems(prepared.messages)
         assert problems == [], problems
+        # every kind of block can be made to fit: an invariant, at every window
+        assert prepared.estimate <= self.engine.config.effective_window, prepared.estimate
         if self.previous is not None and not rewrote:
             assert all(a is b for a, b in zip(self.previous, prepared.messages)), "not append-only"
             assert len(prepared.messages) >= len(self.previous)
         self.previous = prepared.messages
         self.requests += 1
-        self.engine.record_usage(Usage(input_tokens=5, cache_read_input_tokens=prepared.estimate), self.clock)
+        self.record(prepared.estimate)
         self.clock += 1
+
+    def record(self, prepared_estimate: int) -> None:
+        self.engine.record_usage(Usage(input_tokens=5, cache_read_input_tokens=prepared_estimate), self.clock)
+
+    def user_message(self, arg) -> dict:
+        return {"role": "user", "content": [{"type": "text", "text": "u" * (arg + 1)}]}
 
     def run(self, ops) -> None:
         engine = self.engine
@@ -81,11 +96,16 @@ class Driver:
         for kind, arg in ops:
             last = engine.history.last_role
             if kind == "user" and last == "assistant" and not engine.history.open_tool_uses():
-                engine.append({"role": "user", "content": [{"type": "text", "text": "u" * (arg + 1)}]})
+                message = self.user_message(arg)
+                self.written += [b["text"] for b in message["content"] if b.get("type") == "text"]
+                engine.append(message)
             elif kind == "tools" and last == "user":
-                self.call_model(summary_ok=len(arg) != 2)
+                calls, prose = arg
+                self.call_model(summary_ok=len(calls) != 2)
                 blocks, answers = [], []
-                for name, path, size, input_size in arg:
+                if prose:
+                    blocks.append({"type": "text", "text": self.write(prose)})
+                for name, path, size, input_size in calls:
                     self.counter += 1
                     tool_use_id = f"toolu_{self.counter}"
                     tool_input = {"path": f"f{path}.py"}
@@ -100,7 +120,7 @@ class Driver:
                 engine.append({"role": "user", "content": answers})
             elif kind == "answer" and last == "user":
                 self.call_model(summary_ok=arg % 3 != 0)
-                engine.append({"role": "assistant", "content": [{"type": "text", "text": "a" * (arg + 1)}]})
+                engine.append({"role": "assistant", "content": [{"type": "text", "text": self.write(arg + 1)}]})
             elif kind == "idle":
                 self.clock += arg
             elif kind == "compact":
@@ -109,7 +129,36 @@ class Driver:
             self.call_model(summary_ok=True)  # compaction mid tool loop included
         self.check_store()
 
+    def write(self, chars: int) -> str:
+        self.counter += 1
+        text = f"thought {self.counter}: " + "a" * chars
+        self.written.append(text)
+        return text
+
+    def check_refs(self) -> None:
+        """Every ref named anywhere in the history reads back; an assistant text reads back whole."""
+        store = self.engine.store
+        pending = [ref for m in self.engine.history.messages for ref in REF.findall(str(m))]
+        seen = set()
+        while pending:
+            ref = pending.pop()
+            if ref in seen:
+                continue
+            seen.add(ref)
+            text = store.get(ref)
+            assert text is not None, ref
+            pending += REF.findall(text)  # a cut text names the full one
+            if ref.startswith("context://text-"):  # named by its content: what was stored is what was written
+                assert text_ref(text) == ref
+                assert self.from_history(text), ref
+
+    def from_history(self, text: str) -> bool:
+        """A stored text is a text written here (by the assistant or the user), or a cut of one."""
+        head = text.split("\n\n[...")[0]
+        return any(w in text or head in w for w in self.written)
+
     def check_store(self) -> None:
+        self.check_refs()
         store = self.engine.store
         for record in self.engine.history.records.values():
             if record.state and record.result_msg is not None:

@@ -1,5 +1,6 @@
 /** Mapping between the approval dialog's buttons and `ConfirmResult`. */
 import type { ConfirmParams, ConfirmResult } from "../protocol";
+import { visible } from "./visible";
 
 export const APPROVE = "Approve";
 export const ALWAYS = "Always for this session";
@@ -18,20 +19,20 @@ export function confirmTitle(p: ConfirmParams): string {
     case "shell":
       return "The agent wants to run a shell command";
     case "write":
-      return `The agent wants to write ${p.path ?? "a file"}`;
+      return `The agent wants to write ${visible(p.path ?? "a file")}`;
     case "edit":
-      return `The agent wants to edit ${p.path ?? "a file"}`;
+      return `The agent wants to edit ${visible(p.path ?? "a file")}`;
     case "mcp":
-      return `The agent wants to call ${p.tool ?? "a tool"} on MCP server '${p.server ?? "?"}'`;
+      return `The agent wants to call ${visible(p.tool ?? "a tool")} on MCP server '${visible(p.server ?? "?")}'`;
   }
 }
 
 export function confirmDetail(p: ConfirmParams): string {
-  if (p.kind === "shell") return p.command ?? "(no command given)";
-  if (p.kind === "mcp") return p.input ?? "{}";
-  const lines = [p.path ?? ""];
+  if (p.kind === "shell") return visible(p.command ?? "(no command given)");
+  if (p.kind === "mcp") return visible(p.input ?? "{}");
+  const lines = [visible(p.path ?? "")];
   if (p.diff) {
-    const diffLines = p.diff.split("\n");
+    const diffLines = visible(p.diff).split("\n");
     const shown = diffLines.slice(0, 40).join("\n");
     lines.push("", shown + (diffLines.length > 40 ? `\n… ${diffLines.length - 40} more lines (see the diff editor)` : ""));
   }

@@ -29,8 +29,8 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
 
 def usage() -> dict:
     used = state["used"]
-    u = used / WINDOW
-    return {"used": used, "window": WINDOW, "effectiveWindow": WINDOW - 2000, "utilization": u,
+    u = round(used / (WINDOW - 2000), 4)  # docs/protocol.md, Utilization: over the usable window
+    return {"used": used, "window": WINDOW, "effectiveWindow": WINDOW - 2000, "utilization": u, "nextRequest": "none",
             "level": "high" if u >= 0.85 else "warn" if u >= 0.6 else "ok",
             "categories": {"system": 1000, "tools": 1000, "user": 0, "assistant": 0, "toolResults": max(0, used - 2000)},
             "layers": [{"layer": "compact", "count": state.get("compactions", 0), "tokensSaved": 0}]}
@@ -112,15 +112,17 @@ async def compact(ls: LanguageServer, params: Any) -> dict:
     state["used"] = 2500
     state["compactions"] = state.get("compactions", 0) + 1
     ls.protocol.notify("agent/event", {"turnId": "compact-1", "kind": "compactionFinished",
-                                       "tokensBefore": before, "tokensAfter": state["used"]})
+                                       "tokensBefore": before, "tokensAfter": state["used"],
+                                       "summary": "[Conversation summary] summary", "reason": "manual",
+                                       "compacted": True})
     ls.protocol.notify("agent/contextUsage", usage())
-    return {"tokensBefore": before, "tokensAfter": state["used"], "summary": "summary"}
+    return {"tokensBefore": before, "tokensAfter": state["used"], "summary": "summary", "compacted": True, "note": ""}
 
 
 @server.feature("agent/cost")
 def cost(ls: LanguageServer, params: Any) -> dict:
     return {"model": "fake-demo", "requests": 2, "inputTokens": 1234, "outputTokens": 56,
-            "cacheReadTokens": 0, "cacheWriteTokens": 0, "usd": 0.0}
+            "cacheReadTokens": 0, "cacheWriteTokens": 0, "cacheWrite1hTokens": 0, "cacheTtl": "5m", "usd": 0.0}
 
 
 @server.feature("agent/clear")

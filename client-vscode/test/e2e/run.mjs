@@ -23,6 +23,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { contextSteps } from "./steps-context.mjs";
+import { editorSteps } from "./steps-editor.mjs";
 import { mcpSteps } from "./steps-mcp.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -356,9 +358,11 @@ async function main() {
     // 07: a settings change reaches the running server (workspace/didChangeConfiguration, no restart)
     mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
     writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "agentls.contextWindow": 40000 }, null, 2));
-    await waitFor(async () => /\/40K/.test(await statusText(page)), 30_000, "the status bar to show the new 40K window");
+    await waitFor(async () => /\/38K/.test(await statusText(page)), 30_000, "the status bar to show the new 40K window (38K usable: 2K reserve)");
     log(`settings change reached the server without a restart: "${await statusText(page)}"`);
     await shot(page, "07-settings-changed");
+    await contextSteps({ page, chat, workspace, shot, palette, statusText, waitFor, log, fail }); // issue 9 (needs the demo model)
+    await editorSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
     await mcpSteps({ page, chat, workspace, python, repo, shot, palette, waitFor, statusText, log, fail });
   }
   if (fake) {

@@ -28,7 +28,7 @@ test("unknown commands, paths and escapes", () => {
 
 test("completions at the start of the input", () => {
   assert.deepEqual(slashCompletions("/co").map((c) => c.name), ["compact", "cost", "context"]);
-  assert.deepEqual(slashCompletions("/").length, 6);
+  assert.deepEqual(slashCompletions("/").length, 8);
   assert.deepEqual(slashCompletions("/compact x"), []);
   assert.deepEqual(slashCompletions("hi /co"), []);
 });

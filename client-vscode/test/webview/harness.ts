@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { after, before, beforeEach } from "node:test";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 export const root = path.resolve(__dirname, "../../..");
 
@@ -108,4 +109,32 @@ export async function posted(page: Page): Promise<{ type: string; [k: string]: u
 
 export async function clearPosted(page: Page): Promise<void> {
   await page.evaluate(() => ((window as unknown as { __posted: unknown[] }).__posted = []));
+}
+
+/**
+ * One browser and one page server for a test file; a fresh page (booted, server
+ * running) before each test, handed to `onPage`.
+ */
+export function usePage(onPage: (page: Page) => void): void {
+  let browser: Browser;
+  let server: { url: string; close: () => Promise<void> };
+  let context: BrowserContext | undefined;
+  before(async () => {
+    server = await serve();
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  beforeEach(async () => {
+    await context?.close();
+    context = await browser.newContext();
+    const page = await context.newPage();
+    page.on("pageerror", (e) => console.error("pageerror:", e.message));
+    await page.goto(server.url);
+    await page.waitForSelector("#input");
+    await host(page, { type: "server", status: { phase: "running" } });
+    onPage(page);
+  });
 }

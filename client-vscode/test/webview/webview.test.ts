@@ -1,36 +1,14 @@
 /** The chat webview in real headless Chromium (playwright-core), with a fake VS Code host. */
 import assert from "node:assert/strict";
-import { after, before, beforeEach, test } from "node:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { clearPosted, host, launch, posted, serve } from "./harness";
+import { test } from "node:test";
+import type { Page } from "playwright-core";
+import { clearPosted, host, posted, usePage } from "./harness";
 
-let browser: Browser;
-let server: { url: string; close: () => Promise<void> };
-let context: BrowserContext;
 let page: Page;
+usePage((p) => (page = p));
 
 const turn = "t1";
 const delta = (text: string) => ({ type: "event", event: { turnId: turn, kind: "textDelta", text } });
-
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-beforeEach(async () => {
-  await context?.close();
-  context = await browser.newContext();
-  page = await context.newPage();
-  page.on("pageerror", (e) => console.error("pageerror:", e.message));
-  await page.goto(server.url);
-  await page.waitForSelector("#input");
-  await host(page, { type: "server", status: { phase: "running" } });
-});
 
 test("the page boots, says ready, and has no CSP violations", async () => {
   const msgs = await posted(page);
@@ -239,10 +217,10 @@ test("server state, context usage and clear", async () => {
   assert.deepEqual(await posted(page), [{ type: "restartServer" }]);
   await host(page, { type: "server", status: { phase: "running" } }, {
     type: "contextUsage",
-    usage: { used: 130000, window: 200000, effectiveWindow: 180000, utilization: 0.65, level: "warn", categories: { system: 1, tools: 1, user: 1, assistant: 1, toolResults: 1 }, layers: [] },
+    usage: { used: 117000, window: 200000, effectiveWindow: 180000, utilization: 0.65, level: "warn", categories: { system: 1, tools: 1, user: 1, assistant: 1, toolResults: 1 }, layers: [] },
   });
   assert.equal(await page.isVisible(".server"), false);
-  assert.equal(await page.textContent(".bar .ctx"), "65% · 130K/200K");
+  assert.equal(await page.textContent(".bar .ctx"), "65% · 117K/180K");
   assert.match((await page.getAttribute(".bar .ctx", "class")) ?? "", /level-warn/);
   await host(page, { type: "userMessage", text: "x", attachments: [] }, { type: "cleared" });
   assert.equal(await page.locator(".msg").count(), 0);

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from ..context import ContextConfig, ContextEngine
 from ..context.compact import SummaryError
-from ..context.pipeline import CompactionResult, Prepared
+from ..context.pipeline import CompactionResult, NothingToGain, Prepared
 from ..context.rewrite import MARKER
 from ..model import ModelClient, ModelError, ModelSettings
 from ..model.response import Usage
@@ -27,12 +27,18 @@ from .approval import ApprovalCallback, deny_all
 from .mcp.config import ServerConfig
 from .mcp.manager import McpManager
 from .mcp.names import is_mcp_name
+from .oversize import USER_SHARE, fit_history, fit_user_blocks, is_too_long
 from .prompt import system_prompt
-from .session import SessionLog
+from .sent import SentLog, tool_result_view
+from .store import Session, StoreError
+from .transcript import tool_summary
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
+from .tools.editor import EditorQueries
 from .workspace import Workspace
 
 CANCELLED = "[cancelled by the user before this tool call finished]"
+# After the API refused a request as too long, user texts are cut to this share of the window.
+REPAIR_SHARE = 0.1
 CUT_OFF = "[not run: the reply was cut off (max_tokens) before this tool call was complete; send it again, shorter]"
 
 
@@ -56,18 +62,12 @@ async def _emit(sink: ev.EventSink | None, event: ev.AgentEvent) -> None:
         await outcome
 
 
-def _tool_summary(name: str, tool_input: dict[str, Any]) -> str:
-    for key in ("path", "command", "pattern"):
-        if isinstance(tool_input.get(key), str):
-            return f"{name} {tool_input[key]}"[:200]
-    return name
-
-
 class Agent:
     def __init__(self, workspace: Workspace, model: ModelSettings | None = None, *,
                  context: ContextConfig | None = None, approve: ApprovalCallback = deny_all,
-                 session: SessionLog | None = None, clock: Callable[[], float] = time.time,
-                 shell_timeout: float = 120.0, mcp_servers: tuple[ServerConfig, ...] = ()) -> None:
+                 session: Session | None = None, clock: Callable[[], float] = time.time,
+                 shell_timeout: float = 120.0, editor: EditorQueries | None = None,
+                 mcp_servers: tuple[ServerConfig, ...] = ()) -> None:
         self.workspace = workspace
         self.model_settings = model or ModelSettings()
         self.client = ModelClient(self.model_settings)
@@ -75,14 +75,18 @@ class Agent:
         self.clock = clock
         self.shell_timeout = shell_timeout
         self.session = session
+        self.editor = editor
         self.mcp = McpManager(mcp_servers, cwd=str(workspace.roots[0]) if workspace.roots else None)
-        self.tools = tool_definitions()
+        self.tools = self._builtin_tools()
         self.tool_list_changes = 0  # requests whose tool list differed from the previous one (cache breaks)
         self._sent_tools: list[dict[str, Any]] | None = None
         self._context_config = context or ContextConfig()
         self.engine = self._new_engine()
+        self.sent = SentLog()
         self.busy = False
         self._retired: list[ModelClient] = []
+        self._unsaved: str | None = None  # why the last write to the session failed, until reported
+        self._unsaved_reported = False
         if session is not None:
             self._restore(session)
 
@@ -91,6 +95,10 @@ class Agent:
     @property
     def system(self) -> str:
         return system_prompt(self.workspace.roots)
+
+    def _builtin_tools(self) -> list[dict[str, Any]]:
+        """The built-in tools, then the editor's: MCP tools come after them (a stable order)."""
+        return tool_definitions(self.editor.kinds if self.editor is not None else ())
 
     def _static_tokens(self) -> tuple[int, int]:
         tools = len(json.dumps(self.tools)) // 4
@@ -102,12 +110,41 @@ class Agent:
         store = self.session.store if self.session is not None else None
         return ContextEngine(config=config, store=store) if store is not None else ContextEngine(config=config)
 
-    def _restore(self, session: SessionLog) -> None:
+    def _restore(self, session: Session) -> None:
         restored = session.restore()
-        for message in restored.messages:
-            self.engine.append(message)
+        try:
+            for message in restored.messages:
+                self.engine.append(message)
+        except ValueError as error:  # the store hands a valid history; should that ever fail, start empty
+            self.engine = self._new_engine()
+            session.problems.append(f"This conversation could not be restored ({error}); it starts empty.")
         for model, numbers in restored.usage:
             self.client.costs.add(model, Usage(**numbers))
+        self._fit_history(USER_SHARE)  # a session saved with an oversized message must not stay stuck
+        # the restored history is what the last request before the reload carried
+        self.sent.sent(list(self.engine.history.messages), self.engine, None)
+
+    def session_problems(self) -> list[str]:
+        """What the user should hear about the session (damage set aside, not saved). Front ends
+        may show them at start; the next turn notes them in the chat (error events), once."""
+        return list(self.session.problems) if self.session is not None else []
+
+    def _user_budget_chars(self, share: float) -> int:
+        config = self.engine.config
+        return int(config.effective_window * share * config.chars_per_token)
+
+    def _fit_history(self, share: float) -> int:
+        """Cut user texts over `share` of the window (losslessly, see oversize.py); how many were cut.
+
+        A deliberate rewrite of the history: the prompt cache starts over, which
+        only happens when a request would otherwise be refused.
+        """
+        messages, cut = fit_history(self.engine.history.messages, self._user_budget_chars(share), self.engine.store)
+        if cut:
+            self.engine.history = self.engine.history.rebuilt(messages)
+            self.engine.meter.reset()
+            self.engine.cache_cold = True
+        return cut
 
     def reconfigure(self, model: ModelSettings | None = None, context: ContextConfig | None = None,
                     mcp_servers: tuple[ServerConfig, ...] | None = None) -> None:
@@ -164,6 +201,7 @@ class Agent:
 
         await self._refresh_tools()
         blocks = self._user_blocks(prompt, attachments)
+        blocks, _ = fit_user_blocks(blocks, self._user_budget_chars(USER_SHARE), self.engine.store)
         self.engine.add_user_blocks(blocks)
         self._log({"role": "user", "content": blocks})  # the loader joins it to an unanswered user message
         texts: list[str] = []
@@ -180,6 +218,7 @@ class Agent:
             assistant = {"role": "assistant", "content": content}
             self.engine.append(assistant)
             self._log(assistant)
+            await emit(ev.ContextUsage(self.context_usage()))  # the reply is part of the next request
             texts.extend(b["text"] for b in content if b.get("type") == "text")
             stop_reason = response.stop_reason or "end_turn"
             uses = [b for b in content if b.get("type") == "tool_use"]
@@ -189,17 +228,20 @@ class Agent:
                     continue
                 break
             await self._run_tools(uses, emit, cut_off=stop_reason == "max_tokens")
+        await self._report_store_problems(emit)
         await emit(ev.UsageEvent(ev.usage_wire(total)))
         return TurnResult(turn_id, "\n\n".join(texts), stop_reason, ev.usage_wire(total))
 
     async def _refresh_tools(self) -> None:
         """At a turn start only: MCP servers start lazily and tool lists change between turns, never mid-turn."""
         await self.mcp.refresh()
-        tools = tool_definitions() + self.mcp.definitions()
+        tools = self._builtin_tools() + self.mcp.definitions()
         if tools != self.tools:
             self.tools = tools
             total, _ = self._static_tokens()
             self.engine.reconfigure(self._context_config.updated(system_tokens=total))
+            if self._sent_tools is not None:
+                self.engine.cache_cold = True  # the tools head the prompt: nothing cached is read, rewrites are free
 
     def _append_user(self, blocks: list[dict[str, Any]]) -> list[str]:
         message = {"role": "user", "content": blocks}
@@ -208,29 +250,55 @@ class Agent:
         return cut
 
     def _log(self, message: dict[str, Any]) -> None:
+        self._save(lambda session: session.message(message))
+
+    def _save(self, write: Callable[[Session], None]) -> None:
+        """A failed write does not end the turn: it stays queued in the session, and is reported."""
+        if self.session is None:
+            return
+        try:
+            write(self.session)
+        except StoreError as error:
+            self._unsaved = str(error)
+            return
+        self._unsaved, self._unsaved_reported = None, False
+
+    async def _report_store_problems(self, emit) -> None:
         if self.session is not None:
-            self.session.message(message)
+            for problem in self.session.take_problems():
+                await emit(ev.ErrorEvent(problem))
+        if self._unsaved is not None and not self._unsaved_reported:
+            self._unsaved_reported = True
+            await emit(ev.ErrorEvent(f"the conversation could not be saved ({self._unsaved}); the agent goes on, "
+                                     "and saves what is missing with the next message it can write"))
 
     async def _prepare(self, emit) -> Prepared:
+        await self._report_store_problems(emit)
         prepared = self.engine.prepare(self.clock())
-        await self._announce_batch(prepared, emit)
+        self.sent.prepared(prepared.batch)
         if prepared.compaction_due:
-            await self._compact(emit, reason="auto")
+            await self._compact(emit, reason="auto", frontier=prepared.cached_frontier)
             prepared = self.engine.prepare(self.clock(), allow_compaction=False)
-            await self._announce_batch(prepared, emit)
+            self.sent.prepared(prepared.batch)
+        # Still over the window after the pipeline: user texts are what is left to cut. (An estimate
+        # only a little over is sent as is: if the API refuses it, _call_model repairs and retries once.)
+        if prepared.estimate > self.engine.config.effective_window and self._fit_history(USER_SHARE):
+            prepared = self.engine.prepare(self.clock(), allow_compaction=False)
+            self.sent.prepared(prepared.batch)
         return prepared
 
-    async def _announce_batch(self, prepared: Prepared, emit) -> None:
-        if prepared.batch is None:
-            return
-        by_marker: dict[str, list[str]] = {}
-        for item in prepared.batch.rewrites:
-            if not item.on_input:
-                by_marker.setdefault(MARKER[item.layer], []).append(item.tool_use_id)
-        for marker, ids in by_marker.items():
-            await emit(ev.LayerApplied(prepared.batch.reason, ids, marker))
+    async def _announce_sent(self, prepared: Prepared, emit) -> None:
+        """Badges describe the request that was sent: announced once it was answered."""
+        history = self.engine.history.records
+        for batch in self.sent.sent(prepared.messages, self.engine, self.clock()):
+            by_marker: dict[str, list[str]] = {}
+            for item in batch.rewrites:
+                if not item.on_input and item.tool_use_id in history:
+                    by_marker.setdefault(MARKER[item.layer], []).append(item.tool_use_id)
+            for marker, ids in by_marker.items():
+                await emit(ev.LayerApplied(batch.reason, ids, marker))
 
-    async def _call_model(self, prepared: Prepared, emit, lead: str = ""):
+    async def _call_model(self, prepared: Prepared, emit, lead: str = "", *, may_repair: bool = True):
         pending_lead = [lead]
 
         async def forward(event) -> None:
@@ -249,24 +317,30 @@ class Agent:
         self._sent_tools = self.tools
         try:
             response = await self.client.stream(system=self.system, messages=prepared.messages,
-                                                tools=self.tools, on_event=forward)
+                                                tools=self.tools, on_event=forward, frontier=prepared.frontier,
+                                                previous_frontier=prepared.previous_frontier)
         except ModelError as error:
+            # Refused for its size: cut the user texts further and try exactly once more.
+            if may_repair and is_too_long(error.status, error.message) and self._fit_history(REPAIR_SHARE):
+                prepared = self.engine.prepare(self.clock(), allow_compaction=False)
+                self.sent.prepared(prepared.batch)
+                return await self._call_model(prepared, emit, lead, may_repair=False)
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
         self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate)
-        if self.session is not None:
-            self.session.usage(response.model or self.model_settings.model, asdict(response.usage))
+        await self._announce_sent(prepared, emit)
+        self._save(lambda session: session.usage(response.model or self.model_settings.model, asdict(response.usage)))
         await emit(ev.UsageEvent(ev.usage_wire(response.usage)))
-        await emit(ev.ContextUsage(self.context_usage()))
         return response
 
     async def _run_tools(self, uses: list[dict[str, Any]], emit, cut_off: bool) -> None:
-        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout)
+        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout,
+                          editor=self.editor)
         outputs: dict[str, ToolOutput] = {}
         try:
             for use in uses:
                 name, tool_input = use.get("name", ""), use.get("input") or {}
-                await emit(ev.ToolStart(use["id"], name, _tool_summary(name, tool_input)))
+                await emit(ev.ToolStart(use["id"], name, tool_summary(name, tool_input)))
                 if cut_off:
                     outputs[use["id"]] = ToolOutput(CUT_OFF, True, f"{name}: cut off")
                 elif is_mcp_name(name):
@@ -297,27 +371,35 @@ class Agent:
 
     # -- compaction, cost, context ----------------------------------------------
 
-    async def _compact(self, emit, reason: str, instructions: str | None = None) -> CompactionResult | None:
+    async def _compact(self, emit, reason: str, instructions: str | None = None,
+                       frontier: int | None = None) -> CompactionResult | None:
+        """``frontier``: where the cache holds the conversation (default: the last request's frontier)."""
         request = self.engine.summary_request(instructions, manual=reason == "manual")
         if request is None:
             return None
         await emit(ev.CompactionStarted(reason))
         try:
             response = await self.client.complete(system=self.system, messages=request.messages, tools=self.tools,
-                                                  compact=True, max_tokens=request.max_tokens)
+                                                  compact=True, max_tokens=request.max_tokens,
+                                                  frontier=self.engine.sent_frontier if frontier is None else frontier)
             raw = "".join(b.get("text", "") for b in response.content if b.get("type") == "text")
             result = self.engine.apply_summary(request, raw, reason)
         except ModelError as error:
             self.engine.summary_failed()
             await emit(ev.ErrorEvent(f"compaction failed: {error}"))
             return None
+        except NothingToGain as error:
+            before = self.engine.estimate()
+            await emit(ev.CompactionFinished(before, before, "", reason, False))
+            return CompactionResult(before, before, "", reason, compacted=False, note=f"Nothing to gain: {error}.")
         except SummaryError as error:
             await emit(ev.ErrorEvent(f"compaction failed: {error}"))
             return None
-        if self.session is not None:
-            self.session.compaction(self.engine.history.messages, result.summary,
-                                    result.tokens_before, result.tokens_after)
-        await emit(ev.CompactionFinished(result.tokens_before, result.tokens_after))
+        messages = self.engine.history.messages
+        self._save(lambda session: session.compaction(messages, result.summary, result.tokens_before,
+                                                      result.tokens_after))
+        await self._report_store_problems(emit)
+        await emit(ev.CompactionFinished(result.tokens_before, result.tokens_after, result.message, reason, True))
         await emit(ev.ContextUsage(self.context_usage()))
         return result
 
@@ -331,10 +413,12 @@ class Agent:
                 await _emit(on_event, event)
 
             before = self.engine.estimate()
+            if self.engine.summary_request(instructions, manual=True) is None:
+                note = "Nothing to compact yet." if len(self.engine.history.messages) < 2 else \
+                    "Nothing to gain: the conversation is already as short as a summary would be."
+                return CompactionResult(before, before, "", "manual", compacted=False, note=note)
             result = await self._compact(emit, "manual", instructions)
             if result is None:
-                if len(self.engine.history.messages) < 2:
-                    return CompactionResult(before, before, "", "manual")
                 raise AgentError("compaction failed; the conversation is unchanged")
             return result
         finally:
@@ -347,7 +431,12 @@ class Agent:
         _, tools = self._static_tokens()
         report = self.engine.report(tools_tokens=tools)
         return {key: report[key] for key in
-                ("used", "window", "effectiveWindow", "utilization", "level", "categories", "layers")}
+                ("used", "window", "effectiveWindow", "utilization", "level", "categories", "layers",
+                 "nextRequest")}
+
+    def tool_result(self, tool_use_id: str, with_original: bool = False) -> dict[str, Any] | None:
+        """A tool call's input and its result as the model last saw it (agent/toolResult)."""
+        return tool_result_view(self.sent, self.engine, tool_use_id, with_original)
 
     def context(self) -> dict[str, Any]:
         _, tools = self._static_tokens()
@@ -355,15 +444,22 @@ class Agent:
                 "mcpTools": self.mcp.tool_tokens(lambda chars: chars // 4),  # as _static_tokens counts
                 "toolListChanges": self.tool_list_changes}
 
-    def clear(self, new_session: SessionLog | None = None) -> None:
+    def clear(self, new_session: Session | None = None) -> None:
         """A fresh conversation; the old session stays on disk."""
         if self.busy:
             raise AgentError("a turn is running; cancel it first")
         if self.session is not None:
             self.session.close()
         self.session = new_session
+        self._unsaved, self._unsaved_reported = None, False
         self.engine = self._new_engine()
+        self.sent.clear()
         self.client.costs.reset()
+
+    def resume(self, session: Session) -> None:
+        """Continue another conversation: its history, its costs; the current one stays on disk."""
+        self.clear(session)
+        self._restore(session)
 
     def history(self) -> list[dict[str, Any]]:
         return list(self.engine.history.messages)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote
@@ -46,6 +47,10 @@ class FileTooLarge(WorkspaceError):
     """A file too big to load into memory as text."""
 
 
+class NotRegularFile(WorkspaceError):
+    """A FIFO, device or socket: opening or reading it could block forever."""
+
+
 class EditRejected(WorkspaceError):
     """The editor (or a subclass) refused to apply an edit."""
 
@@ -57,6 +62,74 @@ class EditRejected(WorkspaceError):
 def looks_binary(head: bytes) -> bool:
     """True when the first bytes of a file contain a NUL (git's heuristic)."""
     return b"\0" in head[:BINARY_SNIFF_BYTES]
+
+
+def read_regular_bytes(path: Path, max_bytes: int, shown: str) -> bytes:
+    """The bytes of a regular file; anything else is refused before a read can block.
+
+    stat() refuses FIFOs, devices and sockets without opening them; the
+    O_NONBLOCK open plus fstat() closes the window in which one could be
+    swapped in (opening a FIFO that way returns at once instead of waiting).
+    """
+    mode = path.stat().st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+    if not stat.S_ISREG(mode):
+        raise NotRegularFile(f"{shown} is not a regular file (a FIFO, device or socket); not read")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket swapped in
+            raise NotRegularFile(f"{shown} is not a regular file; not read") from None
+        raise
+    with open(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(f"{shown} is not a regular file (a FIFO, device or socket); not read")
+        if info.st_size > max_bytes:
+            raise FileTooLarge(f"{shown} is too large ({info.st_size} bytes); not shown")
+        return file.read(max_bytes + 1)
+
+
+def write_below(root: Path, parts: tuple[str, ...], data: bytes, shown: str) -> None:
+    """Write `root/parts…` one component at a time, never following a symlink.
+
+    The path was resolved (and approved) earlier; a folder or file replaced
+    by a symlink meanwhile would carry the write elsewhere. Each folder is
+    opened relative to its parent with O_NOFOLLOW (created if missing) and
+    the file itself too, so what is written is what was checked.
+    """
+    if not parts:
+        raise IsADirectoryError(errno.EISDIR, "is a directory", shown)
+    directory = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in parts[:-1]:
+            try:
+                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
+            except FileNotFoundError:
+                os.mkdir(name, dir_fd=directory)
+                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise PathRefused(shown, f"changed: {name!r} is now a symlink or not a folder; not written") from None
+                raise
+            os.close(directory)
+            directory = child
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
+        try:
+            fd = os.open(parts[-1], flags, 0o666, dir_fd=directory)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENXIO):
+                raise PathRefused(shown, "changed into a symlink or a special file; not written") from None
+            raise
+        with open(fd, "wb") as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise NotRegularFile(f"{shown} is not a regular file; not written")
+            os.set_blocking(fd, True)
+            file.truncate(0)
+            file.write(data)
+    finally:
+        os.close(directory)
 
 
 def _real_path(candidate: str, shown: str) -> str:
@@ -193,10 +266,7 @@ class Workspace:
         return await asyncio.to_thread(self._read_disk_text, path)
 
     def _read_disk_text(self, path: Path) -> str:
-        size = path.stat().st_size
-        if size > self.max_file_bytes:
-            raise FileTooLarge(f"{self.display(path)} is too large ({size} bytes); not shown")
-        data = path.read_bytes()
+        data = read_regular_bytes(path, self.max_file_bytes, self.display(path))
         if looks_binary(data):
             raise NotTextFile(f"{self.display(path)} is a binary file ({len(data)} bytes); not shown")
         try:
@@ -210,11 +280,18 @@ class Workspace:
         """Create or overwrite a file (parent folders are created)."""
         await asyncio.to_thread(self._write_disk_text, path, text)
 
-    @staticmethod
-    def _write_disk_text(path: Path, text: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def _write_disk_text(self, path: Path, text: str) -> None:
+        root = self.root_of(path)
+        if root is None:
+            raise PathRefused(str(path))
         # Bytes, so line endings are written exactly as given.
-        path.write_bytes(text.encode("utf-8"))
+        write_below(root, path.relative_to(root).parts, text.encode("utf-8"), self.display(path))
+
+    def recheck(self, path: Path) -> None:
+        """Refuse a real path that no longer resolves to itself (a symlink swapped in since it was approved)."""
+        shown = self.display(path)
+        if Path(_real_path(os.fspath(path), shown)) != path or self.root_of(path) is None:
+            raise PathRefused(shown, "changed into a symlink after it was checked; not written")
 
     async def apply_text_edit(self, path: Path, old_text: str, new_text: str, new_full_text: str) -> None:
         """Replace the single occurrence of old_text. Raise EditRejected if refused.

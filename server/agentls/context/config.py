@@ -15,6 +15,9 @@ class ContextConfig:
 
     # L0: one huge result is cut at append time (chars).
     truncate_chars: int = 50_000
+    # ...and any other block (text, tool input field) over this share of the window, so
+    # that every message fits whatever the window (a summary and the rest need room too).
+    oversized_fraction: float = 0.25
 
     # L1: old results budgeted as utilization rises (fraction -> chars).
     budget_soft_at: float = 0.50
@@ -34,16 +37,21 @@ class ContextConfig:
     clear_keep_recent: int = 10
     clear_recent_fraction: float = 0.40  # the recent results kept verbatim fit in this share
     clear_inputs_min_chars: int = 200
+    # What the model wrote itself (text, thinking, tool inputs) stays verbatim only in the newest
+    # few turns: it has done its job, and the API drops the thinking of earlier turns anyway.
+    written_keep_recent: int = 3
     protected_tools: frozenset[str] = field(
         default_factory=lambda: frozenset({"edit_file", "write_file"})
     )  # their short confirmations are never snipped or cleared
 
-    # Cache-aware batching: rewrite only when a batch frees at least this much.
-    min_batch_tokens: int = 3_000
-    # ...and only when it frees at least this fraction of what it makes the next
-    # request write again: freed tokens are read 0.1x on every later call, the
-    # re-written tail costs 1.25x once.
+    # Cache-aware batching (policy.py): a batch is carried out once the rent already
+    # paid for the blocks it frees reaches batch_payoff x its price (ski rental)...
     batch_payoff: float = 1.0
+    # ...and frees at least this much (cf. clear_at_least; the price rule needs no floor).
+    min_batch_tokens: int = 0
+    # How the next request's write after a batch is priced: "anthropic" (read
+    # only up to the newest breakpoint before the change) or "ideal".
+    cache_model: str = "anthropic"
 
     # Microcompact: after this idle gap the prompt cache is cold; rewrite freely.
     idle_gap_seconds: float = 300.0
@@ -72,6 +80,31 @@ class ContextConfig:
     @property
     def effective_window(self) -> int:
         return max(1, self.window - self.reserve)
+
+    @property
+    def summary_fixed_share(self) -> float:
+        """Share of the usable window the summary message takes whatever the session: summary + user texts."""
+        return (self.summary_max_tokens + self.user_text_budget_tokens) / self.effective_window
+
+    @property
+    def reattach_total_tokens(self) -> float:
+        """Re-attached files pay for the summary's fixed part first: 5.8% of a 200K window, none at 64K or less.
+
+        At a small window the files (copies of what read_file fetches again) would crowd
+        out the verbatim tail, which holds the exact recent results the work goes on from.
+        """
+        return max(0.0, self.reattach_total_fraction - self.summary_fixed_share) * self.effective_window
+
+    @property
+    def compact_tail_tokens(self) -> float:
+        """The verbatim tail gets the room the files give up: the two share 20% of the window."""
+        share = self.compact_tail_fraction + self.reattach_total_fraction
+        return share * self.effective_window - self.reattach_total_tokens
+
+    @property
+    def oversized_chars(self) -> int:
+        share = int(self.oversized_fraction * self.effective_window * self.chars_per_token)
+        return min(self.truncate_chars, share)
 
     @property
     def min_batch(self) -> int:

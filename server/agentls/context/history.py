@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from .blocks import Block, Message, blocks_of, message_chars, result_text
+from .blocks import Block, Message, block_chars, blocks_of, message_chars, result_text
 
 
 @dataclass
@@ -37,6 +37,14 @@ class ToolRecord:
     @property
     def path_or_command(self) -> str:
         return dedup_target(self.input) or ""
+
+
+PROSE_TYPES = ("text", "thinking", "redacted_thinking")
+
+
+def prose_chars(message: Message) -> int:
+    """Chars of the text and thinking blocks of a message (what the model wrote, not its tool calls)."""
+    return sum(block_chars(b) for b in blocks_of(message) if b.get("type") in PROSE_TYPES)
 
 
 def dedup_target(tool_input: dict[str, Any]) -> str | None:
@@ -73,6 +81,7 @@ class History:
     stale: dict[str, None] = field(default_factory=dict)  # live results with a newer same-key result
     large: dict[str, None] = field(default_factory=dict)  # live results above large_result_chars
     live_inputs: dict[str, None] = field(default_factory=dict)  # large tool inputs not yet cleared
+    live_texts: dict[int, None] = field(default_factory=dict)  # assistant messages with long text, not yet cleared
     _latest_by_key: dict[str, str] = field(default_factory=dict)
     protected_tools: frozenset[str] = frozenset({"edit_file", "write_file"})
 
@@ -134,6 +143,8 @@ class History:
         self.msg_tokens.append(tokens)
         self.total_tokens += tokens
         self._count(message, +1)
+        if role == "assistant" and prose_chars(message) >= self.large_input_chars:
+            self.live_texts[index] = None
         for block in blocks:
             if block.get("type") == "tool_use":
                 self._index_use(block, index)
@@ -199,8 +210,10 @@ class History:
 
     def _replace_block(self, msg_index: int, match: Callable[[Block], bool], new_block: Block) -> None:
         old = self.messages[msg_index]
-        new_blocks = [new_block if match(b) else b for b in blocks_of(old)]
-        new_message = {**old, "content": new_blocks}
+        self._replace_message(msg_index, {**old, "content": [new_block if match(b) else b for b in blocks_of(old)]})
+
+    def _replace_message(self, msg_index: int, new_message: Message) -> None:
+        old = self.messages[msg_index]
         self._count(old, -1)
         self._count(new_message, +1)
         self.messages[msg_index] = new_message
@@ -246,6 +259,36 @@ class History:
         )
         record.input_cleared = True
         self.live_inputs.pop(tool_use_id, None)
+        return before - self.total_tokens
+
+    def cut_block(self, msg_index: int, block_index: int, new_block: Block) -> int:
+        """Last resort (fit.py): replace any block, even one rewritten before; returns the tokens freed."""
+        before = self.total_tokens
+        old = blocks_of(self.messages[msg_index])[block_index]
+        self._replace_block(msg_index, lambda b: b is old, new_block)
+        if new_block.get("type") == "tool_result":
+            record = self.records[new_block["tool_use_id"]]
+            record.chars = len(result_text(new_block))
+            record.state = record.state or "truncated"
+            record.rewritten = True
+            for index in (self.live, self.stale, self.large):
+                index.pop(record.id, None)
+        return before - self.total_tokens
+
+    def rewrite_prose(self, msg_index: int, placeholder: str) -> int:
+        """Replace the text and thinking blocks of an assistant message by one placeholder block."""
+        if msg_index not in self.live_texts:
+            raise ValueError(f"message {msg_index} has no prose to clear")
+        before = self.total_tokens
+        old = self.messages[msg_index]
+        kept: list[Block] = []
+        for block in blocks_of(old):
+            if block.get("type") not in PROSE_TYPES:
+                kept.append(block)
+            elif not any(b.get("type") == "text" and b.get("text") == placeholder for b in kept):
+                kept.append({"type": "text", "text": placeholder})
+        self._replace_message(msg_index, {**old, "content": kept})
+        self.live_texts.pop(msg_index, None)
         return before - self.total_tokens
 
     # -- replacing (compaction) ----------------------------------------------

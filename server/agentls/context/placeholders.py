@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .history import ToolRecord
 
 
@@ -42,3 +44,17 @@ def cleared_input_value(chars: int, ref: str) -> str:
 
 
 PLACEHOLDER_TOKENS = 25  # what a placeholder costs, for planning
+
+
+PROSE_MARK = "[earlier reasoning cleared to save context"
+_PROSE = re.compile(re.escape(PROSE_MARK) + r' \(([\d,]+) chars\); full text: read_file path="([^"]+)"\]')
+
+
+def cleared_prose(chars: int, ref: str) -> str:
+    return f"{PROSE_MARK} ({chars:,} chars); full text: {reread_hint(ref)}]"
+
+
+def parse_cleared_prose(text: str) -> tuple[str, int] | None:
+    """(ref, original chars) of a cleared-prose placeholder, None for any other text."""
+    found = _PROSE.fullmatch(text)
+    return (found.group(2), int(found.group(1).replace(",", ""))) if found else None

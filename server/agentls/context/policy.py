@@ -1,50 +1,106 @@
-"""Cache-aware batching: when to rewrite old blocks at all.
+"""Cache-aware batching: when to rewrite old blocks at all, decided by price.
 
 Rewriting a block invalidates the prompt cache from that block on, so the
-request must stay an append-only extension of the previous one except at
+request stays an append-only extension of the previous one except at
 deliberate moments. A batch gathers every eligible rewrite of every layer
-and is carried out only when it frees a worthwhile amount (cf.
-``clear_at_least``), when the cache is cold anyway (first call, after an
-idle gap, after a compaction), or when the window is under pressure. Each
-block is rewritten at most once, so a rewritten prefix stays cached.
+(each block is rewritten at most once, so a rewritten prefix stays cached).
+
+**The price of a batch** (:func:`rewrite_price`): the next request writes
+again everything after the batch's first change, at 1.25x instead of 0.1x
+for a cache read: ``(1.25 - 0.1) * tail``. Under the real prompt cache
+(prompt_cache.rewrite_cost) the tail starts earlier: at the newest cache
+breakpoint of the previous request before the first change, since only a
+prefix ending at a breakpoint can be read. When the cache is cold (first
+call, after an idle gap, after a compaction) the price is 0.
+
+**What waiting costs**: every request that still carries the blocks the
+batch would free reads them again, ``0.1 * saves`` per request. How many
+requests are left is unknown, so the rule is the deterministic ski-rental
+one: keep paying that rent, and carry the batch out as soon as the rent
+already paid since the last batch (``waste``) reaches its price. Read as an
+estimate from the session itself: by then the blocks have been carried for
+as many requests as the rewrite needs to pay back, and a session that has
+run that long is expected to run as long again.
+
+Bounds, stated with B the price and r the rent per request:
+
+- *Never worse than twice hindsight* (for a fixed price): a session that ends
+  before the rent reaches B never rewrites and pays that rent, exactly what
+  the best choice in hindsight pays (not rewriting); a longer session pays
+  the rent (< B) plus B, against at least B for hindsight (rewriting at
+  once, or the longer rent): the classic factor 2.
+- *Short sessions pay no more than sending everything* until their first
+  batch, and a batch is only bought with rent already lost, so a session can
+  only lose, against never rewriting, rent it had already wasted.
+- *In a long session the rule is the best steady rhythm*: with candidates
+  growing by ``a`` tokens per request and a tail of ``T`` tokens, batching
+  every k requests costs ``1.15 T / k + 0.05 a k`` per request, lowest at
+  ``0.05 a k^2 = 1.15 T``, exactly when the accumulated rent equals the
+  price.
+
+Two overrides: under window pressure a batch that avoids a summary is
+always cheaper than the summary (which rewrites everything and adds a call);
+``batch_payoff`` scales the price (0: rewrite as soon as there is anything).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from .budget import plan_budget
 from .clearing import plan_clear_inputs, plan_clear_results
 from .config import ContextConfig
 from .history import History
 from .microcompact import plan_microcompact
+from .prompt_cache import rewrite_cost
+from .prose import plan_clear_prose
 from .rewrite import Rewrite
 from .snip import plan_snip
+
+READ, WRITE = 0.10, 1.25  # a cached / a written input token, relative to an uncached one
 
 
 @dataclass
 class Batch:
-    reason: str  # "threshold", "cold", "idle", "pressure", "emergency"
+    reason: str  # "payback", "cold", "idle", "pressure", "emergency", "fit"; "" while deferred
     rewrites: list[Rewrite] = field(default_factory=list)
+    price: float = 0.0  # what the next request pays extra because of it (token units)
 
     @property
     def saves(self) -> int:
         return sum(r.saves for r in self.rewrites)
 
+    @property
+    def rent(self) -> float:
+        """What every request that still carries these blocks pays for them."""
+        return READ * self.saves
 
-def _gather(sources: Iterable[Rewrite], claimed: dict[tuple[str, bool], Rewrite]) -> None:
+
+def rewrite_price(history: History, first_change: int, saves: int, *, cold: bool,
+                  cached_ends: Sequence[int] = (), cache_model: str = "ideal") -> float:
+    """Extra cost of the next request when the history changes from message first_change on.
+
+    cached_ends: the previous request's message breakpoints (where the real cache can be read up to).
+    """
+    if cold:
+        return 0.0
+    _, written = rewrite_cost(history.msg_tokens, first_change, cached_ends, cache_model)
+    return (WRITE - READ) * max(0.0, written - saves)
+
+
+def _gather(sources: Iterable[Rewrite], claimed: dict[tuple, Rewrite]) -> None:
     for rewrite in sources:
-        claimed.setdefault((rewrite.tool_use_id, rewrite.on_input), rewrite)
+        claimed.setdefault(rewrite.key, rewrite)
 
 
-def plan_batch(history: History, config: ContextConfig, estimate: int, *,
-               cold: bool, idle: bool) -> Batch | None:
+def candidates(history: History, config: ContextConfig, estimate: int, *, idle: bool) -> list[Rewrite]:
+    """Every rewrite the layers would make now."""
     window = config.effective_window
     utilization = estimate / window
     exempt = set(history.recent_results(config.snip_keep_recent))
-    claimed: dict[tuple[str, bool], Rewrite] = {}
+    claimed: dict[tuple, Rewrite] = {}
     if idle or utilization >= config.snip_at:
         _gather(plan_snip(history, config, exempt), claimed)
     if idle:
@@ -52,40 +108,42 @@ def plan_batch(history: History, config: ContextConfig, estimate: int, *,
     if utilization >= config.clear_at:
         keep = config.clear_keep_recent
         _gather(chain(plan_clear_results(history, config, keep),
-                      plan_clear_inputs(history, config, keep)), claimed)
+                      plan_clear_inputs(history, config, config.written_keep_recent),
+                      plan_clear_prose(history, config, config.written_keep_recent)), claimed)
     after = (estimate - sum(r.saves for r in claimed.values())) / window
-    taken = {key[0] for key in claimed if not key[1]}
+    taken = {key[0] for key in claimed if key[1] == "result"}
     _gather((r for r in plan_budget(history, config, after, exempt) if r.tool_use_id not in taken), claimed)
-    if not claimed:
+    return list(claimed.values())
+
+
+def plan_batch(history: History, config: ContextConfig, estimate: int, *,
+               cold: bool, idle: bool, waste: float = 0.0, cached_ends: Sequence[int] = ()) -> Batch | None:
+    """The batch to carry out now (reason set), a deferred one (reason ""), or None when nothing is eligible."""
+    rewrites = candidates(history, config, estimate, idle=idle)
+    if not rewrites:
         return None
-    batch = Batch("threshold", list(claimed.values()))
+    batch = Batch("", rewrites)
+    first = min(r.position(history) for r in rewrites)
+    batch.price = rewrite_price(history, first, batch.saves, cold=cold or idle,
+                                cached_ends=cached_ends, cache_model=config.cache_model)
+    utilization = estimate / config.effective_window
     if idle:
         batch.reason = "idle"
     elif cold:
-        batch.reason = "cold"  # nothing cached to lose: no minimum size
-    elif batch.saves >= config.min_batch and batch.saves >= config.batch_payoff * _rewritten_after(history, batch):
-        batch.reason = "threshold"
-    elif utilization >= config.compact_at and (estimate - batch.saves) / window < config.compact_at:
+        batch.reason = "cold"
+    elif batch.saves >= config.min_batch and waste >= config.batch_payoff * batch.price:
+        batch.reason = "payback"
+    elif utilization >= config.compact_at and (estimate - batch.saves) / config.effective_window < config.compact_at:
         batch.reason = "pressure"  # this batch alone avoids a summary: cheaper than one
-    else:
-        return None
     return batch
-
-
-def _rewritten_after(history: History, batch: Batch) -> int:
-    """Tokens the next request must write again because of this batch (cache lost from the first change)."""
-    first = len(history.messages)
-    for item in batch.rewrites:
-        record = history.records[item.tool_use_id]
-        first = min(first, record.use_msg if item.on_input else record.result_msg)
-    return sum(history.msg_tokens[first:]) - batch.saves
 
 
 def plan_emergency(history: History, config: ContextConfig) -> Batch:
     """Everything clearable except the newest message's results: no summary could be had."""
     newest = len(history.open_results_of_last())
-    rewrites = list(chain(plan_clear_results(history, config, newest), plan_clear_inputs(history, config, 0)))
+    rewrites = list(chain(plan_clear_results(history, config, newest), plan_clear_inputs(history, config, 0),
+                          plan_clear_prose(history, config, 0)))
     limit_budget = plan_budget(history, config, 1.0, exempt=set())
-    taken = {r.tool_use_id for r in rewrites if not r.on_input}
+    taken = {r.tool_use_id for r in rewrites if r.key[1] == "result"}
     rewrites += [r for r in limit_budget if r.tool_use_id not in taken]
     return Batch("emergency", rewrites)

@@ -6,16 +6,16 @@ import json
 from dataclasses import dataclass
 
 from . import placeholders
-from .blocks import result_text
+from .blocks import blocks_of, result_text
 from .history import History
-from .store import ResultStore, input_ref, result_ref
+from .store import ResultStore, input_ref, result_ref, text_ref
 
 # Layers that rewrite a block, and the badge the editor shows for each.
-TRUNCATE, BUDGET, SNIP, CLEAR, CLEAR_INPUT, MICROCOMPACT, COMPACT = (
-    "truncate", "budget", "snip", "clear", "clearInputs", "microcompact", "compact",
+TRUNCATE, BUDGET, SNIP, CLEAR, CLEAR_INPUT, CLEAR_PROSE, MICROCOMPACT, COMPACT = (
+    "truncate", "budget", "snip", "clear", "clearInputs", "clearProse", "microcompact", "compact",
 )
 MARKER = {TRUNCATE: "truncated", BUDGET: "budgeted", SNIP: "snipped", CLEAR: "cleared",
-          MICROCOMPACT: "cleared", CLEAR_INPUT: "cleared"}
+          MICROCOMPACT: "cleared", CLEAR_INPUT: "cleared", CLEAR_PROSE: "cleared"}
 
 
 @dataclass(frozen=True)
@@ -24,10 +24,24 @@ class Rewrite:
     layer: str
     saves: int  # estimated tokens freed
     limit: int = 0  # chars kept, for budget
+    message: int = -1  # the assistant message, for prose (which has no tool_use id)
 
     @property
     def on_input(self) -> bool:
         return self.layer == CLEAR_INPUT
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        """What the rewrite changes: a result, an input, or a message's prose (at most one rewrite each)."""
+        kind = "prose" if self.layer == CLEAR_PROSE else "input" if self.on_input else "result"
+        return self.tool_use_id, kind, self.message
+
+    def position(self, history: History) -> int:
+        """Index of the message this rewrite changes: the cache is lost from there on."""
+        if self.layer == CLEAR_PROSE:
+            return self.message
+        record = history.records[self.tool_use_id]
+        return record.use_msg if self.on_input else record.result_msg  # type: ignore[return-value]
 
 
 def readable_input(tool_input: dict) -> str:
@@ -41,6 +55,8 @@ def readable_input(tool_input: dict) -> str:
 
 def apply(rewrite: Rewrite, history: History, store: ResultStore) -> int:
     """Carry out one rewrite; the full text goes to the store first. Returns tokens freed."""
+    if rewrite.layer == CLEAR_PROSE:
+        return _clear_prose(history, rewrite.message, store)
     record = history.records[rewrite.tool_use_id]
     if rewrite.on_input:
         ref = input_ref(record.id)
@@ -64,3 +80,24 @@ def apply(rewrite: Rewrite, history: History, store: ResultStore) -> int:
     else:
         new_text = placeholders.cleared(record, ref)
     return history.rewrite_result(record.id, new_text, MARKER[rewrite.layer])
+
+
+def prose_text(history: History, msg_index: int) -> str:
+    """The text and thinking of an assistant message, as stored when it is cleared."""
+    parts = []
+    for block in blocks_of(history.messages[msg_index]):
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(block.get("text", ""))
+        elif kind == "thinking":
+            parts.append(f"<thinking>\n{block.get('thinking', '')}\n</thinking>")
+        elif kind == "redacted_thinking":
+            parts.append("<redacted thinking>")
+    return "\n\n".join(parts)
+
+
+def _clear_prose(history: History, msg_index: int, store: ResultStore) -> int:
+    text = prose_text(history, msg_index)
+    ref = text_ref(text)
+    store.put(ref, text)
+    return history.rewrite_prose(msg_index, placeholders.cleared_prose(len(text), ref))

@@ -5,11 +5,14 @@
 2. `window/showMessageRequest` (Approve / Reject) when the client can show
    message requests (capabilities.window.showMessage);
 3. otherwise a refusal: nothing runs without someone having said yes.
-A client error, a malformed answer or a dismissed message also count as no.
+A client error, a malformed answer, a dismissed message and no answer
+within `approvals.timeoutSeconds` (the request is then cancelled with
+$/cancelRequest) also count as no.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -17,6 +20,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from ..agent.approval import ApprovalDecision, ApprovalRequest
+from ..agent.visible import visible
 from .transport import client_request
 
 if TYPE_CHECKING:
@@ -41,14 +45,15 @@ def confirm_params(request: ApprovalRequest) -> dict[str, Any]:
 
 def message_text(request: ApprovalRequest) -> str:
     if request.kind == "shell":
-        return f"agentls wants to run:\n{request.command}"
+        return f"agentls wants to run:\n{visible(request.command or '')}"
     if request.kind == "mcp":
-        return f"agentls wants to call {request.tool} on MCP server '{request.server}' with:\n{request.input}"
+        return (f"agentls wants to call {visible(request.tool or '')} on MCP server '{visible(request.server or '')}'"
+                f" with:\n{visible(request.input or '')}")
     verb = "create or overwrite" if request.kind == "write" else "edit"
     diff = request.diff or ""
     if len(diff) > DIFF_SHOWN:
         diff = diff[:DIFF_SHOWN] + f"\n… ({len(request.diff or '') - DIFF_SHOWN} more characters)"
-    return f"agentls wants to {verb} {request.path}:\n{diff}".rstrip()
+    return f"agentls wants to {verb} {visible(request.path or '')}:\n{visible(diff)}".rstrip()
 
 
 def decision(answer: Any) -> ApprovalDecision:
@@ -60,9 +65,11 @@ def decision(answer: Any) -> ApprovalDecision:
 
 
 class EditorAsker:
-    def __init__(self, ls: "LanguageServer", supports_confirm: Callable[[], bool]) -> None:
+    def __init__(self, ls: "LanguageServer", supports_confirm: Callable[[], bool],
+                 timeout: Callable[[], float] = lambda: 300.0) -> None:
         self._ls = ls
         self._supports_confirm = supports_confirm
+        self._timeout = timeout
 
     def _can_show_message_request(self) -> bool:
         try:
@@ -71,16 +78,25 @@ class EditorAsker:
             return False
         return window is not None and window.show_message is not None
 
+    async def _ask(self, method: str, params: Any) -> Any:
+        """The client's answer; TimeoutError when it takes longer than the setting allows."""
+        return await asyncio.wait_for(client_request(self._ls.protocol, method, params), self._timeout())
+
     async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
         try:
             if self._supports_confirm():
-                return decision(await client_request(self._ls.protocol, CONFIRM, confirm_params(request)))
+                return decision(await self._ask(CONFIRM, confirm_params(request)))
             if self._can_show_message_request():
                 params = types.ShowMessageRequestParams(
                     type=types.MessageType.Warning, message=message_text(request),
                     actions=[types.MessageActionItem(title=APPROVE), types.MessageActionItem(title=REJECT)])
-                item = await client_request(self._ls.protocol, types.WINDOW_SHOW_MESSAGE_REQUEST, params)
+                item = await self._ask(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
                 return ApprovalDecision(getattr(item, "title", None) == APPROVE)
+        except asyncio.TimeoutError:
+            message = f"agentls: no answer to the approval request within {self._timeout():g} s; taken as a refusal"
+            log.warning("%s", message)
+            self._ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+            return ApprovalDecision(False)
         except JsonRpcException as error:
             log.warning("asking for approval failed (%s); taken as a refusal", error.message)
             return ApprovalDecision(False)

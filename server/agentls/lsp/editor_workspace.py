@@ -99,6 +99,7 @@ class EditorWorkspace(Workspace):
             await super().apply_text_edit(path, old_text, new_text, new_full_text)
             return
         key, document = found
+        await asyncio.to_thread(self.recheck, path)  # nothing swapped in while the user was asked
         base, version = self._base(key, document)
         at = base.find(old_text)
         if at >= 0 and old_text:
@@ -113,6 +114,7 @@ class EditorWorkspace(Workspace):
         found = self._document(path) if can_apply else None
         if found is not None:
             key, document = found
+            await asyncio.to_thread(self.recheck, path)  # nothing swapped in while the user was asked
             base, version = self._base(key, document)
             await self._apply_to_document(document.uri, version, self._text_edit(base, 0, len(base), text),
                                           f"agentls: write {path.name}")
@@ -121,7 +123,9 @@ class EditorWorkspace(Workspace):
         if not can_create or await asyncio.to_thread(path.exists):
             await super().write_text(path, text)
             return
+        await asyncio.to_thread(self.recheck, path)
         await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
+        await asyncio.to_thread(self.recheck, path)
         uri = path.as_uri()
         await self._apply(types.WorkspaceEdit(document_changes=[
             types.CreateFile(uri=uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=True)),

@@ -1,9 +1,9 @@
 """Keeping the API key out of every byte the server writes besides the model request.
 
 `SECRETS` knows the key values in play (the apiKey option, ANTHROPIC_API_KEY,
-MCP servers' env and header values) and scrubs them from log records and error
-messages. Patterns catch a key, or an MCP `env`/`headers` map, before it is
-registered (pygls logs initialize params before any handler runs).
+ANTHROPIC_AUTH_TOKEN, MCP servers' env and header values) and scrubs them from log
+records and error messages. Patterns catch a key, or an MCP `env`/`headers` map,
+before it is registered (pygls logs initialize params before any handler runs).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import re
 import sys
 
 from pygls.exceptions import JsonRpcException
+
+from .. import credentials
 
 MASK = "***"
 # `apiKey: '...'`, `"apiKey": "..."`, `api_key='...'` in reprs and JSON.
@@ -40,7 +42,15 @@ class Secrets:
 
 
 SECRETS = Secrets()
-SECRETS.add(os.environ.get("ANTHROPIC_API_KEY"))
+
+
+def learn_environment_secrets() -> None:
+    """The key and the proxy token from the environment (call after credentials.take_from_environment)."""
+    for name in credentials.NAMES:
+        SECRETS.add(credentials.get(name))
+
+
+learn_environment_secrets()
 
 
 class _ScrubbingFormatter(logging.Formatter):

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
+import threading
 from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
-from .. import __version__
+from .. import __version__, credentials
 from . import lifecycle, methods
 from .errors import EXPECTED_CODES
 from .host import AgentHost, warm_up
-from .redact import SECRETS, setup_logging
+from .redact import SECRETS, learn_environment_secrets, setup_logging
 from .transport import open_stdio, raw_converter, serve_messages
 
 log = logging.getLogger(__name__)
@@ -44,6 +46,9 @@ def build_server(warming: "asyncio.Future[Any] | None" = None) -> AgentServer:
     lifecycle.register(server)
     for method in methods.ALL:
         server.feature(method.METHOD)(method.handle)
+    for family in methods.FAMILIES:
+        for name, handler in family.HANDLERS.items():
+            server.feature(name)(handler)
     return server
 
 
@@ -55,9 +60,20 @@ async def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
         await serve_messages(reader, server.protocol)
     finally:
         await server.host.shutdown()
+        _exit_soon()
+
+
+def _exit_soon(grace: float = 5.0) -> None:
+    """The client is gone: end the process even if a worker thread is stuck in a system call
+    (asyncio.run would wait for the default executor's threads forever)."""
+    timer = threading.Timer(grace, os._exit, args=(0,))
+    timer.daemon = True
+    timer.start()
 
 
 def serve_stdio(args: Any = None) -> int:
+    credentials.take_from_environment()  # the agent's shell commands are our children
+    learn_environment_secrets()
     setup_logging(EXPECTED_CODES)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print() must not corrupt the protocol stream

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .. import credentials
 from ..agent.mcp.config import ServerConfig, parse_servers
 
 if TYPE_CHECKING:
@@ -23,9 +24,13 @@ THRESHOLDS = {"budgetSoft": "budget_soft_at", "budgetHard": "budget_hard_at", "a
               "warn": "warn_at", "high": "high_at"}
 APPROVAL_KINDS = ("shell", "write")
 APPROVAL_MODES = ("ask", "always", "never")
+CONFIRM_TIMEOUT = 300.0  # seconds an agent/confirm may stay unanswered before it counts as a refusal
 KNOWN_KEYS = {"model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens",
-              "thresholds", "approvals", "mcpServers"}
+              "thresholds", "approvals", "diagnosticsWaitMs", "cacheTtl", "mcpServers"}
+CACHE_TTLS = ("auto", "5m", "1h")
 SECTION = "agentls"
+DIAGNOSTICS_WAIT_MS = 2000  # after an edit, for the file's diagnostics to settle
+MAX_DIAGNOSTICS_WAIT_MS = 60_000
 
 
 @dataclass(frozen=True)
@@ -36,9 +41,15 @@ class AgentSettings:
     context_window: int | None = None
     output_reserve: int | None = None
     max_tokens: int | None = None
+    cache_ttl: str | None = None  # "auto", "5m" or "1h": the head and frontier breakpoints' TTL
     thresholds: dict[str, float] = field(default_factory=dict)  # ContextConfig field → fraction
     approvals: dict[str, str] = field(default_factory=dict)
+    diagnostics_wait_ms: int | None = None
+    confirm_timeout: float = CONFIRM_TIMEOUT  # approvals.timeoutSeconds
     mcp_servers: tuple[ServerConfig, ...] = ()
+
+    def diagnostics_wait(self) -> int:
+        return DIAGNOSTICS_WAIT_MS if self.diagnostics_wait_ms is None else self.diagnostics_wait_ms
 
     def approval_modes(self) -> dict[str, str]:
         """Both kinds, defaults filled in: a setting removed goes back to "ask"."""
@@ -93,13 +104,26 @@ def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
     if reserve is not None and reserve >= (window or 200_000):
         problems.append("settings.outputReserve must be smaller than the context window")
         reserve = None
+    cache_ttl = raw.get("cacheTtl")
+    if cache_ttl is not None and cache_ttl not in CACHE_TTLS:
+        problems.append(f"settings.cacheTtl must be one of {', '.join(CACHE_TTLS)}")
+        cache_ttl = None
     mcp_servers, mcp_problems = parse_servers(raw.get("mcpServers"))
     problems.extend(mcp_problems)
     return AgentSettings(
         mcp_servers=mcp_servers, model=text("model"), compact_model=text("compactModel"), base_url=base_url,
-        context_window=window, output_reserve=reserve, max_tokens=count("maxTokens", 1),
+        context_window=window, output_reserve=reserve, max_tokens=count("maxTokens", 1), cache_ttl=cache_ttl,
         thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
+        diagnostics_wait_ms=_wait_ms(count("diagnosticsWaitMs", 0), problems),
+        confirm_timeout=_confirm_timeout(raw.get("approvals"), problems),
     ), problems
+
+
+def _wait_ms(value: int | None, problems: list[str]) -> int | None:
+    if value is not None and value > MAX_DIAGNOSTICS_WAIT_MS:
+        problems.append(f"settings.diagnosticsWaitMs must be at most {MAX_DIAGNOSTICS_WAIT_MS}")
+        return None
+    return value
 
 
 def _thresholds(raw: Any, problems: list[str]) -> dict[str, float]:
@@ -138,11 +162,21 @@ def _approvals(raw: Any, problems: list[str]) -> dict[str, str]:
     return found
 
 
+def _confirm_timeout(raw: Any, problems: list[str]) -> float:
+    value = raw.get("timeoutSeconds") if isinstance(raw, dict) else None
+    if value is None:
+        return CONFIRM_TIMEOUT
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 86_400:
+        problems.append("settings.approvals.timeoutSeconds must be a number of seconds above 0 (at most 86400)")
+        return CONFIRM_TIMEOUT
+    return float(value)
+
+
 # ---------------------------------------------------------------- what the agent gets
 
 def wants_demo(settings: AgentSettings, api_key: str | None) -> bool:
     """No key and nowhere to send requests: run the offline demo model."""
-    has_key = bool(api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
+    has_key = bool(api_key or any(credentials.get(name) for name in credentials.NAMES))
     has_url = bool(settings.base_url or os.environ.get("ANTHROPIC_BASE_URL"))
     return not has_key and not has_url
 
@@ -158,6 +192,8 @@ def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str |
         values["compact_model"] = settings.compact_model
     if settings.max_tokens:
         values["max_tokens"] = settings.max_tokens
+    if settings.cache_ttl:
+        values["cache_ttl"] = settings.cache_ttl
     if demo_url is not None:
         return for_demo_model(ModelSettings(**values), demo_url)
     return ModelSettings(**values)

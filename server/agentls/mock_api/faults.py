@@ -39,7 +39,7 @@ def error_body(error_type: str, message: str) -> dict:
 
 @dataclass(frozen=True)
 class Fault:
-    kind: str  # "status" | "disconnect" | "truncate" | "stream_error" | "slow" | "hang"
+    kind: str  # "status" | "disconnect" | "truncate" | "stream_error" | "bad_data" | "slow" | "hang"
     status: int = 0
     error_type: str = ""
     message: str = ""
@@ -75,6 +75,11 @@ class Fault:
                    message=_DEFAULT_MESSAGES.get(error_type, error_type))
 
     @classmethod
+    def bad_data(cls, after_events: int = 3) -> "Fault":
+        """Send an SSE event whose data is not valid JSON (a broken proxy), then end the stream."""
+        return cls("bad_data", after_events=after_events)
+
+    @classmethod
     def slow(cls, delay: float) -> "Fault":
         """Sleep `delay` seconds before every SSE event."""
         return cls("slow", delay=delay)
@@ -97,6 +102,8 @@ def fault_from_json(raw: dict) -> Fault:
     if kind == "stream_error":
         return Fault.stream_error(int(raw.get("after_events", 3)),
                                   error_type=raw.get("error_type", "overloaded_error"))
+    if kind == "bad_data":
+        return Fault.bad_data(int(raw.get("after_events", 3)))
     if kind == "slow":
         return Fault.slow(float(raw["delay"]))
     if kind == "hang":

@@ -24,12 +24,12 @@ from .demo_agent import demo_reply
 from .faults import Fault, error_body, fault_from_json, is_fault_entry
 from .render import SseEvent, assign_tool_ids, message_json, output_tokens, stream_events, usage_json
 from .script import Reply, reply_from_json
-from .tokens import PrefixCache, count_input_tokens
+from .tokens import MockCache, count_input_tokens
 from .validation import request_error
 
 ScriptEntry = Union[Reply, Fault]
 # Faults that cut a streamed answer short; the client's retry should get it whole.
-_INTERRUPTING = ("disconnect", "truncate", "stream_error")
+_INTERRUPTING = ("disconnect", "truncate", "stream_error", "bad_data")
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,8 @@ class MockAnthropicServer:
             client = anthropic.Anthropic(base_url=api.base_url, api_key="x")
     """
 
-    def __init__(self, port: int = 0, *, script: Iterable[Any] = (), verbose: bool = False) -> None:
+    def __init__(self, port: int = 0, *, script: Iterable[Any] = (), verbose: bool = False,
+                 cache: MockCache | None = None) -> None:
         self._port = port
         self.verbose = verbose
         self.requests: list[RecordedRequest] = []
@@ -84,7 +85,7 @@ class MockAnthropicServer:
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._cache = PrefixCache()
+        self.cache = cache or MockCache()  # the real prompt-cache rules unless told otherwise
         self._ids = itertools.count(1)
         self._connections: set[socket.socket] = set()
         self._http: _HttpServer | None = None
@@ -92,6 +93,8 @@ class MockAnthropicServer:
         # Called (in the server thread) right after each streamed answer's first text delta
         # is written: benchmarks measure latency from that moment.
         self.on_first_text_delta: Callable[[], None] | None = None
+        # Like the real API's context window: a longer prompt gets 400 "prompt is too long".
+        self.max_prompt_tokens: int | None = None
 
     # ------------------------------------------------------------ lifecycle
 
@@ -198,7 +201,7 @@ class MockAnthropicServer:
 
     def build_message(self, body: dict, reply: Reply) -> dict:
         blocks = assign_tool_ids(reply, lambda: self.next_id("toolu"))
-        usage = usage_json(self._cache.observe(body), output_tokens(blocks), reply.usage)
+        usage = usage_json(self.cache.observe(body), output_tokens(blocks), reply.usage)
         return message_json(self.next_id("msg"), reply.model or body["model"], blocks,
                             reply.effective_stop_reason, usage)
 
@@ -283,6 +286,11 @@ class _Handler(BaseHTTPRequestHandler):
         if problem:
             self._send_error(400, "invalid_request_error", problem)
             return
+        size = count_input_tokens(body)
+        if mock.max_prompt_tokens is not None and size > mock.max_prompt_tokens:
+            self._send_error(400, "invalid_request_error",
+                             f"prompt is too long: {size} tokens > {mock.max_prompt_tokens} maximum")
+            return
         fault, reply = mock.next_answer(body)
         if fault is not None and fault.kind == "hang":
             mock.wait(3600)
@@ -327,6 +335,8 @@ class _Handler(BaseHTTPRequestHandler):
                     self._drop(fault.reset)
                 if fault.kind == "stream_error":
                     self._write_chunk(SseEvent("error", error_body(fault.error_type, fault.message)).encode())
+                if fault.kind == "bad_data":
+                    self._write_chunk(b'event: content_block_delta\ndata: {"type": "content_block_delta", "ind\n\n')
                 break
             delay = per_event_delay + (chunk_delay if event.name == "content_block_delta" else 0.0)
             if mock.wait(delay):

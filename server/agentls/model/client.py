@@ -9,13 +9,15 @@ each one as a Retrying event, and honours retry-after uniformly.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-import os
+import time
 from typing import Any
 
 import anthropic
 
-from .assembler import MessageAssembler, emit
+from ..context.prompt_cache import stable_ttl
+from .assembler import InvalidStreamData, MessageAssembler, emit
 from .cache import with_cache_breakpoints
 from .errors import ModelError, redact
 from .events import EventHandler, Retrying
@@ -39,23 +41,31 @@ class ModelClient:
         self.costs = CostTracker(settings.model, settings.prices)
         self._api_name = "Anthropic API" if settings.is_native_anthropic else f"model API at {settings.endpoint_host}"
         self._sdk_client: anthropic.AsyncAnthropic | None = None
+        self.clock = time.monotonic
+        self._last_call_at: float | None = None
+        self.call_gaps: list[float] = []  # seconds between successive calls: they choose the cache TTL
+        self.costs.cache_ttl = self.cache_ttl
 
     def _sdk(self) -> anthropic.AsyncAnthropic:
         """The SDK client, made on first use: a missing or broken credential
         then surfaces as a ModelError on the call instead of at startup."""
         if self._sdk_client is None:
             key = self.settings.resolved_api_key()
-            if key is None and not self.settings.is_native_anthropic and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
+            token = self.settings.resolved_auth_token()
+            if key is None and not self.settings.is_native_anthropic and not token:
                 key = _PLACEHOLDER_KEY
             try:
+                # The SDK takes one credential; the token is passed in (it has left the
+                # environment the SDK would look in) when there is no key.
+                credential = {"api_key": key} if key is not None or token is None else {"auth_token": token}
                 sdk = anthropic.AsyncAnthropic(
-                    api_key=key,  # None on the native API: the SDK looks for other credentials
+                    **credential,  # api_key=None on the native API: the SDK looks for other credentials
                     base_url=self.settings.resolved_base_url(),
                     max_retries=0,
                     timeout=anthropic.Timeout(self.settings.timeout, connect=self.settings.connect_timeout),
                 )
             except anthropic.CredentialsError as error:
-                message = redact(f"Could not load Anthropic credentials: {error}", self.settings.resolved_api_key())
+                message = redact(f"Could not load Anthropic credentials: {error}", *self._secrets())
                 raise ModelError(message) from None
             if not (sdk.api_key or sdk.auth_token or sdk.credentials):
                 raise ModelError("No API key: set ANTHROPIC_API_KEY or the apiKey initialization option")
@@ -84,10 +94,17 @@ class ModelClient:
         on_event: EventHandler | None = None,
         model: str | None = None,
         max_tokens: int | None = None,
+        frontier: int | None = None,
+        previous_frontier: int | None = None,
     ) -> ModelResponse:
-        """Stream one assistant reply, reporting deltas to on_event; retries transient failures."""
+        """Stream one assistant reply, reporting deltas to on_event; retries transient failures.
+
+        ``frontier``: the context pipeline's stable frontier (a cache breakpoint goes
+        there); ``previous_frontier``: the one before a batch just applied, read once more.
+        """
         request = self._request(system, messages, tools, model or self.settings.model,
-                                max_tokens or self.settings.max_tokens, thinking=True)
+                                max_tokens or self.settings.max_tokens, thinking=True,
+                                frontier=frontier, previous_frontier=previous_frontier)
         return await self._call_with_retries(request, on_event)
 
     async def complete(
@@ -100,6 +117,7 @@ class ModelClient:
         model: str | None = None,
         max_tokens: int | None = None,
         on_event: EventHandler | None = None,
+        frontier: int | None = None,
     ) -> ModelResponse:
         """A reply without extended thinking, e.g. for summaries; compact=True uses compact_model.
 
@@ -107,7 +125,7 @@ class ModelClient:
         """
         chosen = model or (self.settings.effective_compact_model if compact else self.settings.model)
         request = self._request(system, messages, tools, chosen, max_tokens or self.settings.max_tokens,
-                                thinking=False)
+                                thinking=False, frontier=frontier)
         return await self._call_with_retries(request, on_event)
 
     async def count_tokens(
@@ -125,11 +143,19 @@ class ModelClient:
 
     # ------------------------------------------------------------ internals
 
+    @property
+    def cache_ttl(self) -> str:
+        """The TTL of the head and frontier breakpoints for the next call."""
+        return stable_ttl(self.call_gaps, self.settings.cache_ttl)
+
     def _request(self, system: Any, messages: list[dict], tools: list[dict] | None, model: str,
-                 max_tokens: int, *, thinking: bool) -> dict[str, Any]:
+                 max_tokens: int, *, thinking: bool, frontier: int | None = None,
+                 previous_frontier: int | None = None) -> dict[str, Any]:
         tools = list(tools or [])
         if self.settings.use_cache_control:
-            system, tools, messages = with_cache_breakpoints(system, tools, messages)
+            system, tools, messages = with_cache_breakpoints(
+                system, tools, messages, frontier=frontier, previous_frontier=previous_frontier,
+                placement=self.settings.cache_placement, stable_ttl=self.cache_ttl)
         request: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": messages}
         if system:
             request["system"] = system
@@ -145,6 +171,7 @@ class ModelClient:
 
     async def _call_with_retries(self, request: dict[str, Any], on_event: EventHandler | None) -> ModelResponse:
         sdk = self._sdk()
+        self._note_call()
         max_attempts = self.settings.max_retries + 1
         log.debug("model call: %s, %d messages, %d tools", request["model"], len(request["messages"]),
                   len(request.get("tools", ())))
@@ -164,6 +191,7 @@ class ModelClient:
                                               max_attempts=max_attempts, discard_partial=assembler.emitted_deltas))
                 await asyncio.sleep(delay)
                 continue
+            self.costs.cache_ttl = self.cache_ttl
             self.costs.add(response.model or request["model"], response.usage)
             return response
         raise AssertionError("unreachable")  # the loop returns or raises
@@ -176,6 +204,8 @@ class ModelClient:
             async with stream:
                 async for event in stream:
                     await assembler.feed(event)
+        except json.JSONDecodeError as error:  # the SDK parses each event's data as JSON
+            raise InvalidStreamData(f"an event's data is not JSON ({error.msg})") from None
         except HANDLED_ERRORS as error:
             if not assembler.complete:
                 raise
@@ -183,11 +213,20 @@ class ModelClient:
             log.debug("ignoring %s after message_stop", type(error).__name__)
         return assembler.response()  # raises IncompleteStream if message_stop never came
 
+    def _note_call(self) -> None:
+        now = self.clock()
+        if self._last_call_at is not None:
+            self.call_gaps.append(now - self._last_call_at)
+        self._last_call_at = now
+
     def _error(self, failure: Failure, *, attempts: int) -> ModelError:
         if failure.retryable:
             plural = "attempt" if attempts == 1 else "attempts"
             message = f"{self._api_name} {failure.reason} after {attempts} {plural}"
         else:
             message = f"{self._api_name} {failure.reason}" + (f": {failure.detail}" if failure.detail else "")
-        message = redact(message, self.settings.resolved_api_key())
+        message = redact(message, *self._secrets())
         return ModelError(message, status=failure.status, retryable=failure.retryable)
+
+    def _secrets(self) -> tuple[str | None, str | None]:
+        return self.settings.resolved_api_key(), self.settings.resolved_auth_token()

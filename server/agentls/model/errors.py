@@ -21,8 +21,9 @@ class ModelError(Exception):
         return f"ModelError({self.message!r}, status={self.status!r}, retryable={self.retryable!r})"
 
 
-def redact(text: str, secret: str | None) -> str:
-    """text with every occurrence of secret masked (defence in depth for server-echoed text)."""
-    if secret and len(secret) >= 4:
-        return text.replace(secret, "***")
+def redact(text: str, *secrets: str | None) -> str:
+    """text with every occurrence of each secret masked (defence in depth for server-echoed text)."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
     return text

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import anthropic
 import httpx2
 
-from .assembler import IncompleteStream
+from .assembler import IncompleteStream, InvalidStreamData
 
 RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
 
@@ -84,6 +84,8 @@ def classify(error: BaseException) -> Failure:
         return Failure(True, None, "timed out waiting for the server")
     if isinstance(error, anthropic.APIConnectionError):
         return Failure(True, None, "connection failed")
+    if isinstance(error, InvalidStreamData):
+        return Failure(True, None, "sent invalid stream data")
     if isinstance(error, (httpx2.TransportError, IncompleteStream)):
         return Failure(True, None, "connection dropped mid-reply")
     return Failure(False, None, f"unexpected error ({type(error).__name__})", detail=str(error))

@@ -6,7 +6,10 @@ import os
 from dataclasses import dataclass, field, fields
 from urllib.parse import urlparse
 
+from .. import credentials
+
 DEFAULT_MODEL = "claude-sonnet-5-5"
+DEMO_MODEL = "demo model (offline)"  # the name every view shows when the offline demo answers
 NATIVE_HOST = "api.anthropic.com"
 
 
@@ -24,6 +27,8 @@ class ModelSettings:
     retry_base_delay: float = 1.0  # first backoff; doubles per retry
     retry_max_delay: float = 30.0  # cap for computed backoff (a server's retry-after is honoured as is)
     force_cache_control: bool | None = None  # None → only on the native API
+    cache_placement: str = "frontier"  # or "legacy" (system, last tool, tail, previous user message)
+    cache_ttl: str = "auto"  # head + frontier breakpoints: "5m", "1h", or "auto" (from the gaps between calls)
     prices: dict[str, dict[str, float]] | None = None  # pricing overrides, see pricing.py
 
     def __repr__(self) -> str:
@@ -45,7 +50,12 @@ class ModelSettings:
         return self.compact_model or self.model
 
     def resolved_api_key(self) -> str | None:
-        return self.api_key or os.environ.get("ANTHROPIC_API_KEY") or None
+        return self.api_key or credentials.get("ANTHROPIC_API_KEY")
+
+    @staticmethod
+    def resolved_auth_token() -> str | None:
+        """A proxy's bearer token (ANTHROPIC_AUTH_TOKEN); never shown either."""
+        return credentials.get("ANTHROPIC_AUTH_TOKEN")
 
     def resolved_base_url(self) -> str | None:
         return self.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
@@ -71,8 +81,9 @@ FREE = {"input": 0.0, "output": 0.0, "cache_write": 0.0, "cache_read": 0.0}
 
 
 def for_demo_model(settings: ModelSettings, base_url: str) -> ModelSettings:
-    """Point settings at the local offline demo model; it costs nothing."""
+    """Point settings at the local offline demo model; it costs nothing and is named for what it is."""
     settings.base_url = base_url
     settings.api_key = "demo"
-    settings.prices = {**(settings.prices or {}), settings.model: FREE, settings.effective_compact_model: FREE}
+    settings.model, settings.compact_model = DEMO_MODEL, None
+    settings.prices = {**(settings.prices or {}), DEMO_MODEL: FREE}
     return settings

@@ -1,0 +1,42 @@
+"""Clearing the assistant's own old prose: long text and thinking outside the recent turns.
+
+Some agents think aloud before every command (in mini-swe-agent sessions the
+assistant's text is a fifth of all characters). Once a turn is a few turns
+old its reasoning has done its job (the API itself drops the thinking of
+earlier turns); the full text goes to the store and one placeholder names
+where to re-read it. Tool calls stay as they are. Clearing prose newer than
+the oldest result being cleared costs nothing extra: the cache is lost from
+the first change of a batch anyway.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from .config import ContextConfig
+from .history import History, prose_chars
+from .placeholders import PLACEHOLDER_TOKENS
+from .rewrite import CLEAR_PROSE, Rewrite
+
+
+def plan_clear_prose(history: History, config: ContextConfig, keep_recent: int) -> Iterator[Rewrite]:
+    """Prose of all but the keep_recent newest assistant messages."""
+    boundary = _recent_turns_start(history, keep_recent)
+    for msg_index in history.live_texts:  # in message order
+        if msg_index >= boundary:
+            return
+        saves = config.tokens(prose_chars(history.messages[msg_index])) - PLACEHOLDER_TOKENS
+        if saves > 0:
+            yield Rewrite("", CLEAR_PROSE, saves, message=msg_index)
+
+
+def _recent_turns_start(history: History, keep_recent: int) -> int:
+    """Index of the oldest of the keep_recent newest assistant messages (at least the newest one)."""
+    start, seen = len(history.messages), 0
+    for index in range(len(history.messages) - 1, -1, -1):
+        if seen >= max(1, keep_recent):
+            break
+        if history.messages[index]["role"] == "assistant":
+            seen += 1
+            start = index
+    return start
