@@ -14,6 +14,7 @@ import {
   type CompactResult,
   type ContextUsage,
   type CostResult,
+  type ResumeResult,
   type ToolResult,
 } from "./protocol";
 import type { VirtualDocs } from "./virtualDocs";
@@ -261,7 +262,11 @@ export class ChatController implements vscode.Disposable {
         await this.cost();
         return;
       case "clear":
+      case "new":
         await this.clear();
+        return;
+      case "sessions":
+        await vscode.commands.executeCommand("agentls.showHistory");
         return;
       case "context":
         await vscode.commands.executeCommand("agentls.showContext");
@@ -369,16 +374,37 @@ export class ChatController implements vscode.Disposable {
     }
   }
 
+  /** A new conversation; the current one stays in the history (Agent: Show Chat History). */
   async clear(): Promise<void> {
     this.stop();
     try {
-      await this.agent.request(Methods.clear, {});
+      await this.agent.request(Methods.newSession, {});
     } catch (e) {
-      void vscode.window.showWarningMessage(`Agent: the server could not start a new session: ${(e as Error).message ?? e}`);
+      void vscode.window.showWarningMessage(`Agent: the server could not start a new chat: ${(e as Error).message ?? e}`);
+      return;
     }
-    this.transcript = T.emptyTranscript();
+    this.show(T.emptyTranscript());
+    this.notice("New chat. The previous conversation is kept: Agent: Show Chat History resumes it.", "info");
+  }
+
+  /** Continue a conversation from the history: the server restores it, the panel shows its transcript. */
+  async resume(sessionId: string): Promise<void> {
+    if (this.running) {
+      void vscode.window.showWarningMessage("Agent: stop the running turn before switching conversations.");
+      return;
+    }
+    try {
+      const r = await this.agent.request<ResumeResult>(Methods.resume, { sessionId });
+      this.show(T.fromSession(r.transcript));
+    } catch (e) {
+      void vscode.window.showWarningMessage(`Agent: could not resume that conversation: ${(e as Error).message ?? e}`);
+    }
+  }
+
+  private show(transcript: T.Transcript): void {
+    this.transcript = transcript;
     this.pending = [];
-    this.post({ type: "cleared" });
+    this.post({ type: "init", items: transcript.items, busy: false, server: this.agent.status, modelLabel: this.modelLabel });
     this.save();
   }
 

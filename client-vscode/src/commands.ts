@@ -2,6 +2,7 @@
 import * as vscode from "vscode";
 import { SECRET_KEY, type AgentClient } from "./client";
 import type { ChatController } from "./chatView";
+import { showHistory } from "./history";
 import { Methods, type ContextResult } from "./protocol";
 import { costLine } from "./shared/format";
 import { LiveContext } from "./shared/liveContext";
@@ -62,7 +63,9 @@ export function registerCommands(
     }
   });
 
-  reg("agentls.clear", () => chat.clear());
+  reg("agentls.newChat", () => chat.clear());
+  reg("agentls.clear", () => chat.clear()); // the old name of New Chat
+  reg("agentls.showHistory", () => showHistory(agent, chat));
   reg("agentls.stop", () => chat.stop());
 
   reg("agentls.setApiKey", async () => {

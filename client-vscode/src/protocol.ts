@@ -25,6 +25,8 @@ export interface InitializationOptions {
   settings?: AgentSettings; // same shape as workspace/didChangeConfiguration
   supportsConfirm?: boolean; // client answers agent/confirm requests
   supportsEvents?: boolean; // default true
+  showsDemoNotice?: boolean; // the client explains the demo model itself (once per workspace)
+  editorQueries?: EditorQueryKind[]; // kinds of agent/editorQuery the client answers (default none)
 }
 
 export type ApprovalMode = "ask" | "always" | "never";
@@ -49,6 +51,7 @@ export interface AgentSettings {
     shell?: ApprovalMode; // default "ask"
     write?: ApprovalMode; // default "ask" (edit_file + write_file)
   };
+  diagnosticsWaitMs?: number; // after an edit of an open file, wait up to this long for its diagnostics; default 2000
 }
 
 /** `workspace/didChangeConfiguration` params the server accepts. */
@@ -68,6 +71,12 @@ export const Methods = {
   contextUsage: "agent/contextUsage",
   confirm: "agent/confirm",
   toolResult: "agent/toolResult",
+  sessions: "agent/sessions",
+  newSession: "agent/newSession",
+  resume: "agent/resume",
+  renameSession: "agent/renameSession",
+  deleteSession: "agent/deleteSession",
+  editorQuery: "agent/editorQuery",
 } as const;
 
 export interface ChatParams {
@@ -149,6 +158,66 @@ export interface CostResult {
 
 /** `agent/clear` → `{}` */
 export type ClearResult = Record<string, never>;
+
+// ---------------------------------------------------------- Sessions
+
+export interface SessionsParams {
+  query?: string; // words that must all occur in the title or id
+}
+
+export interface SessionsResult {
+  sessions: SessionInfo[];
+  current: string | null;
+}
+
+export interface SessionInfo {
+  id: string;
+  title: string; // the first prompt, until renamed
+  workspace: string;
+  created: number; // seconds since the epoch (0: nothing written yet)
+  updated: number;
+  turns: number;
+  tokens: number;
+  costUsd: number;
+  inUse: boolean; // open in another window
+  current: boolean; // this window's conversation
+}
+
+export interface NewSessionResult {
+  sessionId: string;
+}
+
+export interface ResumeParams {
+  sessionId: string;
+}
+
+export interface ResumeResult {
+  sessionId: string;
+  transcript: TranscriptEntry[];
+}
+
+export interface TranscriptEntry {
+  role: "user" | "assistant";
+  text: string;
+  tools: TranscriptTool[];
+}
+
+export interface TranscriptTool {
+  id: string;
+  name: string;
+  summary: string;
+  isError: boolean;
+  resultChars: number; // the result as it stands in the conversation now
+}
+
+export interface RenameSessionParams {
+  sessionId: string;
+  title: string;
+}
+
+export interface DeleteSessionParams {
+  sessionId: string;
+}
 
 export type ContextLevel = "ok" | "warn" | "high";
 
@@ -253,6 +322,52 @@ export interface ConfirmParams {
 export interface ConfirmResult {
   approved: boolean;
   remember?: boolean;
+}
+
+export type EditorQueryKind = "diagnostics" | "symbols" | "definition" | "references" | "hover";
+
+export type DiagnosticSeverityName = "error" | "warning" | "information" | "hint";
+
+export interface EditorQueryParams {
+  kind: EditorQueryKind;
+  uri?: string; // diagnostics: one file (absent: every file); symbols: that outline (absent: workspace symbols)
+  position?: Position; // definition/references/hover: on the symbol's name (UTF-16)
+  query?: string; // symbols: the name to look for
+  severity?: DiagnosticSeverityName; // diagnostics: this severity or worse
+  changedSince?: number; // diagnostics of a uri: answer once its generation is above this…
+  waitMs?: number; // …and a quiet moment passed, or after waitMs at most
+}
+
+export interface EditorQueryResult {
+  diagnostics?: EditorDiagnostic[];
+  generation?: number; // diagnostics of a uri: counts the changes of that file's diagnostics
+  symbols?: EditorSymbol[];
+  locations?: Location[];
+  hover?: string;
+}
+
+/** severity: 1 error, 2 warning, 3 information, 4 hint (LSP numbers) */
+export interface EditorDiagnostic {
+  uri: string;
+  range: Range;
+  severity: number;
+  message: string;
+  source?: string;
+  code?: string | number;
+}
+
+/** kind: LSP SymbolKind name ("Class", "Function", …) */
+export interface EditorSymbol {
+  name: string;
+  kind: string;
+  uri: string;
+  range: Range;
+  containerName?: string;
+}
+
+export interface Location {
+  uri: string;
+  range: Range;
 }
 
 // ------------------------------------------------------------------ Errors

@@ -1,4 +1,4 @@
-"""The agentls command line: serve | ask | repl | chat | replay | bench."""
+"""The agentls command line: serve | ask | repl | chat | sessions | replay | bench."""
 
 from __future__ import annotations
 
@@ -68,6 +68,12 @@ def _chat(args: argparse.Namespace) -> int:
     return run_chat(args) or 0
 
 
+def _sessions(args: argparse.Namespace) -> int:
+    from .sessions_cli import run_sessions
+
+    return run_sessions(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentls", description=__doc__)
     commands = parser.add_subparsers(dest="command")
@@ -97,6 +103,17 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--new", action="store_true", help="start a new session instead of resuming")
     chat.add_argument("--yes", action="store_true", help="approve every command and edit without asking")
     chat.set_defaults(run=_chat)
+
+    sessions = commands.add_parser("sessions", help="list, export or import saved conversations (JSONL)")
+    sessions.add_argument("--workspace", default=".", help="workspace folder (default: current directory)")
+    actions = sessions.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", help="the workspace's sessions, most recent first")
+    listing.add_argument("--all", action="store_true", help="every workspace's sessions")
+    export = actions.add_parser("export", help="a session as JSONL on stdout (default: the most recent)")
+    export.add_argument("id", nargs="?")
+    imported = actions.add_parser("import", help="a JSONL export as a new session of the workspace")
+    imported.add_argument("file", help="the .jsonl file ('-' for stdin)")
+    sessions.set_defaults(run=_sessions)
 
     replay = commands.add_parser("replay", help="price recorded conversations under a context policy")
     replay.add_argument("traces", nargs="+", metavar="TRACE.json")

@@ -3,7 +3,7 @@ import pytest_asyncio
 
 from agentls.agent.approval import auto_approve
 from agentls.agent.loop import Agent
-from agentls.agent.session import SessionLog
+from agentls.agent.store import open_session
 from agentls.agent.workspace import Workspace
 from agentls.context import ContextConfig
 from agentls.model import ModelSettings
@@ -30,7 +30,7 @@ async def make_agent(mock_api, workspace, data_dir):
     made = []
 
     def build(approve=auto_approve, context=None, new=True, **model):
-        session = SessionLog.open(workspace, new=new)
+        session = open_session(workspace, new=new)
         agent = Agent(Workspace([workspace]), settings_for(mock_api, **model), approve=approve,
                       context=context or ContextConfig(), session=session, shell_timeout=10)
         made.append(agent)

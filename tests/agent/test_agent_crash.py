@@ -8,7 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from agentls.agent.session import SessionLog
+from agentls.agent.store import Database, SessionStore
+from agentls.agent.store.records import replay
 from agentls.context.structure import request_problems
 
 SCRIPT = [
@@ -36,13 +37,36 @@ def repl(workspace: Path, base_url: str, env: dict) -> subprocess.Popen:
     )
 
 
-def wait_for(path: Path, needle: str, seconds: float = 20) -> None:
+def stored(data: Path) -> str:
+    """Every committed record, read by another process as the repl writes (WAL: readers never block)."""
+    path = data / "sessions.db"
+    if not path.exists():
+        return ""
+    db = Database.open(data)
+    try:
+        return "".join(body for (body,) in db.read("SELECT body FROM records"))
+    except Exception:  # noqa: BLE001 - the tables may not exist yet
+        return ""
+    finally:
+        db.close()
+
+
+def wait_for(data: Path, needle: str, seconds: float = 20) -> None:
     deadline = time.time() + seconds
     while time.time() < deadline:
-        if path.exists() and needle in path.read_text():
+        if needle in stored(data):
             return
         time.sleep(0.05)
-    raise AssertionError(f"{needle!r} never appeared in {path}")
+    raise AssertionError(f"{needle!r} never appeared in {data}")
+
+
+def restored(data: Path) -> list:
+    db = Database.open(data)
+    try:
+        (latest, *_) = SessionStore(db).sessions()
+        return replay(db.read("SELECT kind, body FROM records WHERE session = ? ORDER BY seq", (latest.id,))).messages
+    finally:
+        db.close()
 
 
 def test_kill_dash_nine_mid_turn_then_restart_keeps_every_completed_message(tmp_path):
@@ -54,35 +78,27 @@ def test_kill_dash_nine_mid_turn_then_restart_keeps_every_completed_message(tmp_
         first = repl(workspace, base_url, env)
         first.stdin.write("hello there\n")
         first.stdin.flush()
-        sessions = list((tmp_path / "data" / "sessions").glob("*/*/log.jsonl"))
-        deadline = time.time() + 20
-        while not sessions and time.time() < deadline:
-            time.sleep(0.05)
-            sessions = list((tmp_path / "data" / "sessions").glob("*/*/log.jsonl"))
-        log_path = sessions[0]
-        wait_for(log_path, "first answer, complete")
+        data = tmp_path / "data"
+        wait_for(data, "first answer, complete")
         first.stdin.write("now run the slow command\n")
         first.stdin.flush()
-        wait_for(log_path, "sleep 30")  # the tool call is logged; the command is running
+        wait_for(data, "sleep 30")  # the tool call is stored; the command is running
         time.sleep(0.5)
         os.killpg(first.pid, signal.SIGKILL)
         first.wait(10)
 
-        log = SessionLog(log_path.parent)
-        restored = log.restore().messages
-        log.close()
-        texts = json.dumps(restored)
+        before = restored(data)
+        texts = json.dumps(before)
         for needle in ("hello there", "first answer, complete", "now run the slow command", "sleep 30"):
             assert needle in texts
-        assert "interrupted" in json.dumps(restored[-1])  # the open tool call is answered on restore
-        assert request_problems([*restored]) == []
+        assert "interrupted" in json.dumps(before[-1])  # the open tool call is answered on restore
+        assert request_problems([*before]) == []
 
         second = repl(workspace, base_url, env)
         out, _ = second.communicate("what now?\n/quit\n", timeout=30)
-        assert "after the restart" in out
-        resumed = SessionLog(log_path.parent)
-        after = resumed.restore().messages
-        resumed.close()
-        assert json.dumps(restored[:4])[:-1] in json.dumps(after)  # everything before is still there
+        assert "after the restart" in out  # the restarted repl took over the dead one's conversation
+        after = restored(data)
+        assert json.dumps(before[:4])[:-1] in json.dumps(after)  # everything before is still there
+        assert "after the restart" in json.dumps(after)
     finally:
         mock.kill()

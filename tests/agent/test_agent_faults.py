@@ -4,7 +4,7 @@ or ends with a clear error, and the session log always replays to a valid histor
 import random
 
 from agentls.agent.loop import AgentError
-from agentls.agent.session import SessionLog
+from agentls.agent.store.records import replay
 from agentls.context.structure import request_problems
 from agentls.mock_api import Fault
 from conftest import SECRET
@@ -20,10 +20,12 @@ FAULTS = [
 ]
 
 
-def replays_valid(path) -> bool:
-    log = SessionLog.__new__(SessionLog)
-    log.path = path
-    messages = SessionLog.restore(log).messages
+def replays_valid(session) -> bool:
+    rows = session.db.read("SELECT kind, body FROM records WHERE session = ? ORDER BY seq", (session.id,))
+    restored = replay(rows)
+    if restored.skipped:  # every stored record reads
+        return False
+    messages = restored.messages
     if messages and messages[-1]["role"] == "assistant":
         messages = [*messages, {"role": "user", "content": "next"}]
     return not messages or request_problems(messages) == []
@@ -53,7 +55,7 @@ async def test_over_a_hundred_faults_never_corrupt_the_session(make_agent, mock_
             failed += 1
         while mock_api.pending:  # faults left over from a failed turn are not carried into the next one
             mock_api.next_answer({})
-        if not replays_valid(agent.session.path):
+        if not replays_valid(agent.session):
             corrupted += 1
     assert injected >= 100
     assert succeeded + failed == 60 and succeeded > 0 and failed > 0

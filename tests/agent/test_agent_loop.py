@@ -1,11 +1,12 @@
 import asyncio
+import sqlite3
 
 import pytest
 
 from agentls.agent import events as ev
 from agentls.agent.approval import deny_all
 from agentls.agent.loop import AgentError
-from agentls.agent.session import SessionLog
+from agentls.agent.store import SessionStore, open_session
 from agentls.context import ContextConfig
 from agentls.context.structure import request_problems
 from agentls.mock_api import DEMO_LABEL, Fault, Reply, Text, Thinking, ToolUse
@@ -154,10 +155,12 @@ async def test_session_resumes_with_every_message(make_agent, mock_api, workspac
     await agent.run_turn("What does notes.md say?")
     before = agent.history()
     cost = agent.cost()
+    session_id = agent.session.id
     await agent.aclose()
-    with open(agent.session.path, "a") as log:
-        log.write('{"type": "message", "message": {"role": "us')  # a torn last line
+    with sqlite3.connect(agent.session.db.path) as db:  # a record that does not read
+        db.execute("INSERT INTO records VALUES (?, 1000, 'message', 0, ?)", (session_id, '{"message": {"role": "us'))
     resumed = make_agent(new=False)
+    assert resumed.session.id == session_id
     assert resumed.history() == before
     assert resumed.cost()["requests"] == cost["requests"]
     mock_api.script(Reply([Text("still here")]))
@@ -177,9 +180,10 @@ async def test_manual_compact_cost_context_and_clear(make_agent, mock_api, works
     assert cost["requests"] == 3 and cost["usd"] > 0
     context = agent.context()
     assert context["categories"]["system"] > 0 and context["level"] == "ok"
-    old = agent.session.path
-    agent.clear(SessionLog.open(agent.workspace.roots[0], new=True))
-    assert agent.history() == [] and old.exists() and agent.cost()["requests"] == 0
+    old = agent.session.id
+    agent.clear(open_session(agent.workspace.roots[0], new=True))
+    assert agent.history() == [] and agent.cost()["requests"] == 0
+    assert agent.session.id != old and SessionStore(agent.session.db).info(old).turns == 1  # the old one is kept
 
 
 async def test_a_cleared_result_can_be_read_back_by_its_ref(make_agent, mock_api, workspace):

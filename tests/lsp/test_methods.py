@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 from lsprotocol import types
@@ -40,11 +41,11 @@ async def test_compact_cost_clear_and_context(start_editor, mock_api, data_dir, 
     assert len(editor.usages) > before
     assert {"compactionStarted", "compactionFinished"} <= set(editor.kinds())
 
-    sessions = lambda: [p for p in data_dir.rglob("log.jsonl")]  # noqa: E731
-    assert len(sessions()) == 1
+    sessions = lambda: sqlite3.connect(data_dir / "sessions.db").execute("SELECT COUNT(*) FROM sessions").fetchone()[0]  # noqa: E731
+    assert sessions() == 1
     before = len(editor.usages)
     assert await editor.request("agent/clear") == {}
-    assert len(sessions()) == 2  # the old session stays on disk
+    assert sessions() == 2  # the old session stays in the store
     await wait_until(lambda: len(editor.usages) > before)
     assert editor.usages[-1]["categories"]["toolResults"] == 0
     assert (await editor.request("agent/cost"))["requests"] == 0
@@ -114,6 +115,11 @@ async def test_demo_model_without_key_or_base_url(start_editor, data_dir, worksp
     result = await editor.request("agent/chat", {"prompt": "What does notes.md say?"})
     assert DEMO_LABEL in result["text"] and "42" in result["text"]
     assert (await editor.request("agent/context"))["demo"] is True
+    # Every view names the model that answers, never the configured default.
+    assert {u["model"] for u in editor.usages} == {"demo model (offline)"}
+    assert (await editor.request("agent/context"))["model"] == "demo model (offline)"
+    cost = await editor.request("agent/cost")
+    assert cost["model"] == "demo model (offline)" and cost["usd"] == 0
 
 
 async def test_requests_before_initialize_are_refused(data_dir):

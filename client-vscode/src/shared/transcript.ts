@@ -3,7 +3,7 @@
  * `agent/event`s. Shared by the webview (rendering) and the extension (the
  * store that restores history when the view reloads). Pure.
  */
-import type { AgentEvent, ToolMarker } from "../protocol";
+import type { AgentEvent, ToolMarker, TranscriptEntry } from "../protocol";
 import { formatTokens } from "./format";
 
 export interface ToolCard {
@@ -51,6 +51,22 @@ export const MAX_ITEMS = 400;
 
 export function emptyTranscript(): Transcript {
   return { items: [] };
+}
+
+/** A resumed session's transcript (agent/resume) as the panel shows it. */
+export function fromSession(entries: TranscriptEntry[]): Transcript {
+  const items: TranscriptItem[] = entries.map((e, i) => {
+    if (e.role === "user") return { role: "user", text: e.text, attachments: [] };
+    const blocks: Block[] = e.text ? [{ kind: "text", text: e.text }] : [];
+    for (const t of e.tools) {
+      blocks.push({
+        kind: "tool",
+        card: { toolUseId: t.id, tool: t.name, summary: t.summary, done: true, isError: t.isError, resultChars: t.resultChars, marker: "" },
+      });
+    }
+    return { role: "assistant", turnId: `resumed-${i}`, blocks, status: "done" };
+  });
+  return { items: items.slice(-MAX_ITEMS) };
 }
 
 type Assistant = Extract<TranscriptItem, { role: "assistant" }>;

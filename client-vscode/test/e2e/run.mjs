@@ -24,6 +24,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { contextSteps } from "./steps-context.mjs";
+import { editorSteps } from "./steps-editor.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const repo = path.resolve(ext, "..");
@@ -360,6 +361,7 @@ async function main() {
     log(`settings change reached the server without a restart: "${await statusText(page)}"`);
     await shot(page, "07-settings-changed");
     await contextSteps({ page, chat, workspace, shot, palette, statusText, waitFor, log, fail }); // issue 9
+    await editorSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
   }
   if (fake) {
     // 07: approvals — a shell command in a modal, an edit as a diff + modal

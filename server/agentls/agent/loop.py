@@ -26,8 +26,10 @@ from . import events as ev
 from .approval import ApprovalCallback, deny_all
 from .prompt import system_prompt
 from .sent import SentLog, tool_result_view
-from .session import SessionLog
+from .store import Session, StoreError
+from .transcript import tool_summary
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
+from .tools.editor import EditorQueries
 from .workspace import Workspace
 
 CANCELLED = "[cancelled by the user before this tool call finished]"
@@ -54,18 +56,11 @@ async def _emit(sink: ev.EventSink | None, event: ev.AgentEvent) -> None:
         await outcome
 
 
-def _tool_summary(name: str, tool_input: dict[str, Any]) -> str:
-    for key in ("path", "command", "pattern"):
-        if isinstance(tool_input.get(key), str):
-            return f"{name} {tool_input[key]}"[:200]
-    return name
-
-
 class Agent:
     def __init__(self, workspace: Workspace, model: ModelSettings | None = None, *,
                  context: ContextConfig | None = None, approve: ApprovalCallback = deny_all,
-                 session: SessionLog | None = None, clock: Callable[[], float] = time.time,
-                 shell_timeout: float = 120.0) -> None:
+                 session: Session | None = None, clock: Callable[[], float] = time.time,
+                 shell_timeout: float = 120.0, editor: EditorQueries | None = None) -> None:
         self.workspace = workspace
         self.model_settings = model or ModelSettings()
         self.client = ModelClient(self.model_settings)
@@ -73,12 +68,15 @@ class Agent:
         self.clock = clock
         self.shell_timeout = shell_timeout
         self.session = session
-        self.tools = tool_definitions()
+        self.editor = editor
+        self.tools = tool_definitions(editor.kinds if editor is not None else ())
         self._context_config = context or ContextConfig()
         self.engine = self._new_engine()
         self.sent = SentLog()
         self.busy = False
         self._retired: list[ModelClient] = []
+        self._unsaved: str | None = None  # why the last write to the session failed, until reported
+        self._unsaved_reported = False
         if session is not None:
             self._restore(session)
 
@@ -98,14 +96,23 @@ class Agent:
         store = self.session.store if self.session is not None else None
         return ContextEngine(config=config, store=store) if store is not None else ContextEngine(config=config)
 
-    def _restore(self, session: SessionLog) -> None:
+    def _restore(self, session: Session) -> None:
         restored = session.restore()
-        for message in restored.messages:
-            self.engine.append(message)
+        try:
+            for message in restored.messages:
+                self.engine.append(message)
+        except ValueError as error:  # the store hands a valid history; should that ever fail, start empty
+            self.engine = self._new_engine()
+            session.problems.append(f"This conversation could not be restored ({error}); it starts empty.")
         for model, numbers in restored.usage:
             self.client.costs.add(model, Usage(**numbers))
         # the restored history is what the last request before the reload carried
         self.sent.sent(list(self.engine.history.messages), self.engine, None)
+
+    def session_problems(self) -> list[str]:
+        """What the user should hear about the session (damage set aside, not saved). Front ends
+        may show them at start; the next turn notes them in the chat (error events), once."""
+        return list(self.session.problems) if self.session is not None else []
 
     def reconfigure(self, model: ModelSettings | None = None, context: ContextConfig | None = None) -> None:
         """New settings from the editor, no restart; the conversation is kept."""
@@ -183,6 +190,7 @@ class Agent:
                     continue
                 break
             await self._run_tools(uses, emit, cut_off=stop_reason == "max_tokens")
+        await self._report_store_problems(emit)
         await emit(ev.UsageEvent(ev.usage_wire(total)))
         return TurnResult(turn_id, "\n\n".join(texts), stop_reason, ev.usage_wire(total))
 
@@ -193,10 +201,30 @@ class Agent:
         return cut
 
     def _log(self, message: dict[str, Any]) -> None:
+        self._save(lambda session: session.message(message))
+
+    def _save(self, write: Callable[[Session], None]) -> None:
+        """A failed write does not end the turn: it stays queued in the session, and is reported."""
+        if self.session is None:
+            return
+        try:
+            write(self.session)
+        except StoreError as error:
+            self._unsaved = str(error)
+            return
+        self._unsaved, self._unsaved_reported = None, False
+
+    async def _report_store_problems(self, emit) -> None:
         if self.session is not None:
-            self.session.message(message)
+            for problem in self.session.take_problems():
+                await emit(ev.ErrorEvent(problem))
+        if self._unsaved is not None and not self._unsaved_reported:
+            self._unsaved_reported = True
+            await emit(ev.ErrorEvent(f"the conversation could not be saved ({self._unsaved}); the agent goes on, "
+                                     "and saves what is missing with the next message it can write"))
 
     async def _prepare(self, emit) -> Prepared:
+        await self._report_store_problems(emit)
         prepared = self.engine.prepare(self.clock())
         self.sent.prepared(prepared.batch)
         if prepared.compaction_due:
@@ -236,18 +264,18 @@ class Agent:
             raise AgentError(str(error)) from error
         self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate)
         await self._announce_sent(prepared, emit)
-        if self.session is not None:
-            self.session.usage(response.model or self.model_settings.model, asdict(response.usage))
+        self._save(lambda session: session.usage(response.model or self.model_settings.model, asdict(response.usage)))
         await emit(ev.UsageEvent(ev.usage_wire(response.usage)))
         return response
 
     async def _run_tools(self, uses: list[dict[str, Any]], emit, cut_off: bool) -> None:
-        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout)
+        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout,
+                          editor=self.editor)
         outputs: dict[str, ToolOutput] = {}
         try:
             for use in uses:
                 name, tool_input = use.get("name", ""), use.get("input") or {}
-                await emit(ev.ToolStart(use["id"], name, _tool_summary(name, tool_input)))
+                await emit(ev.ToolStart(use["id"], name, tool_summary(name, tool_input)))
                 if cut_off:
                     outputs[use["id"]] = ToolOutput(CUT_OFF, True, f"{name}: cut off")
                 else:
@@ -296,9 +324,10 @@ class Agent:
         except SummaryError as error:
             await emit(ev.ErrorEvent(f"compaction failed: {error}"))
             return None
-        if self.session is not None:
-            self.session.compaction(self.engine.history.messages, result.summary,
-                                    result.tokens_before, result.tokens_after)
+        messages = self.engine.history.messages
+        self._save(lambda session: session.compaction(messages, result.summary, result.tokens_before,
+                                                      result.tokens_after))
+        await self._report_store_problems(emit)
         await emit(ev.CompactionFinished(result.tokens_before, result.tokens_after, result.message, reason, True))
         await emit(ev.ContextUsage(self.context_usage()))
         return result
@@ -342,16 +371,22 @@ class Agent:
         _, tools = self._static_tokens()
         return {**self.engine.report(tools_tokens=tools), "placeholders": self.engine.placeholders()}
 
-    def clear(self, new_session: SessionLog | None = None) -> None:
+    def clear(self, new_session: Session | None = None) -> None:
         """A fresh conversation; the old session stays on disk."""
         if self.busy:
             raise AgentError("a turn is running; cancel it first")
         if self.session is not None:
             self.session.close()
         self.session = new_session
+        self._unsaved, self._unsaved_reported = None, False
         self.engine = self._new_engine()
         self.sent.clear()
         self.client.costs.reset()
+
+    def resume(self, session: Session) -> None:
+        """Continue another conversation: its history, its costs; the current one stays on disk."""
+        self.clear(session)
+        self._restore(session)
 
     def history(self) -> list[dict[str, Any]]:
         return list(self.engine.history.messages)

@@ -8,13 +8,12 @@ handed. Read top to bottom to follow a tool result: history -> truncate (L0)
 from .config import ContextConfig
 from .history import History, ToolRecord
 from .pipeline import ContextEngine, Prepared
-from .store import DiskStore, MemoryStore, ResultStore
+from .store import MemoryStore, ResultStore
 from .structure import StructureError, validate_request
 
 __all__ = [
     "ContextConfig",
     "ContextEngine",
-    "DiskStore",
     "History",
     "MemoryStore",
     "Prepared",

@@ -7,12 +7,9 @@ kept here, so no rewrite loses anything.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import Protocol
 
 REF_SCHEME = "context://"
-_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 def result_ref(tool_use_id: str) -> str:
@@ -47,29 +44,3 @@ class MemoryStore:
 
     def __len__(self) -> int:
         return len(self._texts)
-
-
-class DiskStore:
-    """One file per ref under a session folder; written once, never rewritten."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
-
-    def _path(self, ref: str) -> Path:
-        name = ref[len(REF_SCHEME):] if is_ref(ref) else ref
-        return self.folder / (_SAFE_NAME.sub("_", name) + ".txt")
-
-    def put(self, ref: str, text: str) -> None:
-        path = self._path(ref)
-        if not path.exists():
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(path)
-
-    def get(self, ref: str) -> str | None:
-        path = self._path(ref)
-        try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None

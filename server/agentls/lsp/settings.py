@@ -22,8 +22,10 @@ THRESHOLDS = {"budgetSoft": "budget_soft_at", "budgetHard": "budget_hard_at", "a
 APPROVAL_KINDS = ("shell", "write")
 APPROVAL_MODES = ("ask", "always", "never")
 KNOWN_KEYS = {"model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens",
-              "thresholds", "approvals"}
+              "thresholds", "approvals", "diagnosticsWaitMs"}
 SECTION = "agentls"
+DIAGNOSTICS_WAIT_MS = 2000  # after an edit, for the file's diagnostics to settle
+MAX_DIAGNOSTICS_WAIT_MS = 60_000
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,10 @@ class AgentSettings:
     max_tokens: int | None = None
     thresholds: dict[str, float] = field(default_factory=dict)  # ContextConfig field → fraction
     approvals: dict[str, str] = field(default_factory=dict)
+    diagnostics_wait_ms: int | None = None
+
+    def diagnostics_wait(self) -> int:
+        return DIAGNOSTICS_WAIT_MS if self.diagnostics_wait_ms is None else self.diagnostics_wait_ms
 
     def approval_modes(self) -> dict[str, str]:
         """Both kinds, defaults filled in: a setting removed goes back to "ask"."""
@@ -94,7 +100,15 @@ def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
         model=text("model"), compact_model=text("compactModel"), base_url=base_url,
         context_window=window, output_reserve=reserve, max_tokens=count("maxTokens", 1),
         thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
+        diagnostics_wait_ms=_wait_ms(count("diagnosticsWaitMs", 0), problems),
     ), problems
+
+
+def _wait_ms(value: int | None, problems: list[str]) -> int | None:
+    if value is not None and value > MAX_DIAGNOSTICS_WAIT_MS:
+        problems.append(f"settings.diagnosticsWaitMs must be at most {MAX_DIAGNOSTICS_WAIT_MS}")
+        return None
+    return value
 
 
 def _thresholds(raw: Any, problems: list[str]) -> dict[str, float]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, fields
 from urllib.parse import urlparse
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
+DEMO_MODEL = "demo model (offline)"  # the name every view shows when the offline demo answers
 NATIVE_HOST = "api.anthropic.com"
 
 
@@ -71,8 +72,9 @@ FREE = {"input": 0.0, "output": 0.0, "cache_write": 0.0, "cache_read": 0.0}
 
 
 def for_demo_model(settings: ModelSettings, base_url: str) -> ModelSettings:
-    """Point settings at the local offline demo model; it costs nothing."""
+    """Point settings at the local offline demo model; it costs nothing and is named for what it is."""
     settings.base_url = base_url
     settings.api_key = "demo"
-    settings.prices = {**(settings.prices or {}), settings.model: FREE, settings.effective_compact_model: FREE}
+    settings.model, settings.compact_model = DEMO_MODEL, None
+    settings.prices = {**(settings.prices or {}), DEMO_MODEL: FREE}
     return settings

@@ -1,4 +1,4 @@
-"""agent/clear: a fresh conversation in a new session log; the old one stays on disk."""
+"""agent/clear: a fresh conversation in a new session; the old one stays in the store."""
 
 from __future__ import annotations
 
@@ -16,14 +16,12 @@ async def handle(ls, params: Any) -> dict[str, Any]:
     as_object(params)
     host = ls.host
     agent = await host.agent()
-    from ...agent.session import SessionLog
+    from ...agent.store import open_session
 
     with host.exclusive("clear"):
-        try:
-            session = await asyncio.to_thread(SessionLog.open, host.session_root, new=True)
-        except OSError:
-            session = None  # still clear; this conversation just is not saved
+        session = await asyncio.to_thread(open_session, host.session_root, new=True)  # never fails: at worst unsaved
         agent.clear(session)
+        host.show_session_problems()
         if host.policy is not None:
             host.policy.forget()  # "always for this session" ends with the session
     host.notify_context_usage()

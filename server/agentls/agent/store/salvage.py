@@ -1,0 +1,53 @@
+"""Copy what can still be read out of a damaged database file into a fresh one."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from .db import TABLES, column_names, connect
+
+SKIP_LIMIT = 2000  # unreadable rowids skipped in a row before giving up on a table
+
+
+def salvage(damaged: Path, into: sqlite3.Connection) -> int:
+    """How many record rows were copied (sessions, refs and migrations come along)."""
+    try:
+        source = connect(damaged)
+    except sqlite3.Error:
+        return 0
+    copied = 0
+    try:
+        for table in TABLES:
+            if table == "leases":
+                continue  # a lease of the old file means nothing in the new one
+            rows = _readable_rows(source, table)
+            names = column_names(table)
+            marks = ", ".join("?" * len(names))
+            for row in rows:
+                try:
+                    into.execute(f"INSERT OR IGNORE INTO {table} ({', '.join(names)}) VALUES ({marks})", row)
+                    copied += table == "records"
+                except sqlite3.Error:
+                    continue
+    finally:
+        source.close()
+    return copied
+
+
+def _readable_rows(source: sqlite3.Connection, table: str) -> list[tuple]:
+    columns = ", ".join(column_names(table))
+    rows: list[tuple] = []
+    rowid, misses = 0, 0
+    while misses < SKIP_LIMIT:
+        try:
+            found = source.execute(f"SELECT rowid, {columns} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT 1",
+                                   (rowid,)).fetchone()
+        except sqlite3.Error:
+            rowid, misses = rowid + 1, misses + 1  # a damaged page: step over this rowid
+            continue
+        if found is None:
+            break
+        rowid, misses = found[0], 0
+        rows.append(tuple(found[1:]))
+    return rows

@@ -1,0 +1,128 @@
+"""The sessions of a workspace: open (resume the last free one, or a new one),
+list, resume by id, rename, delete. Everything issue-10 front ends need."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ...model.pricing import cost_usd
+from ...model.response import Usage
+from .base import Database, StoreError
+from .lease import is_live, lease_of
+from .records import clean_usage
+from .session import Session, claim, new_session_id
+
+
+def workspace_key(root: Path) -> str:
+    return str(Path(root).resolve())
+
+
+@dataclass
+class SessionInfo:
+    id: str
+    workspace: str
+    title: str
+    created: float
+    updated: float
+    turns: int
+    tokens: int  # input + output + cache tokens of every request
+    cost_usd: float
+    in_use: bool  # another live process holds it
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class SessionStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @classmethod
+    def open(cls, base: Path | None = None) -> "SessionStore":
+        return cls(Database.open(base))
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- opening a conversation -------------------------------------------------------
+
+    def open_session(self, root: Path, *, new: bool = False, session_id: str | None = None) -> Session:
+        """The workspace's most recent session no other process holds, a new one (new=True, or
+        none free), or the one asked for (StoreError if it is unknown or in use)."""
+        key, now = workspace_key(root), time.time()
+        with self.db.transaction() as connection:
+            if session_id is not None:
+                if connection.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
+                    raise StoreError(f"no session {session_id}")
+                claimed = claim(self.db, session_id, connection, now)
+                if claimed is None:
+                    raise StoreError(f"session {session_id} is open in another window")
+                return Session(self.db, session_id, *claimed, workspace=key, owns_db=False)
+            if not new:
+                for (candidate,) in connection.execute(
+                        "SELECT id FROM sessions WHERE workspace = ? ORDER BY updated DESC, created DESC", (key,)).fetchall():
+                    claimed = claim(self.db, candidate, connection, now)
+                    if claimed is not None:
+                        return Session(self.db, candidate, *claimed, workspace=key, owns_db=False)
+            fresh = self._create(connection, key, now) if new else new_session_id()  # else: created on first write
+            return Session(self.db, fresh, *claim(self.db, fresh, connection, now), workspace=key, owns_db=False)
+
+    @staticmethod
+    def _create(connection, key: str, now: float, session_id: str | None = None, title: str = "") -> str:
+        session_id = session_id or new_session_id()
+        connection.execute("INSERT INTO sessions (id, workspace, title, created, updated, turns) VALUES (?, ?, ?, ?, ?, 0)",
+                           (session_id, key, title, now, now))
+        return session_id
+
+    # -- issue 10: list, rename, delete -----------------------------------------------
+
+    def sessions(self, root: Path | None = None) -> list[SessionInfo]:
+        """Sessions of a workspace (or all), most recently updated first."""
+        where, params = ("WHERE workspace = ?", (workspace_key(root),)) if root is not None else ("", ())
+        rows = self.db.read(f"SELECT id, workspace, title, created, updated, turns FROM sessions {where} "
+                            "ORDER BY updated DESC, created DESC", params)
+        return [self._info(row) for row in rows]
+
+    def info(self, session_id: str) -> SessionInfo | None:
+        rows = self.db.read("SELECT id, workspace, title, created, updated, turns FROM sessions WHERE id = ?",
+                            (session_id,))
+        return self._info(rows[0]) if rows else None
+
+    def _info(self, row: tuple) -> SessionInfo:
+        session_id, workspace, title, created, updated, turns = row
+        tokens, usd = 0, 0.0
+        for (body,) in self.db.read("SELECT body FROM records WHERE session = ? AND kind = 'usage'", (session_id,)):
+            usage = _usage_of(body)
+            if usage is not None:
+                model, counts = usage
+                tokens += sum(counts.values())
+                usd += cost_usd(model, Usage(**counts))
+        with self.db.lock:
+            in_use = is_live(lease_of(self.db.connection, session_id), time.time())
+        return SessionInfo(session_id, workspace, title if isinstance(title, str) else "", float(created),
+                           float(updated), int(turns), tokens, usd, in_use)
+
+    def rename(self, session_id: str, title: str) -> bool:
+        with self.db.transaction() as connection:
+            return connection.execute("UPDATE sessions SET title = ? WHERE id = ?",
+                                      (title.strip(), session_id)).rowcount > 0
+
+    def delete(self, session_id: str) -> bool:
+        """Delete a session and all its rows; refused (StoreError) while another window has it open."""
+        with self.db.transaction() as connection:
+            if is_live(lease_of(connection, session_id), time.time()):
+                raise StoreError(f"session {session_id} is open; close it first")
+            for table in ("records", "refs", "leases", "set_aside"):
+                connection.execute(f"DELETE FROM {table} WHERE session = ?", (session_id,))
+            return connection.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+
+
+def _usage_of(body) -> tuple[str, dict[str, int]] | None:
+    try:
+        value = json.loads(body)
+    except (TypeError, ValueError):
+        return None
+    return clean_usage(value) if isinstance(value, dict) else None

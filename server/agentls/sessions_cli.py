@@ -1,0 +1,63 @@
+"""`agentls sessions list | export [ID] | import FILE`: the session store from the terminal."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from .agent.store import Database, SessionStore, StoreError, data_dir
+from .agent.store.jsonl import export_jsonl, import_jsonl
+
+
+def _list(store: SessionStore, workspace: Path | None) -> int:
+    sessions = store.sessions(workspace)
+    if not sessions:
+        print("no sessions" + (f" for {workspace}" if workspace else ""), file=sys.stderr)
+    for info in sessions:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated))
+        flag = " (open)" if info.in_use else ""
+        where = "" if workspace else f"  {info.workspace}"
+        print(f"{info.id}  {when}  {info.turns:>3} turns  {info.tokens:>9,} tokens  ${info.cost_usd:.4f}  "
+              f"{info.title or '(untitled)'}{flag}{where}")
+    return 0
+
+
+def _export(store: SessionStore, workspace: Path, session_id: str | None) -> int:
+    if session_id is None:
+        latest = store.sessions(workspace)
+        if not latest:
+            print(f"agentls: no session for {workspace}", file=sys.stderr)
+            return 1
+        session_id = latest[0].id
+    for line in export_jsonl(store.db, session_id):
+        sys.stdout.write(line)
+    return 0
+
+
+def _import(store: SessionStore, workspace: Path, source: str) -> int:
+    data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    session_id, skipped = import_jsonl(store.db, workspace, data)
+    note = f" ({skipped} unreadable lines skipped)" if skipped else ""
+    print(f"imported as session {session_id} of {workspace}{note}; it is resumed next time "
+          f"unless another is more recent (`agentls sessions list`)", file=sys.stderr)
+    return 0
+
+
+def run_sessions(args) -> int:
+    workspace = Path(args.workspace).expanduser().resolve()
+    database = Database.open(data_dir())
+    for problem in database.problems:
+        print(f"agentls: {problem}", file=sys.stderr)
+    store = SessionStore(database)
+    try:
+        if args.action == "list":
+            return _list(store, None if args.all else workspace)
+        if args.action == "export":
+            return _export(store, workspace, args.id)
+        return _import(store, workspace, args.file)
+    except (StoreError, OSError) as error:
+        print(f"agentls: {error}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
