@@ -65,6 +65,7 @@ export const Methods = {
   chat: "agent/chat",
   compact: "agent/compact",
   cost: "agent/cost",
+  models: "agent/models",
   clear: "agent/clear",
   context: "agent/context",
   event: "agent/event",
@@ -154,6 +155,27 @@ export interface CostResult {
   cacheReadTokens: number;
   cacheWriteTokens: number;
   usd: number;
+}
+
+export interface ModelsResult {
+  /** the known Anthropic models, for a picker */
+  models: ModelInfo[];
+  /** the model that answers now ("demo model (offline)" in demo mode) */
+  current: string;
+  /** settings.model, else the default; may be any id */
+  configured: string;
+  demo: boolean;
+}
+
+/** Prices in USD per million tokens. */
+export interface ModelInfo {
+  id: string;
+  label: string;
+  contextWindow: number;
+  inputPerMTok: number;
+  outputPerMTok: number;
+  cacheReadPerMTok: number;
+  cacheWritePerMTok: number;
 }
 
 /** `agent/clear` → `{}` */
