@@ -22,6 +22,7 @@ import { compactMarkdown, costMarkdown, formatUsage } from "./shared/format";
 import type { FromWebview, ServerStatus, ToWebview } from "./shared/messages";
 import { FileList } from "./shared/fileList";
 import { mentionedPaths, rankPaths } from "./shared/mentions";
+import { linesLabel, selectedSpan } from "./shared/selection";
 import { SLASH_COMMANDS, type SlashName } from "./shared/slash";
 import * as T from "./shared/transcript";
 
@@ -436,12 +437,13 @@ export class ChatController implements vscode.Disposable {
     if (!editor) return;
     const sel = editor.selection;
     const doc = editor.document;
-    const range = sel.isEmpty ? doc.lineAt(sel.active.line).range : new vscode.Range(sel.start, sel.end);
+    const span = selectedSpan(sel.start, sel.end, (line) => doc.lineAt(line).text.length);
+    const range = sel.isEmpty
+      ? doc.lineAt(sel.active.line).range
+      : new vscode.Range(span.start.line, span.start.character, span.end.line, span.end.character);
     const text = doc.getText(range);
     const rel = vscode.workspace.asRelativePath(doc.uri, false);
-    const first = range.start.line + 1;
-    const last = range.end.line + (range.end.character === 0 && range.end.line > range.start.line ? 0 : 1);
-    const lines = first === last ? `line ${first}` : `lines ${first}-${last}`;
+    const lines = linesLabel(range.start, range.end);
     const fence = text.includes("```") ? "````" : "```";
     const quote = `\`${rel}\` ${lines}:\n${fence}${doc.languageId}\n${text.replace(/\n$/, "")}\n${fence}\n`;
     this.pending.push({
