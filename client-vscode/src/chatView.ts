@@ -23,6 +23,7 @@ import type { FromWebview, ServerStatus, ToWebview } from "./shared/messages";
 import { FileList } from "./shared/fileList";
 import { mentionedPaths, rankPaths } from "./shared/mentions";
 import { linesLabel, selectedSpan } from "./shared/selection";
+import { ModelChoice } from "./modelChoice";
 import { SLASH_COMMANDS, type SlashName } from "./shared/slash";
 import * as T from "./shared/transcript";
 
@@ -94,6 +95,7 @@ export class ChatController implements vscode.Disposable {
   private compactionReported = false;
   private labelFromUsage = false;
   modelLabel = "";
+  private readonly models: ModelChoice;
   private view: vscode.WebviewView | undefined;
   private readonly subs: vscode.Disposable[] = [];
 
@@ -102,6 +104,7 @@ export class ChatController implements vscode.Disposable {
     private readonly agent: AgentClient,
     private readonly docs?: VirtualDocs,
   ) {
+    this.models = new ModelChoice(agent, (m) => this.post(m));
     this.transcript = { items: ctx.workspaceState.get<T.TranscriptItem[]>(STORE_KEY, []) };
     T.settle(this.transcript, "Interrupted (the window was reloaded).");
     this.subs.push(
@@ -118,6 +121,7 @@ export class ChatController implements vscode.Disposable {
         if (label && label !== this.modelLabel) {
           this.modelLabel = label;
           this.post({ type: "model", label });
+          void this.models.refresh(); // the picker shows the model that answers now
         }
       }),
       agent.onStatus.event((s) => this.onServerStatus(s)),
@@ -209,6 +213,10 @@ export class ChatController implements vscode.Disposable {
           },
           host,
         );
+        void this.models.refresh();
+        return;
+      case "setModel":
+        await this.models.choose(m.model);
         return;
       case "send":
         await this.send(m.text);
