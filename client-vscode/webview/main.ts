@@ -299,7 +299,8 @@ function renderChrome(): void {
   }
   serverEl.hidden = !text;
   stopBtn.hidden = !busy;
-  sendBtn.disabled = busy;
+  // aria-disabled, not disabled: Send stays in the Tab order (input → Send → Stop) while a turn runs
+  sendBtn.setAttribute("aria-disabled", String(busy));
   app.classList.toggle("busy", busy);
   if (!busy) progressEl.textContent = "";
 }
