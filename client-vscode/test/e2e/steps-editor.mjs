@@ -129,10 +129,10 @@ export async function editorSteps({ page, chat, workspace, python, tmp, log, fai
 
     // 13: an approved edit that breaks the types
     const edited = await turn("Show the total with its unit.", "edit_file");
-    const dialog = page.locator(".monaco-dialog-box");
-    await dialog.waitFor({ timeout: 60_000 });
+    const approval = page.locator(".notification-toast", { hasText: "wants to edit" }).first(); // beside the diff, not a modal
+    await approval.waitFor({ timeout: 60_000 });
     await shot(page, "13-editor-approve-edit");
-    await dialog.locator("a.monaco-button, button", { hasText: "Approve" }).first().click();
+    await approval.locator("a.monaco-button, button", { hasText: "Approve" }).first().click();
     const result = await edited();
     log(`edit_file result as the model got it:\n${result}`);
     if (!/^Applied; 1 new error:$/m.test(result)) fail(`the edit result does not report exactly one new error: ${result}`);
