@@ -6,12 +6,9 @@
 //   18 the model picker: choosing claude-haiku-4-5 makes the next request use it, as recorded
 //      by a scripted mock API (editor_mock_api.py) at the endpoint
 //   19 agentls.pythonPath = /nonexistent/bin/python → the error names that path
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-
-const here = path.dirname(fileURLToPath(import.meta.url));
+import { recordedBodies, startScriptedApi } from "./scriptedApi.mjs";
 const BAD_PYTHON = "/nonexistent/bin/python";
 
 function writeSettings(workspace, settings) {
@@ -19,27 +16,7 @@ function writeSettings(workspace, settings) {
   writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "agentls.contextWindow": 40000, ...settings }, null, 2));
 }
 
-function startRecordingApi(python, dir) {
-  const script = path.join(dir, "picker-script.json");
-  const record = path.join(dir, "picker-requests.jsonl");
-  writeFileSync(script, JSON.stringify([{ content: "Answered by the model you picked." }, { content: "Again." }]));
-  const child = spawn(python, [path.join(here, "editor_mock_api.py"), script, record], { stdio: ["ignore", "pipe", "inherit"] });
-  const url = new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d.toString();
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`editor_mock_api.py exited with ${code}`)));
-  });
-  return { child, url, record };
-}
-
-function recordedModels(record) {
-  if (!existsSync(record)) return [];
-  return readFileSync(record, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).model);
-}
+const recordedModels = (record) => recordedBodies(record).map((body) => body.model);
 
 export async function sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }) {
   const modelName = async () => ((await chat.locator(".model").textContent()) ?? "").trim();
@@ -106,7 +83,7 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   log(`resumed the old conversation: ${await chat.locator(".msg").count()} messages shown`);
 
   // 18: the model picker changes the model of the next request (seen at the endpoint)
-  const api = startRecordingApi(python, tmp);
+  const api = startScriptedApi(python, tmp, "picker", [{ content: "Answered by the model you picked." }, { content: "Again." }]);
   try {
     writeSettings(workspace, { "agentls.baseUrl": await api.url });
     await waitFor(async () => (await modelName()) === "claude-sonnet-5-5", 30_000, "the configured model to replace the demo model");
