@@ -59,8 +59,8 @@ export async function contextSteps({ page, chat, workspace, shot, palette, statu
   log("the compaction divider opened the summary the model sees");
 
   // c2: a fresh conversation, three large files read one per turn
-  await palette(page, "Agent: Clear Conversation");
-  await waitFor(async () => (await chat.locator(".msg").count()) === 0, 30_000, "an empty conversation");
+  await palette(page, "Agent: New Chat");
+  await waitFor(async () => (await chat.locator(".msg:not(.notice)").count()) === 0, 30_000, "an empty conversation");
   const start = await waitFor(async () => checkMeter("after clear"), 30_000, "the meter after clear");
   const lines = Math.max(200, Math.floor((0.3 * start.usable * 4) / 75));
   for (const name of ["alpha.py", "beta.py", "gamma.py"]) writeFileSync(path.join(workspace, name), bigFile(name, lines, name === "alpha.py"));
