@@ -327,6 +327,7 @@ function onHostMessage(m: ToWebview): void {
       return;
     case "userMessage":
       T.addUser(transcript, m.text, m.attachments);
+      follower.jump(); // sending is "take me to the conversation": follow again
       schedule(false, lastIndex());
       return;
     case "turnStarted":

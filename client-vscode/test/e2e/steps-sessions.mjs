@@ -69,8 +69,9 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   await waitFor(async () => (await chat.locator(".msg.user").count()) === 0, 15_000, "an empty transcript after New Chat");
   await (await send("hello from the second chat"))();
   await palette(page, "Agent: Show Chat History");
+  await page.locator(".quick-input-widget .quick-input-title", { hasText: "Chat History" }).waitFor({ timeout: 15_000 });
   const rows = page.locator(".quick-input-widget .monaco-list-row");
-  await waitFor(async () => (await rows.count()) >= 2, 15_000, "two conversations in the history");
+  await waitFor(async () => (await rows.count()) >= 2 && /second chat/.test(await rows.first().innerText()), 15_000, "two conversations in the history");
   const listed = (await rows.allInnerTexts()).map((r) => r.replace(/\s+/g, " ").slice(0, 90));
   log(`history: ${JSON.stringify(listed)}`);
   if (!/hello from the second chat/.test(listed[0])) fail(`the new chat is not listed first: ${listed[0]}`);

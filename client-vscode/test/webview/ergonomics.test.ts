@@ -61,6 +61,13 @@ test("the transcript follows streamed text; scrolled up, it stays put and offers
   await host(page, delta("and the end\n\n"));
   pos = await logPosition();
   assert.ok(pos.max - pos.top <= 2, "follows again after the jump");
+  // scrolled up again, then the user sends a message: back to the bottom, following
+  await page.mouse.wheel(0, -600);
+  await page.waitForSelector(".jump-latest", { state: "visible" });
+  await host(page, { type: "turnEnded", outcome: "done" }, { type: "userMessage", text: "next question", attachments: [] }, { type: "turnStarted" }, delta("answer\n\n"));
+  pos = await logPosition();
+  assert.ok(pos.max - pos.top <= 2, "sending a message follows again");
+  assert.equal(await page.isVisible(".jump-latest"), false);
 });
 
 test("a long pasted message is collapsed with Show more; short ones are not", async () => {
