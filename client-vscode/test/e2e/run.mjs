@@ -383,7 +383,7 @@ async function main() {
     await shot(page, "08-approve-edit-diff");
     await editToast.locator("a.monaco-button, button", { hasText: "Reject" }).first().click();
     await chat.locator(".msg.assistant", { hasText: "approved=false" }).waitFor({ timeout: 30_000 });
-    log("approvals: modal for shell (Always), diff + modal for edit (Reject)");
+    log("approvals: modal for shell (Always), diff + notification for edit (Reject)");
     // 08b: Stop cancels the running turn ($/cancelRequest)
     await chat.locator("#input").fill("count slowly to 200");
     await chat.locator("#input").press("Enter");
