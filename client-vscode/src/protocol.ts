@@ -43,7 +43,7 @@ export interface AgentSettings {
   model?: string; // default "claude-sonnet-5-5"
   compactModel?: string; // cheaper model for summaries (default: model)
   baseUrl?: string; // any Anthropic-compatible endpoint
-  contextWindow?: number; // tokens, default 200000
+  contextWindow?: number; // tokens, default: the model's window (agent/models), else 200000
   outputReserve?: number; // tokens kept free for the reply, default 20000
   maxTokens?: number; // per reply, default 8192
   thresholds?: AgentThresholds;
