@@ -96,7 +96,24 @@ def open_database(base: Path | None = None) -> Opened:
         return _replace_damaged(path, error)
 
 
+def _fixed_meanwhile(path: Path) -> Opened | None:
+    """Another process may have just replaced the damaged file: then it is used, not moved again."""
+    try:
+        connection = connect(path)
+    except sqlite3.Error:
+        return None
+    try:
+        prepare(connection)
+    except sqlite3.Error:
+        connection.close()
+        return None
+    return Opened(connection, path)
+
+
 def _replace_damaged(path: Path, error: sqlite3.Error) -> Opened:
+    fixed = _fixed_meanwhile(path)
+    if fixed is not None:
+        return fixed
     aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
     try:
         for suffix in ("", "-wal", "-shm"):
