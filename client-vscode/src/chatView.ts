@@ -14,9 +14,13 @@ import {
   type CompactResult,
   type ContextUsage,
   type CostResult,
+  type ResumeResult,
+  type ToolResult,
 } from "./protocol";
+import type { VirtualDocs } from "./virtualDocs";
 import { compactMarkdown, costMarkdown, formatUsage } from "./shared/format";
 import type { FromWebview, ServerStatus, ToWebview } from "./shared/messages";
+import { FileList } from "./shared/fileList";
 import { mentionedPaths, rankPaths } from "./shared/mentions";
 import { SLASH_COMMANDS, type SlashName } from "./shared/slash";
 import * as T from "./shared/transcript";
@@ -80,7 +84,10 @@ export class ChatController implements vscode.Disposable {
   private readonly hosts = new Set<Host>();
   private running: vscode.CancellationTokenSource | undefined;
   private pending: Attachment[] = [];
-  private fileCache: { at: number; paths: string[] } | undefined;
+  private readonly files = new FileList(async () => {
+    const uris = await vscode.workspace.findFiles("**/*", FILE_EXCLUDE, 5000);
+    return uris.map((u) => vscode.workspace.asRelativePath(u, false));
+  });
   private saveTimer: NodeJS.Timeout | undefined;
   private turnSeq = 0;
   private compactionReported = false;
@@ -92,6 +99,7 @@ export class ChatController implements vscode.Disposable {
   constructor(
     private readonly ctx: vscode.ExtensionContext,
     private readonly agent: AgentClient,
+    private readonly docs?: VirtualDocs,
   ) {
     this.transcript = { items: ctx.workspaceState.get<T.TranscriptItem[]>(STORE_KEY, []) };
     T.settle(this.transcript, "Interrupted (the window was reloaded).");
@@ -112,6 +120,7 @@ export class ChatController implements vscode.Disposable {
         }
       }),
       agent.onStatus.event((s) => this.onServerStatus(s)),
+      this.watchFiles(),
       agent.onProgress.event((p) => this.post({ type: "progress", message: p.message })),
     );
   }
@@ -218,9 +227,26 @@ export class ChatController implements vscode.Disposable {
         return;
       case "openFile": {
         const uri = await this.resolveWorkspacePath(m.path);
-        if (uri) await vscode.window.showTextDocument(uri, { preview: true });
+        if (!uri) return;
+        const line = m.line ? Math.max(0, m.line - 1) : undefined;
+        const selection = line !== undefined ? new vscode.Range(line, 0, line, 0) : undefined;
+        await vscode.window.showTextDocument(uri, { preview: true, selection });
         return;
       }
+      case "toolResult":
+        try {
+          const result = await this.agent.request<ToolResult>(Methods.toolResult, { toolUseId: m.toolUseId });
+          this.post({ type: "toolResult", toolUseId: m.toolUseId, result }, host);
+        } catch (e) {
+          this.post({ type: "toolResult", toolUseId: m.toolUseId, error: (e as Error).message ?? String(e) }, host);
+        }
+        return;
+      case "openOriginal":
+        await this.openOriginal(m.toolUseId);
+        return;
+      case "openSummary":
+        await this.openReadOnly(`/Compaction summary.md`, `<!-- ${m.label} -->\n\n${m.summary}\n`, "markdown");
+        return;
       case "restartServer":
         await vscode.commands.executeCommand("agentls.restartServer");
         return;
@@ -236,7 +262,11 @@ export class ChatController implements vscode.Disposable {
         await this.cost();
         return;
       case "clear":
+      case "new":
         await this.clear();
+        return;
+      case "sessions":
+        await vscode.commands.executeCommand("agentls.showHistory");
         return;
       case "context":
         await vscode.commands.executeCommand("agentls.showContext");
@@ -344,17 +374,59 @@ export class ChatController implements vscode.Disposable {
     }
   }
 
+  /** A new conversation; the current one stays in the history (Agent: Show Chat History). */
   async clear(): Promise<void> {
     this.stop();
     try {
-      await this.agent.request(Methods.clear, {});
+      await this.agent.request(Methods.newSession, {});
     } catch (e) {
-      void vscode.window.showWarningMessage(`Agent: the server could not start a new session: ${(e as Error).message ?? e}`);
+      void vscode.window.showWarningMessage(`Agent: the server could not start a new chat: ${(e as Error).message ?? e}`);
+      return;
     }
-    this.transcript = T.emptyTranscript();
+    this.show(T.emptyTranscript());
+    this.notice("New chat. The previous conversation is kept: Agent: Show Chat History resumes it.", "info");
+  }
+
+  /** Continue a conversation from the history: the server restores it, the panel shows its transcript. */
+  async resume(sessionId: string): Promise<void> {
+    if (this.running) {
+      void vscode.window.showWarningMessage("Agent: stop the running turn before switching conversations.");
+      return;
+    }
+    try {
+      const r = await this.agent.request<ResumeResult>(Methods.resume, { sessionId });
+      this.show(T.fromSession(r.transcript));
+    } catch (e) {
+      void vscode.window.showWarningMessage(`Agent: could not resume that conversation: ${(e as Error).message ?? e}`);
+    }
+  }
+
+  private show(transcript: T.Transcript): void {
+    this.transcript = transcript;
     this.pending = [];
-    this.post({ type: "cleared" });
+    this.post({ type: "init", items: transcript.items, busy: false, server: this.agent.status, modelLabel: this.modelLabel });
     this.save();
+  }
+
+  // ------------------------------------------------ read-only documents
+
+  /** The full original of a rewritten tool result (its context:// ref), read-only. */
+  private async openOriginal(toolUseId: string): Promise<void> {
+    try {
+      const r = await this.agent.request<ToolResult>(Methods.toolResult, { toolUseId, original: true });
+      const header = `${r.ref} · ${r.tool} ${JSON.stringify(r.input)} · ${r.originalChars} chars (original, as the tool returned it)`;
+      await this.openReadOnly(`/context/${toolUseId} (original).txt`, `${header}\n\n${r.original ?? r.text}`);
+    } catch (e) {
+      this.notice(`Could not open the original: ${(e as Error).message ?? e}`, "error");
+    }
+  }
+
+  private async openReadOnly(pathPart: string, text: string, language?: string): Promise<void> {
+    if (!this.docs) return;
+    const uri = this.docs.set(pathPart, text);
+    let doc = await vscode.workspace.openTextDocument(uri);
+    if (language) doc = await vscode.languages.setTextDocumentLanguage(doc, language);
+    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Active });
   }
 
   // ------------------------------------------------------ attachments, @
@@ -430,13 +502,16 @@ export class ChatController implements vscode.Disposable {
     return undefined;
   }
 
+  /** A file created or deleted makes the @-mention list stale. */
+  private watchFiles(): vscode.Disposable {
+    const watcher = vscode.workspace.createFileSystemWatcher("**/*", false, true, false);
+    watcher.onDidCreate(() => this.files.invalidate());
+    watcher.onDidDelete(() => this.files.invalidate());
+    return watcher;
+  }
+
   private async findFiles(query: string): Promise<string[]> {
-    const now = Date.now();
-    if (!this.fileCache || now - this.fileCache.at > 15_000) {
-      const uris = await vscode.workspace.findFiles("**/*", FILE_EXCLUDE, 5000);
-      this.fileCache = { at: now, paths: uris.map((u) => vscode.workspace.asRelativePath(u, false)).sort() };
-    }
-    return rankPaths(this.fileCache.paths, query, 20);
+    return rankPaths(await this.files.paths(), query, 20);
   }
 
   // ----------------------------------------------------------------- store

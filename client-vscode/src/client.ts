@@ -15,12 +15,15 @@ import {
   type ConfirmParams,
   type ConfirmResult,
   type ContextUsage,
+  type EditorQueryParams,
   type InitializationOptions,
 } from "./protocol";
 import { serverArgs } from "./shared/interpreter";
 import type { ServerStatus } from "./shared/messages";
 import { toAgentSettings } from "./shared/settings";
+import { describeFailedSetting, describeNoInterpreter, failedSetting, type Tried } from "./shared/launchErrors";
 import { bundledWheel, candidates, probe, resolveInterpreter, setupPrivateEnv } from "./launcher";
+import { EDITOR_QUERY_KINDS, type EditorQueryHandler } from "./editorQuery";
 
 export const SECRET_KEY = "agentls.apiKey";
 const MAX_RESTARTS = 5;
@@ -46,6 +49,7 @@ export class AgentClient implements vscode.Disposable {
     private readonly ctx: vscode.ExtensionContext,
     readonly log: vscode.LogOutputChannel,
     private readonly confirm: ConfirmHandler,
+    private readonly editorQuery?: EditorQueryHandler,
   ) {}
 
   get status(): ServerStatus {
@@ -103,9 +107,24 @@ export class AgentClient implements vscode.Disposable {
   private async doStart(): Promise<void> {
     this.setStatus({ phase: "starting", message: "Looking for a Python with agentls…" });
     let python: string | undefined;
+    let tried: Tried[] = [];
     try {
-      python = (await resolveInterpreter(this.ctx, this.log)).python;
-      if (!python) python = await this.offerSetup();
+      const resolution = await resolveInterpreter(this.ctx, this.log);
+      python = resolution.python;
+      tried = resolution.tried;
+      const chosen = failedSetting(tried);
+      if (chosen) {
+        // The user's own choice failed: say so by name, whatever else works.
+        const message = describeFailedSetting(chosen);
+        this.log.error(message);
+        if (!python) {
+          this.setStatus({ phase: "error", message });
+          this.offerSettings(`Agent: ${message}`);
+          return;
+        }
+        this.offerSettings(`Agent: ${message} Using ${python} instead.`, "warning");
+      }
+      if (!python) python = await this.offerSetup(tried);
     } catch (e) {
       const msg = e instanceof vscode.CancellationError ? "setup cancelled" : String((e as Error).message ?? e);
       this.log.error(`setup: ${msg}`);
@@ -113,14 +132,23 @@ export class AgentClient implements vscode.Disposable {
       return;
     }
     if (!python) {
-      this.setStatus({ phase: "error", message: "agentls is not installed in any Python found (set agentls.pythonPath, or run Agent: Restart Server to set up a private environment)." });
+      this.setStatus({ phase: "error", message: describeNoInterpreter(tried) });
       return;
     }
     this.python = python;
     await this.launch(python);
   }
 
-  private async offerSetup(): Promise<string | undefined> {
+  private offerSettings(message: string, level: "error" | "warning" = "error"): void {
+    const shown = level === "error"
+      ? vscode.window.showErrorMessage(message, "Open Settings")
+      : vscode.window.showWarningMessage(message, "Open Settings");
+    void shown.then((pick) => {
+      if (pick) void vscode.commands.executeCommand("workbench.action.openSettings", "agentls.pythonPath");
+    });
+  }
+
+  private async offerSetup(tried: Tried[]): Promise<string | undefined> {
     const wheel = bundledWheel(this.ctx);
     const cands = await candidates(this.ctx);
     let base: string | undefined;
@@ -133,12 +161,7 @@ export class AgentClient implements vscode.Disposable {
       }
     }
     if (!wheel || !base) {
-      const why = !base ? "No Python interpreter was found." : "agentls is not installed in the selected Python.";
-      const pick = await vscode.window.showErrorMessage(
-        `Agent: ${why} Set "agentls.pythonPath" to a Python that has agentls installed.`,
-        "Open Settings",
-      );
-      if (pick) void vscode.commands.executeCommand("workbench.action.openSettings", "agentls.pythonPath");
+      this.offerSettings(`Agent: ${describeNoInterpreter(tried)}`);
       return undefined;
     }
     this.setStatus({ phase: "setup", message: "agentls is not installed; waiting for setup" });
@@ -168,7 +191,9 @@ export class AgentClient implements vscode.Disposable {
       settings: toAgentSettings(section as unknown as Record<string, unknown>),
       supportsConfirm: true,
       supportsEvents: true,
+      showsDemoNotice: true,
     };
+    if (this.editorQuery) opts.editorQueries = EDITOR_QUERY_KINDS;
     if (apiKey) opts.apiKey = apiKey;
     return opts;
   }
@@ -225,6 +250,8 @@ export class AgentClient implements vscode.Disposable {
         }
       }),
     );
+    const editorQuery = this.editorQuery;
+    if (editorQuery) this.subs.push(client.onRequest(Methods.editorQuery, (p: EditorQueryParams, token) => editorQuery.handle(p, token)));
     this.log.info(`starting: ${python} ${serverArgs().join(" ")}`);
     this.setStatus({ phase: "starting", message: `${python} -m agentls serve --stdio` });
     try {

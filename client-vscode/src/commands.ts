@@ -2,9 +2,13 @@
 import * as vscode from "vscode";
 import { SECRET_KEY, type AgentClient } from "./client";
 import type { ChatController } from "./chatView";
+import { showHistory } from "./history";
 import { Methods, type ContextResult } from "./protocol";
-import { contextMarkdown, costLine } from "./shared/format";
+import { costLine } from "./shared/format";
+import { LiveContext } from "./shared/liveContext";
 import type { VirtualDocs } from "./virtualDocs";
+
+const CONTEXT_DOC = "/Agent Context.md";
 
 export function registerCommands(
   ctx: vscode.ExtensionContext,
@@ -40,15 +44,16 @@ export function registerCommands(
     else void vscode.window.showWarningMessage("Agent: cost is not available (is the server running?)");
   });
 
+  // Show Context is live: re-rendered after every change the server announces.
+  const live = new LiveContext(
+    () => agent.request<ContextResult>(Methods.context, {}),
+    (markdown) => docs.set(CONTEXT_DOC, markdown),
+  );
+  docs.produce(CONTEXT_DOC, () => live.render());
+  ctx.subscriptions.push(agent.onContextUsage.event(() => void live.changed()));
+
   reg("agentls.showContext", async () => {
-    let content: string;
-    try {
-      const r = await agent.request<ContextResult>(Methods.context, {});
-      content = contextMarkdown(r);
-    } catch (e) {
-      content = `# Agent context\n\nUnavailable: ${(e as Error).message ?? e}\n`;
-    }
-    const uri = docs.set("/Agent Context.md", content);
+    const uri = docs.set(CONTEXT_DOC, await live.render());
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.languages.setTextDocumentLanguage(doc, "markdown");
     try {
@@ -58,7 +63,9 @@ export function registerCommands(
     }
   });
 
-  reg("agentls.clear", () => chat.clear());
+  reg("agentls.newChat", () => chat.clear());
+  reg("agentls.clear", () => chat.clear()); // the old name of New Chat
+  reg("agentls.showHistory", () => showHistory(agent, chat));
   reg("agentls.stop", () => chat.stop());
 
   reg("agentls.setApiKey", async () => {

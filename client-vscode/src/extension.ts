@@ -4,6 +4,8 @@ import { makeConfirmHandler } from "./approvals";
 import { ChatController } from "./chatView";
 import { AgentClient } from "./client";
 import { registerCommands } from "./commands";
+import { maybeShowDemoNotice } from "./demoNotice";
+import { EditorQueryHandler, vscodeEditorApi } from "./editorQuery";
 import { StatusBar } from "./statusBar";
 import { SCHEME, VirtualDocs } from "./virtualDocs";
 
@@ -13,12 +15,14 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   const log = vscode.window.createOutputChannel("Agent (agentls)", { log: true });
   const docs = new VirtualDocs();
   const status = new StatusBar();
-  agent = new AgentClient(ctx, log, makeConfirmHandler(docs));
-  const chat = new ChatController(ctx, agent);
+  const editorQuery = new EditorQueryHandler(vscodeEditorApi()); // counts diagnostics changes from activation on
+  agent = new AgentClient(ctx, log, makeConfirmHandler(docs), editorQuery);
+  const chat = new ChatController(ctx, agent, docs);
   ctx.subscriptions.push(
     log,
     docs,
     status,
+    editorQuery,
     agent,
     chat,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
@@ -27,6 +31,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
     }),
     agent.onStatus.event((s) => status.setStatus(s)),
     agent.onContextUsage.event((u) => status.setUsage(u)),
+    agent.onContextUsage.event((u) => void maybeShowDemoNotice(ctx.workspaceState, u)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration("agentls.pythonPath")) {
         void vscode.window

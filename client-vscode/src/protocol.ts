@@ -25,6 +25,8 @@ export interface InitializationOptions {
   settings?: AgentSettings; // same shape as workspace/didChangeConfiguration
   supportsConfirm?: boolean; // client answers agent/confirm requests
   supportsEvents?: boolean; // default true
+  showsDemoNotice?: boolean; // the client explains the demo model itself (once per workspace)
+  editorQueries?: EditorQueryKind[]; // kinds of agent/editorQuery the client answers (default none)
 }
 
 export type ApprovalMode = "ask" | "always" | "never";
@@ -44,11 +46,13 @@ export interface AgentSettings {
   contextWindow?: number; // tokens, default 200000
   outputReserve?: number; // tokens kept free for the reply, default 20000
   maxTokens?: number; // per reply, default 8192
+  cacheTtl?: "auto" | "5m" | "1h"; // prompt-cache TTL of the head and frontier breakpoints, default "auto"
   thresholds?: AgentThresholds;
   approvals?: {
     shell?: ApprovalMode; // default "ask"
     write?: ApprovalMode; // default "ask" (edit_file + write_file)
   };
+  diagnosticsWaitMs?: number; // after an edit of an open file, wait up to this long for its diagnostics; default 2000
 }
 
 /** `workspace/didChangeConfiguration` params the server accepts. */
@@ -67,6 +71,13 @@ export const Methods = {
   event: "agent/event",
   contextUsage: "agent/contextUsage",
   confirm: "agent/confirm",
+  toolResult: "agent/toolResult",
+  sessions: "agent/sessions",
+  newSession: "agent/newSession",
+  resume: "agent/resume",
+  renameSession: "agent/renameSession",
+  deleteSession: "agent/deleteSession",
+  editorQuery: "agent/editorQuery",
 } as const;
 
 export interface ChatParams {
@@ -104,6 +115,36 @@ export interface CompactResult {
   tokensBefore: number;
   tokensAfter: number;
   summary: string;
+  /** false: nothing to gain, the conversation is unchanged */
+  compacted: boolean;
+  /** why nothing changed ("" when compacted) */
+  note: string;
+}
+
+export interface ToolResultParams {
+  toolUseId: string;
+  /** also send the full original text */
+  original?: boolean;
+}
+
+export type ResultMarker = ToolMarker | "compacted";
+
+/** `agent/toolResult`: one tool call's input and its result as the model last saw it. */
+export interface ToolResult {
+  toolUseId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  isError: boolean;
+  text: string;
+  sent: boolean;
+  marker: ResultMarker;
+  layer: string;
+  /** ISO 8601 UTC of the first request carrying the rewrite; "" if none */
+  rewrittenAt: string;
+  /** context://<toolUseId> when the full original is kept; else "" */
+  ref: string;
+  originalChars: number;
+  original: string | null;
 }
 
 export interface CostResult {
@@ -113,11 +154,75 @@ export interface CostResult {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** The part of cacheWriteTokens written with the 1-hour TTL (2× input). */
+  cacheWrite1hTokens: number;
+  /** TTL of the head and frontier cache breakpoints for the next request. */
+  cacheTtl: "5m" | "1h";
   usd: number;
 }
 
 /** `agent/clear` → `{}` */
 export type ClearResult = Record<string, never>;
+
+// ---------------------------------------------------------- Sessions
+
+export interface SessionsParams {
+  query?: string; // words that must all occur in the title or id
+}
+
+export interface SessionsResult {
+  sessions: SessionInfo[];
+  current: string | null;
+}
+
+export interface SessionInfo {
+  id: string;
+  title: string; // the first prompt, until renamed
+  workspace: string;
+  created: number; // seconds since the epoch (0: nothing written yet)
+  updated: number;
+  turns: number;
+  tokens: number;
+  costUsd: number;
+  inUse: boolean; // open in another window
+  current: boolean; // this window's conversation
+}
+
+export interface NewSessionResult {
+  sessionId: string;
+}
+
+export interface ResumeParams {
+  sessionId: string;
+}
+
+export interface ResumeResult {
+  sessionId: string;
+  transcript: TranscriptEntry[];
+}
+
+export interface TranscriptEntry {
+  role: "user" | "assistant";
+  text: string;
+  tools: TranscriptTool[];
+}
+
+export interface TranscriptTool {
+  id: string;
+  name: string;
+  summary: string;
+  isError: boolean;
+  resultChars: number; // the result as it stands in the conversation now
+}
+
+export interface RenameSessionParams {
+  sessionId: string;
+  title: string;
+}
+
+export interface DeleteSessionParams {
+  sessionId: string;
+}
 
 export type ContextLevel = "ok" | "warn" | "high";
 
@@ -144,6 +249,9 @@ export interface Placeholder {
   originalChars: number;
 }
 
+/** what preparing the next request will do about its size (docs/protocol.md, Utilization) */
+export type NextRequest = "none" | "compact" | "trim" | "tooLarge";
+
 export interface ContextResult {
   model: string;
   demo: boolean;
@@ -152,6 +260,7 @@ export interface ContextResult {
   used: number;
   utilization: number;
   level: ContextLevel;
+  nextRequest: NextRequest;
   categories: ContextCategories;
   layers: LayerStat[];
   placeholders: Placeholder[];
@@ -177,7 +286,15 @@ export type AgentEvent =
     }
   | { turnId: string; kind: "usage"; usage: Usage }
   | { turnId: string; kind: "compactionStarted"; reason: "auto" | "manual" }
-  | { turnId: string; kind: "compactionFinished"; tokensBefore: number; tokensAfter: number }
+  | {
+      turnId: string;
+      kind: "compactionFinished";
+      tokensBefore: number;
+      tokensAfter: number;
+      summary: string;
+      reason: "auto" | "manual";
+      compacted: boolean;
+    }
   | { turnId: string; kind: "layer"; layer: string; toolUseIds: string[]; marker: string }
   | { turnId: string; kind: "retry"; attempt: number; delaySeconds: number; reason: string; discardPartial: boolean }
   | { turnId: string; kind: "error"; message: string };
@@ -194,6 +311,7 @@ export interface ContextUsage {
   level: ContextLevel;
   categories: ContextCategories;
   layers: LayerStat[];
+  nextRequest: NextRequest;
 }
 
 export type ConfirmKind = "shell" | "write" | "edit";
@@ -209,6 +327,52 @@ export interface ConfirmParams {
 export interface ConfirmResult {
   approved: boolean;
   remember?: boolean;
+}
+
+export type EditorQueryKind = "diagnostics" | "symbols" | "definition" | "references" | "hover";
+
+export type DiagnosticSeverityName = "error" | "warning" | "information" | "hint";
+
+export interface EditorQueryParams {
+  kind: EditorQueryKind;
+  uri?: string; // diagnostics: one file (absent: every file); symbols: that outline (absent: workspace symbols)
+  position?: Position; // definition/references/hover: on the symbol's name (UTF-16)
+  query?: string; // symbols: the name to look for
+  severity?: DiagnosticSeverityName; // diagnostics: this severity or worse
+  changedSince?: number; // diagnostics of a uri: answer once its generation is above this…
+  waitMs?: number; // …and a quiet moment passed, or after waitMs at most
+}
+
+export interface EditorQueryResult {
+  diagnostics?: EditorDiagnostic[];
+  generation?: number; // diagnostics of a uri: counts the changes of that file's diagnostics
+  symbols?: EditorSymbol[];
+  locations?: Location[];
+  hover?: string;
+}
+
+/** severity: 1 error, 2 warning, 3 information, 4 hint (LSP numbers) */
+export interface EditorDiagnostic {
+  uri: string;
+  range: Range;
+  severity: number;
+  message: string;
+  source?: string;
+  code?: string | number;
+}
+
+/** kind: LSP SymbolKind name ("Class", "Function", …) */
+export interface EditorSymbol {
+  name: string;
+  kind: string;
+  uri: string;
+  range: Range;
+  containerName?: string;
+}
+
+export interface Location {
+  uri: string;
+  range: Range;
 }
 
 // ------------------------------------------------------------------ Errors

@@ -78,7 +78,7 @@ test("manifest points at the bundle and contributes the commands", () => {
   const pkg = JSON.parse(read(buf, entries.find((e) => e.name === "extension/package.json")).toString("utf8"));
   assert.equal(pkg.main, "./dist/extension.js");
   const cmds = pkg.contributes.commands.map((c) => `${c.category}: ${c.title}`);
-  for (const t of ["Agent: Open Chat", "Agent: Compact Conversation", "Agent: Show Cost", "Agent: Show Context", "Agent: Clear Conversation", "Agent: Set API Key", "Agent: Restart Server", "Agent: Add Selection to Chat"]) {
+  for (const t of ["Agent: Open Chat", "Agent: Compact Conversation", "Agent: Show Cost", "Agent: Show Context", "Agent: New Chat", "Agent: Show Chat History", "Agent: Set API Key", "Agent: Restart Server", "Agent: Add Selection to Chat"]) {
     assert.ok(cmds.includes(t), `missing command ${t}`);
   }
   assert.deepEqual(Object.keys(pkg.dependencies ?? {}), ["vscode-languageclient"]);

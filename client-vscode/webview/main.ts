@@ -1,11 +1,14 @@
 /** The chat webview: renders the transcript, streams events, sends prompts and commands. */
 import type { ContextUsage } from "../src/protocol";
-import { formatChars, formatPercent, formatTokens } from "../src/shared/format";
+import { meterText, nextRequestSentence, usableWindowSentence } from "../src/shared/format";
 import type { FromWebview, ServerStatus, ToWebview } from "../src/shared/messages";
 import { activeMention, applyMention } from "../src/shared/mentions";
 import { SLASH_COMMANDS, parseInput, slashCompletions } from "../src/shared/slash";
 import * as T from "../src/shared/transcript";
+import { el } from "./dom";
 import { renderInline, renderMarkdown } from "./markdown";
+import { linkifyPathLines } from "./pathLinks";
+import { toolBody, toolCard, type Details } from "./toolCards";
 
 interface VsCodeApi {
   postMessage(m: unknown): void;
@@ -35,20 +38,6 @@ let usage: ContextUsage | undefined;
 const openDetails = new Set<string>(saved?.open ?? []);
 
 // -------------------------------------------------------------------- DOM
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs: Record<string, string> = {},
-  ...children: (Node | string)[]
-): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") e.className = v;
-    else e.setAttribute(k, v);
-  }
-  for (const c of children) e.append(c);
-  return e;
-}
 
 const app = document.getElementById("app") ?? document.body.appendChild(el("div", { id: "app" }));
 const header = el("header", { class: "bar" });
@@ -96,35 +85,45 @@ function persist(): void {
 
 // -------------------------------------------------------------- render
 
-function badge(text: string, cls: string, title?: string): HTMLElement {
-  const b = el("span", { class: `badge ${cls}` }, text);
-  if (title) b.title = title;
-  return b;
+// tool card details from agent/toolResult, fetched when a card is opened (not persisted)
+const toolDetails = new Map<string, Details>();
+
+function cardKey(toolUseId: string): string {
+  return `tool:${toolUseId}`;
 }
 
-const MARKER_TITLES: Record<string, string> = {
-  truncated: "The result was cut to fit (L0)",
-  budgeted: "An old result was shortened to the budget (L1)",
-  snipped: "An old result was replaced by a placeholder (L2); the full text can be re-read",
-  cleared: "The result was cleared from the context",
-};
+function cardToggled(d: HTMLDetailsElement): void {
+  const id = d.dataset.toolUseId ?? "";
+  if (d.open) openDetails.add(cardKey(id));
+  else openDetails.delete(cardKey(id));
+  persist();
+  if (!d.open || d.querySelector(":scope > .tool-body")) return; // also: set open by the renderer
+  if (!toolDetails.has(id)) {
+    toolDetails.set(id, "loading");
+    post({ type: "toolResult", toolUseId: id });
+  }
+  d.append(toolBody(toolDetails.get(id)));
+}
 
-function toolCard(card: T.ToolCard): HTMLElement {
-  const state = !card.done ? "running" : card.isError ? "error" : "ok";
-  const head = el(
-    "div",
-    { class: "tool-head" },
-    el("span", { class: `tool-state ${state}`, "aria-hidden": "true" }, state === "running" ? "⟳" : state === "error" ? "✕" : "✓"),
-    el("span", { class: "tool-name" }, card.tool),
-    el("code", { class: "tool-summary", title: card.summary }, card.summary),
-  );
-  const meta = el("div", { class: "tool-meta" });
-  if (!card.done) meta.append(badge("running", "running"));
-  else meta.append(el("span", { class: "size" }, formatChars(card.resultChars)));
-  if (card.isError) meta.append(badge("error", "error"));
-  if (card.marker) meta.append(badge(card.marker, `marker marker-${card.marker}`, MARKER_TITLES[card.marker]));
-  const label = `${card.tool} ${card.summary}: ${!card.done ? "running" : card.isError ? "failed" : "done"}${card.done ? `, ${card.resultChars} characters` : ""}${card.marker ? `, ${card.marker}` : ""}`;
-  return el("div", { class: `tool-card ${state}`, "data-tool-use-id": card.toolUseId, role: "group", "aria-label": label, tabindex: "-1" }, head, meta);
+function wireCard(d: HTMLElement): void {
+  d.addEventListener("toggle", () => cardToggled(d as HTMLDetailsElement));
+}
+
+function renderCard(card: T.ToolCard): HTMLElement {
+  const open = openDetails.has(cardKey(card.toolUseId));
+  if (open && !toolDetails.has(card.toolUseId)) {
+    toolDetails.set(card.toolUseId, "loading");
+    post({ type: "toolResult", toolUseId: card.toolUseId });
+  }
+  const d = toolCard(card, open, toolDetails.get(card.toolUseId));
+  wireCard(d);
+  return d;
+}
+
+function divider(d: T.Divider): HTMLElement {
+  const b = el("button", { type: "button", class: "divider-open", title: "Open the summary the model now sees" }, `${T.dividerLabel(d)} — open the summary`);
+  b.addEventListener("click", () => post({ type: "openSummary", summary: d.summary, label: T.dividerLabel(d) }));
+  return el("div", { class: "compaction-divider", role: "separator", "aria-label": T.dividerLabel(d) }, b);
 }
 
 function decorateCode(container: HTMLElement): void {
@@ -140,6 +139,7 @@ function markdownBlock(text: string, cls: string): HTMLElement {
   const div = el("div", { class: cls });
   div.innerHTML = renderMarkdown(text);
   decorateCode(div);
+  linkifyPathLines(div);
   return div;
 }
 
@@ -167,6 +167,11 @@ function renderItem(item: T.TranscriptItem, idx: number): HTMLElement {
     }
     return body;
   }
+  if (item.role === "compaction") {
+    const n = el("div", { class: "msg notice compaction", "data-idx": String(idx) });
+    n.append(divider(item.divider));
+    return n;
+  }
   if (item.role === "notice") {
     const n = el("div", { class: `msg notice ${item.level}`, "data-idx": String(idx), role: item.level === "error" ? "alert" : "note" });
     n.append(markdownBlock(item.markdown, "md"));
@@ -184,7 +189,10 @@ function renderItem(item: T.TranscriptItem, idx: number): HTMLElement {
         a.append(detailsFor(key, "Thinking", markdownBlock(b.text, "md thinking-body"), "thinking"));
         break;
       case "tool":
-        a.append(toolCard(b.card));
+        a.append(renderCard(b.card));
+        break;
+      case "compaction":
+        a.append(divider(b.divider));
         break;
       case "note": {
         const n = el("div", { class: `note ${b.level}`, role: b.level === "error" ? "alert" : "note" });
@@ -252,7 +260,8 @@ function renderChrome(): void {
   modelEl.textContent = model ? model : "";
   modelEl.hidden = !model;
   if (usage) {
-    ctxEl.textContent = `${formatPercent(usage.utilization)} · ${formatTokens(usage.used)}/${formatTokens(usage.window)}`;
+    ctxEl.textContent = meterText(usage);
+    ctxEl.title = [`Context: ${usableWindowSentence(usage)}`, nextRequestSentence(usage.nextRequest)].filter(Boolean).join("\n");
     ctxEl.className = `ctx level-${usage.level}`;
     ctxEl.hidden = false;
   } else ctxEl.hidden = true;
@@ -282,6 +291,11 @@ function renderChrome(): void {
   if (!busy) progressEl.textContent = "";
 }
 
+/** A card's result changed form: fetch it again if it is open. */
+function refetch(toolUseId: string): void {
+  toolDetails.delete(toolUseId);
+}
+
 function lastIndex(): number {
   return transcript.items.length - 1;
 }
@@ -309,6 +323,7 @@ function onHostMessage(m: ToWebview): void {
     case "event": {
       const before = transcript.items.length;
       T.applyEvent(transcript, m.event);
+      if (m.event.kind === "layer") for (const id of m.event.toolUseIds) refetch(id);
       if (m.event.kind === "layer" || transcript.items.length > before + 1) schedule(true);
       else {
         schedule(false, lastIndex());
@@ -355,6 +370,10 @@ function onHostMessage(m: ToWebview): void {
     case "contextUsage":
       usage = m.usage;
       schedule();
+      return;
+    case "toolResult":
+      toolDetails.set(m.toolUseId, m.result ? { result: m.result } : { error: m.error ?? "unavailable" });
+      schedule(true);
       return;
     case "mentionResults":
       showMentionResults(m.query, m.items);
@@ -538,6 +557,18 @@ log.addEventListener("click", (e) => {
     post({ type: "copy", text: code });
     copy.textContent = "Copied";
     setTimeout(() => (copy.textContent = "Copy"), 1500);
+    return;
+  }
+  const original = t.closest("a.open-original") as HTMLElement | null;
+  if (original) {
+    e.preventDefault();
+    post({ type: "openOriginal", toolUseId: original.dataset.toolUseId ?? "" });
+    return;
+  }
+  const pathLink = t.closest("a.path-link") as HTMLElement | null;
+  if (pathLink) {
+    e.preventDefault();
+    post({ type: "openFile", path: pathLink.dataset.path ?? "", line: Number(pathLink.dataset.line) || undefined });
     return;
   }
   const a = t.closest("a");

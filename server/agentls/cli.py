@@ -19,15 +19,19 @@ def _replay(args: argparse.Namespace) -> int:
             except (OSError, ValueError) as error:
                 print(f"agentls replay: {error}", file=sys.stderr)
                 return 2
-            results.append(replay_trace(trace_id, messages, args.policy, args.window, ledger))
+            results.append(replay_trace(trace_id, messages, args.policy, args.window, ledger,
+                                        cache=args.cache, breakpoints=args.breakpoints, ttl=args.ttl,
+                                        pauses=(args.pause_every, args.pause_seconds)))
     finally:
         if ledger is not None:
             ledger.close()
     total = total_of(results)
     if args.json:
-        print(json.dumps({"policy": args.policy, "window": args.window,
+        print(json.dumps({"policy": args.policy, "window": args.window, "cache": args.cache,
+                          "breakpoints": args.breakpoints, "ttl": args.ttl,
                           "traces": [r.as_dict() for r in results], "total": total.as_dict()}, indent=1))
     else:
+        print(f"cache={args.cache} breakpoints={args.breakpoints} ttl={args.ttl}")
         print(format_table([*results, total], args.policy, args.window))
     return 0
 
@@ -119,6 +123,15 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("traces", nargs="+", metavar="TRACE.json")
     replay.add_argument("--window", type=int, default=200_000)
     replay.add_argument("--policy", choices=("default", "seed", "none"), default="default")
+    replay.add_argument("--cache", choices=("anthropic", "ideal"), default="anthropic",
+                        help="how requests are billed: the real prompt cache, or an ideal prefix cache")
+    replay.add_argument("--breakpoints", choices=("frontier", "legacy"), default="frontier",
+                        help="where cache breakpoints go (legacy: before the stable frontier existed)")
+    replay.add_argument("--ttl", choices=("auto", "5m", "1h"), default="auto",
+                        help="TTL of the head and frontier breakpoints (auto: from the gaps between calls)")
+    replay.add_argument("--pause-every", type=int, default=0, metavar="N",
+                        help="simulate a pause before every N-th call (the traces carry no clock)")
+    replay.add_argument("--pause-seconds", type=float, default=900.0, metavar="S")
     replay.add_argument("--json", action="store_true")
     replay.add_argument("--ledger", metavar="FILE", help="write one JSON line per request")
     replay.set_defaults(run=_replay)

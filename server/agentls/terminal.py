@@ -11,14 +11,17 @@ import contextlib
 import json
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
 from .agent import events as ev
 from .agent.approval import ApprovalPolicy, ApprovalRequest, auto_approve
 from .agent.loop import Agent, AgentError
-from .agent.store import open_session
+from .agent.store import SessionStore, StoreError, open_session
+from .agent.transcript import transcript
 from .agent.workspace import Workspace
+from .lsp.terminal import Terminal, pick_session, session_lines
 from .model import ModelSettings
 from .model.settings import for_demo_model
 
@@ -146,14 +149,47 @@ async def _command(agent: Agent, line: str, printer: Printer) -> None:
         cost = agent.cost()
         print(f"{cost['model']}: {cost['requests']} requests, input {cost['inputTokens']:,}, "
               f"output {cost['outputTokens']:,}, cache read {cost['cacheReadTokens']:,}, "
-              f"cache write {cost['cacheWriteTokens']:,} — ${cost['usd']:.4f}")
-    elif name == "/clear":
+              f"cache write {cost['cacheWriteTokens']:,} ({cost['cacheWrite1hTokens']:,} with the 1-hour TTL; "
+              f"head and frontier TTL now {cost['cacheTtl']}) — ${cost['usd']:.4f}")
+    elif name in ("/clear", "/new"):
         agent.clear(open_session(agent.workspace.roots[0], new=True))
-        print("new conversation (the old one stays on disk)")
+        print("new conversation (the old one stays saved: /sessions lists it)")
+    elif name == "/sessions":
+        listed = _sessions(agent, rest.strip())
+        print("\n".join(session_lines(listed, time.time())))
+    elif name == "/resume":
+        session_id = pick_session(_sessions(agent, ""), rest)
+        if session_id is None:
+            print("/resume N (a number from /sessions) or a session id")
+            return
+        try:
+            agent.resume(open_session(agent.workspace.roots[0], session_id=session_id))
+        except StoreError as error:
+            print(f"cannot resume: {error}")
+            return
+        print(f"resumed {session_id}")
+        terminal = Terminal()
+        terminal.transcript(transcript(agent.history()))
     elif name == "/context":
         print(json.dumps(agent.context(), indent=1))
     else:
-        print("commands: /compact [instructions], /cost, /clear, /context, /quit")
+        print("commands: /compact [instructions], /cost, /new (or /clear), /sessions [words], /resume N|ID, "
+              "/context, /quit")
+
+
+def _sessions(agent: Agent, query: str) -> list[dict[str, Any]]:
+    """This workspace's sessions as agent/sessions lists them (the REPL has no server to ask)."""
+    store = SessionStore.open()
+    try:
+        infos = store.sessions(agent.workspace.roots[0])
+    finally:
+        store.close()
+    current = agent.session.id if agent.session is not None else None
+    listed = [{"id": i.id, "title": i.title or "(untitled)", "updated": i.updated, "turns": i.turns,
+               "costUsd": i.cost_usd, "current": i.id == current, "inUse": i.in_use and i.id != current}
+              for i in infos]
+    words = query.lower().split()
+    return [s for s in listed if all(w in s["title"].lower() or w in s["id"] for w in words)]
 
 
 async def _repl(args) -> int:

@@ -167,7 +167,8 @@ async def test_session_resumes_with_every_message(make_agent, mock_api, workspac
     assert (await resumed.run_turn("and?")).text == "still here"
 
 
-async def test_manual_compact_cost_context_and_clear(make_agent, mock_api):
+async def test_manual_compact_cost_context_and_clear(make_agent, mock_api, workspace):
+    (workspace / "notes.md").write_text("# Notes\n" + "a line of notes worth summarising\n" * 100)
     agent = make_agent()
     await agent.run_turn("What does notes.md say?")
     mock_api.script(Reply([Text("<summary>1. Goal: notes</summary>")]))
@@ -225,3 +226,31 @@ async def test_text_of_successive_replies_streams_as_it_ends(make_agent, mock_ap
     result = await agent.run_turn("look", seen)
     assert result.text == "Let me look.\n\nIt says 42."
     assert "".join(e.text for e in seen.of(ev.TextDelta)) == result.text
+
+
+@pytest.mark.parametrize("placement", ["frontier", "legacy"])
+async def test_after_a_batch_the_request_still_reads_up_to_the_stable_frontier(make_agent, mock_api, workspace,
+                                                                             placement):
+    from agentls.mock_api.tokens import request_blocks
+
+    for i in range(4):
+        (workspace / f"m{i}.py").write_text(f"# module {i}\n" + f"value_{i} = {i}\n" * 600)
+    mock_api.script(*[Reply([ToolUse("read_file", {"path": f"m{i}.py"})]) for i in range(4)], Reply([Text("done")]))
+    config = ContextConfig(clear_at=0.0, clear_keep_recent=2, min_batch_tokens=0, batch_payoff=0.0)
+    agent = make_agent(context=config, force_cache_control=True, cache_placement=placement)
+    recorder = Recorder()
+    await agent.run_turn("read the modules", on_event=recorder)
+    reads = [e.usage["cacheReadTokens"] for e in recorder.of(ev.UsageEvent)][:-1]  # the last is the turn's total
+    bodies = mock_api.message_bodies
+    batch = next(i for i, body in enumerate(bodies) if any(
+        isinstance(m["content"], list) and any(str(b.get("content", "")).startswith("[old result cleared")
+                                               for b in m["content"]) for m in body["messages"]))
+    # The fixed head (tools, system) and the first user message.
+    head = sum(b.tokens for b in request_blocks(bodies[batch])[:len(bodies[batch]["tools"]) + 2])
+    if placement == "frontier":
+        assert reads[batch] > head  # the frontier before the rewritten result is read
+        marked = [i for i, m in enumerate(bodies[batch]["messages"]) if isinstance(m["content"], list)
+                  and any("cache_control" in b for b in m["content"])]
+        assert len(marked) == 3 and "cache_control" not in bodies[batch]["tools"][-1]
+    else:
+        assert reads[batch] <= head  # only the head and the first message survive the rewrite

@@ -45,3 +45,18 @@ def test_repl_commands_and_utilization_prompt(tmp_path):
     assert "compacted:" in out  # /compact
     assert "new conversation" in out  # /clear
     assert "% · " in out and "/200K] > " in out  # utilization in the prompt
+
+
+def test_repl_sessions_and_resume(tmp_path):
+    root = workspace(tmp_path)
+    lines = "What does README.md say?\n/new\nlist the files\n/sessions\n/resume 2\n/sessions\n/quit\n"
+    done = run(["repl", "--workspace", str(root)], tmp_path, stdin=lines)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    listed = out.split("list the files", 1)[-1]
+    assert "1. list the files" in listed and "(this chat)" in listed
+    assert "2. What does README.md say?" in listed
+    assert "resumed " in out and "you: What does README.md say?" in out and "⏺ read_file README.md" in out
+    after = out.rsplit("resumed ", 1)[1]
+    assert "What does README.md say?" in after.split("(this chat)")[0].rsplit("\n", 2)[-1] or \
+        any(line.startswith("  1. What does README.md say?") and "(this chat)" in line for line in after.splitlines())

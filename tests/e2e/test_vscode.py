@@ -8,7 +8,9 @@ test-output/e2e/agentls/ and test-output/e2e/stand-in-server/.
 
 - with agentls: chat view, a prompt the offline demo model answers by reading
   a workspace file (streamed reply + tool card), Agent: Compact Conversation
-  (the status bar percentage drops), Agent: Show Cost, Agent: Show Context.
+  (the status bar percentage drops), Agent: Show Cost, Agent: Show Context;
+  then the editor tools in a TypeScript workspace (steps-editor.mjs): a scripted
+  model calls find_symbols, find_references and an edit that breaks the types.
 - with the stand-in server (client-vscode/test/e2e/fake_server.py): the same,
   plus approvals (modal for a command, diff + modal for an edit) and a server
   crash that is restarted and reported in the panel.
@@ -90,3 +92,5 @@ def test_vscode_with_agentls(vscode_ready: None) -> None:
     # AGENTLS_E2E_REQUIRE_SERVER=1 makes a missing server a failure.
     out = _e2e({})
     assert "all steps passed" in out or "client-only steps passed" in out
+    if "all steps passed" in out:  # client-vscode/test/e2e/steps-editor.mjs ran in a TypeScript workspace
+        assert "editor tools: symbols found the class" in out

@@ -26,7 +26,8 @@ KNOWN_ERRORS = {-32602, -32002, -32603, -32800}
 RESULT_KEYS = {
     "agent/chat": {"turnId", "text", "stopReason", "usage"},
     "agent/compact": {"tokensBefore", "tokensAfter", "summary"},
-    "agent/cost": {"model", "requests", "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "usd"},
+    "agent/cost": {"model", "requests", "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens",
+                   "cacheWrite1hTokens", "cacheTtl", "usd"},
     "agent/clear": set(),
     "agent/context": {"window", "effectiveWindow", "used", "utilization", "level", "categories", "layers",
                       "placeholders", "model", "demo"},

@@ -13,7 +13,8 @@ from agentls.mock_api import DEMO_LABEL, Reply, Text, ToolUse
 from .helpers import options_for, server_env, wait_until
 
 
-async def test_compact_cost_clear_and_context(start_editor, mock_api, data_dir):
+async def test_compact_cost_clear_and_context(start_editor, mock_api, data_dir, workspace):
+    (workspace / "notes.md").write_text("# Notes\nThe answer is 42.\n" + "a line worth summarising\n" * 100)
     editor = await start_editor(options_for(mock_api))
     await wait_until(lambda: editor.usages)
     mock_api.script(Reply([ToolUse("read_file", {"path": "notes.md"})]), Reply([Text("It says 42.")]))
@@ -21,20 +22,20 @@ async def test_compact_cost_clear_and_context(start_editor, mock_api, data_dir):
 
     context = await editor.request("agent/context")
     assert set(context) == {"window", "effectiveWindow", "used", "utilization", "level", "categories", "layers",
-                            "placeholders", "model", "demo"}
+                            "nextRequest", "placeholders", "model", "demo"}
     assert set(context["categories"]) == {"system", "tools", "user", "assistant", "toolResults"}
     assert context["categories"]["toolResults"] > 0 and context["level"] == "ok"
     assert all(set(layer) == {"layer", "count", "tokensSaved"} for layer in context["layers"])
 
     cost = await editor.request("agent/cost", {})
     assert set(cost) == {"model", "requests", "inputTokens", "outputTokens", "cacheReadTokens",
-                         "cacheWriteTokens", "usd"}
+                         "cacheWriteTokens", "cacheWrite1hTokens", "cacheTtl", "usd"}
     assert cost["requests"] == 2 and cost["usd"] > 0
 
     before = len(editor.usages)
     mock_api.script(Reply([Text("<summary>1. Goal: read the notes</summary>")]))
     compacted = await editor.request("agent/compact", {"instructions": "keep the answer"})
-    assert set(compacted) == {"tokensBefore", "tokensAfter", "summary"}
+    assert set(compacted) == {"tokensBefore", "tokensAfter", "summary", "compacted", "note"}
     assert compacted["summary"] == "1. Goal: read the notes" and compacted["tokensBefore"] > 0
     assert "keep the answer" in json.dumps(mock_api.message_bodies[-1]["messages"][-1])
     assert len(editor.usages) > before
@@ -114,6 +115,11 @@ async def test_demo_model_without_key_or_base_url(start_editor, data_dir, worksp
     result = await editor.request("agent/chat", {"prompt": "What does notes.md say?"})
     assert DEMO_LABEL in result["text"] and "42" in result["text"]
     assert (await editor.request("agent/context"))["demo"] is True
+    # Every view names the model that answers, never the configured default.
+    assert {u["model"] for u in editor.usages} == {"demo model (offline)"}
+    assert (await editor.request("agent/context"))["model"] == "demo model (offline)"
+    cost = await editor.request("agent/cost")
+    assert cost["model"] == "demo model (offline)" and cost["usd"] == 0
 
 
 async def test_requests_before_initialize_are_refused(data_dir):

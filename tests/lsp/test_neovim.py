@@ -56,25 +56,32 @@ def module_from_doc() -> str:
     return blocks[0]
 
 
-def test_neovim_runs_the_documented_module(tmp_path, workspace, data_dir, mock_api):
+def lua_list(items: list[str]) -> str:
+    return "{ %s }" % ", ".join(lua(item) for item in items)
+
+
+def run_driver(template: str, tmp_path: Path, workspace: Path, data_dir: Path, mock_api, **values: str) -> dict:
+    """Run a driver script (agentls from the doc's module, the mock API as the model); what it wrote."""
     module = tmp_path / "agentls.lua"
     module.write_text(module_from_doc())
     out = tmp_path / "out.json"
     driver = tmp_path / "driver.lua"
-    driver.write_text(DRIVER % {
-        "module": lua(str(module)), "cmd": "{ %s }" % ", ".join(lua(p) for p in
-                                                             [sys.executable, "-m", "agentls", "serve", "--stdio"]),
-        "root": lua(str(workspace)), "key": lua(SECRET), "url": lua(mock_api.base_url),
-        "file": lua(str(workspace / "notes.md")), "out": lua(str(out))})
-    mock_api.script(Reply([Text("Reading it."), ToolUse("read_file", {"path": "notes.md"})]),
-                    Reply([Text("It says the answer is 42.")]))
+    driver.write_text(template % {
+        "module": lua(str(module)), "cmd": lua_list([sys.executable, "-m", "agentls", "serve", "--stdio"]),
+        "root": lua(str(workspace)), "key": lua(SECRET), "url": lua(mock_api.base_url), "out": lua(str(out)),
+        **values})
     env = server_env(data_dir)
     for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
         env[name] = str(tmp_path / name.lower())
     subprocess.run([NVIM, "--headless", "--clean", "-c", f"luafile {driver}"], env=env, cwd=workspace,
-                   timeout=180, check=False, capture_output=True)
+                   timeout=240, check=False, capture_output=True)
+    return json.loads(out.read_text())
 
-    result = json.loads(out.read_text())
+
+def test_neovim_runs_the_documented_module(tmp_path, workspace, data_dir, mock_api):
+    mock_api.script(Reply([Text("Reading it."), ToolUse("read_file", {"path": "notes.md"})]),
+                    Reply([Text("It says the answer is 42.")]))
+    result = run_driver(DRIVER, tmp_path, workspace, data_dir, mock_api, file=lua(str(workspace / "notes.md")))
     assert "error" not in result, result
     chat = result["chat"]
     assert chat["text"] == "Reading it.\n\nIt says the answer is 42." and chat["stopReason"] == "end_turn"

@@ -46,3 +46,16 @@ async def test_yes_approves_everything(workspace, data_dir, mock_api):
     out, err, code = await run_chat(workspace, env, ["make it"], "--yes")
     assert code == 0, err
     assert "approved (--yes)" in out and (workspace / "made.txt").read_text() == "hi\n"
+
+
+async def test_sessions_and_resume_in_the_terminal_chat(workspace, data_dir):
+    out, err, code = await run_chat(workspace, server_env(data_dir), [
+        "What does notes.md say?", "/new", "list the files", "/sessions", "/resume 2", "/sessions notes", "/quit"],
+        "--new")
+    assert code == 0, err
+    listed = out.split("/resume", 1)[0]
+    assert "1. list the files" in out and "2. What does notes.md say?" in out and "(this chat)" in out
+    assert "resumed " in out and "you: What does notes.md say?" in out and "⏺ read_file notes.md" in out
+    searched = out.rsplit("resumed ", 1)[1]
+    assert "What does notes.md say?" in searched and "list the files" not in searched.split("you:")[-1].split("\n", 3)[-1]
+    assert listed

@@ -16,7 +16,7 @@ from agentls.lsp.settings import context_config, model_settings, parse_settings,
 def test_settings_map_onto_model_and_context_config():
     settings, problems = parse_settings({
         "model": "m", "compactModel": "small", "baseUrl": "http://127.0.0.1:9", "contextWindow": 100_000,
-        "outputReserve": 8_000, "maxTokens": 1_000,
+        "outputReserve": 8_000, "maxTokens": 1_000, "cacheTtl": "1h",
         "thresholds": {"budgetSoft": 0.4, "budgetHard": 0.6, "autoCompact": 0.8, "warn": 0.5, "high": 0.75},
         "approvals": {"shell": "never", "write": "always"}})
     assert problems == []
@@ -27,6 +27,7 @@ def test_settings_map_onto_model_and_context_config():
     model = model_settings(settings, "sk-ant-x")
     assert (model.model, model.compact_model, model.base_url, model.max_tokens, model.api_key) == \
         ("m", "small", "http://127.0.0.1:9", 1_000, "sk-ant-x")
+    assert model.cache_ttl == "1h" and model_settings(parse_settings({})[0], None).cache_ttl == "auto"
     assert settings.approval_modes() == {"shell": "never", "write": "always"}
     assert parse_settings({})[0].approval_modes() == {"shell": "ask", "write": "ask"}
 
@@ -34,10 +35,10 @@ def test_settings_map_onto_model_and_context_config():
 def test_bad_settings_are_reported_and_ignored():
     settings, problems = parse_settings({"contextWindow": "big", "outputReserve": 10**9, "baseUrl": "ftp://x",
                                          "thresholds": {"warn": -1, "high": True}, "approvals": {"shell": "maybe"},
-                                         "maxTokens": 0})
+                                         "maxTokens": 0, "cacheTtl": "2h"})
     assert settings == parse_settings({})[0]
     for field in ("contextWindow", "outputReserve", "baseUrl", "thresholds.warn", "thresholds.high",
-                  "approvals.shell", "maxTokens"):
+                  "approvals.shell", "maxTokens", "cacheTtl"):
         assert any(field in p for p in problems), field
     assert parse_settings("nope")[1] and parse_settings([]) == parse_settings(None)
 

@@ -72,8 +72,14 @@ class Driver:
             assert len(prepared.messages) >= len(self.previous)
         self.previous = prepared.messages
         self.requests += 1
-        self.engine.record_usage(Usage(input_tokens=5, cache_read_input_tokens=prepared.estimate), self.clock)
+        self.record(prepared.estimate)
         self.clock += 1
+
+    def record(self, prepared_estimate: int) -> None:
+        self.engine.record_usage(Usage(input_tokens=5, cache_read_input_tokens=prepared_estimate), self.clock)
+
+    def user_message(self, arg) -> dict:
+        return {"role": "user", "content": [{"type": "text", "text": "u" * (arg + 1)}]}
 
     def run(self, ops) -> None:
         engine = self.engine
@@ -81,7 +87,7 @@ class Driver:
         for kind, arg in ops:
             last = engine.history.last_role
             if kind == "user" and last == "assistant" and not engine.history.open_tool_uses():
-                engine.append({"role": "user", "content": [{"type": "text", "text": "u" * (arg + 1)}]})
+                engine.append(self.user_message(arg))
             elif kind == "tools" and last == "user":
                 self.call_model(summary_ok=len(arg) != 2)
                 blocks, answers = [], []

@@ -31,37 +31,88 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-def reprice(ledger: Path) -> float:
-    """An independent pricing of the ledger: prefix cache at message granularity."""
-    cost, previous = 0.0, None
-    for line in ledger.read_text().splitlines():
-        entry = json.loads(line)
-        shas = [m["sha1"] for m in entry["messages"]]
-        tokens = [m["chars"] / 4 for m in entry["messages"]]
-        system = entry["system_chars"] / 4
+def ledger_requests(ledger: Path) -> list[dict]:
+    return [json.loads(line) for line in ledger.read_text().splitlines()]
+
+
+def request_blocks(entry: dict) -> list[tuple[str, float, str | None]]:
+    """(block hash, tokens, breakpoint ttl) in cache order: the system prompt, then the messages."""
+    marks = {(b["message"], b["block"]): b["ttl"] for b in entry["breakpoints"]}
+    blocks = [("system", entry["system_chars"] / 4, entry["system_ttl"])]
+    for i, message in enumerate(entry["messages"]):
+        blocks += [(h, chars / 4, marks.get((i, j))) for j, (h, chars) in enumerate(message["blocks"])]
+    return blocks
+
+
+def reprice_ideal(ledger: Path) -> float:
+    """An independent pricing of the ledger: the prefix shared with the previous request is read."""
+    cost, previous = 0.0, []
+    for entry in ledger_requests(ledger):
+        blocks = [b[:2] for b in request_blocks(entry)]
         shared = 0
-        while previous is not None and shared < min(len(previous), len(shas)) and previous[shared] == shas[shared]:
+        while shared < min(len(previous), len(blocks)) and previous[shared] == blocks[shared]:
             shared += 1
-        read = sum(tokens[:shared]) + (system if previous is not None else 0)
-        write = sum(tokens[shared:]) + (0 if previous is not None else system)
-        cost += 0.1 * read + 1.25 * write + (5 * 2_000 if entry["summary"] else 0)
-        previous = shas
+        read = sum(t for _, t in blocks[:shared])
+        cost += 0.1 * read + 1.25 * (sum(t for _, t in blocks) - read) + (5 * 2_000 if entry["summary"] else 0)
+        previous = blocks
     return cost
 
 
-def test_cli_replay_json_and_ledger_reprice_to_the_same_cost(tmp_path):
+def reprice_anthropic(ledger: Path) -> float:
+    """An independent pricing of the ledger under the documented rules of Anthropic's prompt cache."""
+    cost, expiry = 0.0, {}  # prefix (tuple of block hashes) -> (time it expires, its TTL in seconds)
+    for entry in ledger_requests(ledger):
+        now, lookback, minimum = entry["now"], entry["lookback_blocks"], entry["minimum_tokens"]
+        blocks = request_blocks(entry)
+        sizes = [sum(t for _, t, _ in blocks[:i + 1]) for i in range(len(blocks))]
+        prefix = [tuple(h for h, _, _ in blocks[:i + 1]) for i in range(len(blocks))]
+        marks = [i for i, (_, _, ttl) in enumerate(blocks) if ttl and sizes[i] >= minimum]
+        hits = [p for m in marks for p in range(max(0, m - lookback + 1), m + 1)
+                if expiry.get(prefix[p], (-1, 0))[0] > now]
+        read_to = max(hits, default=-1)
+        read = sizes[read_to] if read_to >= 0 else 0.0
+        if read_to >= 0:
+            expiry[prefix[read_to]] = (now + expiry[prefix[read_to]][1], expiry[prefix[read_to]][1])
+        done, write = read, 0.0
+        for m in marks:
+            ttl = blocks[m][2]
+            if sizes[m] > done:
+                write += (sizes[m] - done) * (2.0 if ttl == "1h" else 1.25)
+                done = sizes[m]
+            seconds = 3600 if ttl == "1h" else 300
+            old_until, old_seconds = expiry.get(prefix[m], (-1, 0))
+            seconds = max(seconds, old_seconds) if old_until > now else seconds
+            expiry[prefix[m]] = (now + seconds, seconds)
+        cost += 0.1 * read + write + (sizes[-1] - done) + (5 * 2_000 if entry["summary"] else 0)
+    return cost
+
+
+@pytest.mark.parametrize("cache,breakpoints,pauses,reprice", [
+    ("anthropic", "frontier", (), reprice_anthropic),
+    ("anthropic", "legacy", (), reprice_anthropic),
+    ("anthropic", "frontier", ("--pause-every", "4", "--pause-seconds", "900"), reprice_anthropic),
+    ("ideal", "frontier", (), reprice_ideal)])
+def test_cli_replay_json_and_ledger_reprice_to_the_same_cost(tmp_path, cache, breakpoints, pauses, reprice):
     trace = synthetic_trace(tmp_path)
     ledger = tmp_path / "ledger.jsonl"
-    done = run_cli(str(trace), "--window", "20000", "--policy", "default", "--json", "--ledger", str(ledger))
+    done = run_cli(str(trace), "--window", "20000", "--policy", "default", "--json", "--ledger", str(ledger),
+                   "--cache", cache, "--breakpoints", breakpoints, *pauses)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     total = report["total"]
+    assert report["cache"] == cache
     assert total["requests"] == len(ledger.read_text().splitlines())
     assert total["over_window"] == 0
     assert reprice(ledger) == pytest.approx(total["cost"], rel=1e-9)
-    first = json.loads(ledger.read_text().splitlines()[0])
-    assert set(first) >= {"trace", "request", "system_chars", "compacted", "messages"}
-    assert set(first["messages"][0]) == {"role", "sha1", "chars", "tool_use_ids", "tool_result_ids"}
+    if breakpoints == "legacy":  # after a batch only the head is read: the real cache costs more
+        assert total["cost"] > 1.05 * reprice_ideal(ledger)
+    if pauses:  # 15-minute pauses: the head and the frontier are written for an hour, and read after pauses
+        entries = ledger_requests(ledger)
+        assert total["cache_write_1h"] > 0 and entries[-1]["system_ttl"] == "1h"
+        assert any(b["ttl"] == "1h" for b in entries[-1]["breakpoints"])
+    first = ledger_requests(ledger)[0]
+    assert set(first) >= {"trace", "request", "system_chars", "compacted", "messages", "breakpoints", "now"}
+    assert set(first["messages"][0]) == {"role", "sha1", "chars", "blocks", "tool_use_ids", "tool_result_ids"}
 
 
 def test_cli_replay_table_and_errors(tmp_path):
@@ -95,3 +146,18 @@ def test_shared_traces_default_beats_seed(window, ratio):
     assert ours.recall >= seed.recall
     if window == 64_000:
         assert ours.compactions < seed.compactions
+
+
+@pytest.mark.skipif(not SHARED_TRACES.is_dir(), reason="../shared/traces is only on the developers' machines")
+@pytest.mark.parametrize("window", [64_000, 200_000])
+def test_shared_traces_frontier_breakpoints_bill_close_to_the_ideal_cache(window):
+    traces = [load_trace(str(p)) for p in sorted(SHARED_TRACES.glob("*.json"))]
+
+    def cost(policy: str, cache: str, breakpoints: str = "frontier") -> float:
+        return total_of([replay_trace(t, m, policy, window, cache=cache, breakpoints=breakpoints)
+                         for t, m in traces]).cost
+
+    real, ideal, legacy = cost("default", "anthropic"), cost("default", "ideal"), cost("default", "anthropic", "legacy")
+    assert real <= 1.04 * ideal
+    assert real < legacy
+    assert real / cost("seed", "anthropic") <= ideal / cost("seed", "ideal")

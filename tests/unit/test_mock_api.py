@@ -100,18 +100,24 @@ def test_sdk_stream_helper_accumulates_the_message(sdk, api):
     assert final.stop_reason == "pause_turn"
 
 
-def test_prefix_cache_simulation(sdk, api):
+def test_prompt_cache_reads_what_a_breakpoint_wrote(sdk, api):
     tools = [{"name": "read_file", "input_schema": {"type": "object"}}]
-    system = "You are a careful agent. " * 40
-    api.script(Reply("a"), Reply("b"))
-    first = sdk.messages.create(**messages_body(system=system, tools=tools))
-    history = USER_HI + [{"role": "assistant", "content": "a"}, {"role": "user", "content": "more please"}]
+    system = [{"type": "text", "text": "You are a careful agent. " * 200, "cache_control": {"type": "ephemeral"}}]
+    marked_hi = [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}]
+    api.script(Reply("a"), Reply("b"), Reply("c"))
+    first = sdk.messages.create(**messages_body(messages=marked_hi, system=system, tools=tools))
+    history = marked_hi + [{"role": "assistant", "content": "a"}, {"role": "user", "content": "more please"}]
     second = sdk.messages.create(**messages_body(messages=history, system=system, tools=tools))
-    shared = first.usage.cache_creation_input_tokens  # system + tools + the first user message
-    assert first.usage.cache_read_input_tokens == 0
+    shared = first.usage.cache_creation_input_tokens  # tools + system + the first user message
+    assert first.usage.cache_read_input_tokens == 0 and first.usage.input_tokens == 0
+    assert first.usage.cache_creation.ephemeral_5m_input_tokens == shared
     assert second.usage.cache_read_input_tokens == shared
-    assert 0 < second.usage.cache_creation_input_tokens < shared
-    assert second.usage.input_tokens <= 5
+    assert second.usage.cache_creation_input_tokens == 0  # nothing after the last breakpoint is cached
+    assert second.usage.input_tokens > 0
+    # Without any cache_control nothing is cached at all.
+    unmarked = USER_HI + history[1:]
+    plain = sdk.messages.create(**messages_body(messages=unmarked, system=system[0]["text"], tools=tools))
+    assert (plain.usage.cache_read_input_tokens, plain.usage.cache_creation_input_tokens) == (0, 0)
 
 
 def test_count_tokens_is_chars_over_four(sdk):

@@ -108,3 +108,62 @@ def test_plain_question_gets_labelled_help():
 def test_thinking_block_when_thinking_is_enabled():
     reply = ask(user("read README.md"), thinking={"type": "enabled", "budget_tokens": 1024})
     assert isinstance(reply.content[0], Thinking)
+
+
+def _answered(call: ToolUse, result: str) -> list[dict]:
+    return [{"role": "assistant", "content": [{"type": "tool_use", "id": call.id, "name": call.name,
+                                               "input": call.input}]},
+            user([{"type": "tool_result", "tool_use_id": call.id, "content": result}])]
+
+
+@pytest.mark.parametrize("text, command", [
+    ("run ls -la", "ls -la"),
+    ("Please run `grep -rn TODO .`", "grep -rn TODO ."),
+    ("run the command pytest -q tests/unit", "pytest -q tests/unit"),
+])
+def test_run_asks_for_the_command(text, command):
+    assert tool_calls(ask(user(text))) == [("run_shell", {"command": command})]
+
+
+def test_edit_reads_then_proposes_a_unique_edit():
+    first = ask(user("edit notes.md"))
+    (read,) = [b for b in first.content if isinstance(b, ToolUse)]
+    assert (read.name, read.input) == ("read_file", {"path": "notes.md"})
+
+    body = "    1\t# Notes\n    2\t\n    3\t  indented line\n    4\t# Notes"
+    second = ask(user("edit notes.md"), *_answered(read, body))
+    (edit,) = [b for b in second.content if isinstance(b, ToolUse)]
+    assert edit.name == "edit_file"
+    assert edit.input["old_text"] == "  indented line", "the last line that occurs once, gutter removed"
+    assert edit.input["new_text"].startswith("  indented line\n<!-- edited by the agentls demo model -->")
+
+    third = ask(user("edit notes.md"), *_answered(read, body), *_answered(edit, "Edited notes.md"))
+    assert tool_calls(third) == [] and third.effective_stop_reason == "end_turn"
+
+
+def test_replace_with_in_file_uses_the_users_words():
+    first = ask(user("replace `alpha` with `beta` in src/app.py"))
+    (read,) = [b for b in first.content if isinstance(b, ToolUse)]
+    second = ask(user("replace `alpha` with `beta` in src/app.py"), *_answered(read, "    1\tx = 'alpha'\n"))
+    assert tool_calls(second) == [("edit_file", {"path": "src/app.py", "old_text": "alpha", "new_text": "beta"})]
+
+
+def test_a_replacement_that_is_not_unique_changes_nothing():
+    first = ask(user("replace `a` with `b` in f.txt"))
+    (read,) = [b for b in first.content if isinstance(b, ToolUse)]
+    reply = ask(user("replace `a` with `b` in f.txt"), *_answered(read, "    1\ta a\n"))
+    assert tool_calls(reply) == [] and "changed nothing" in texts(reply)[0]
+
+
+def test_paths_inside_an_attachment_are_not_read():
+    attached = {"type": "text", "text": "Attached README.md:\n```\nSee docs/setup.md, src/app.py and Makefile.\n```"}
+    reply = ask(user([attached, {"type": "text", "text": "summarise @README.md"}]))
+    assert tool_calls(reply) == [], "README.md is attached; the paths inside it are not requests"
+    (text,) = texts(reply)
+    assert "**README.md** (attached) has 1 lines" in text
+
+
+def test_typed_paths_are_read_even_with_an_attachment():
+    attached = {"type": "text", "text": "Attached README.md (lines 1-2):\n```\nsee other.py\n```"}
+    reply = ask(user([attached, {"type": "text", "text": "compare it with setup.py"}]))
+    assert tool_calls(reply) == [("read_file", {"path": "setup.py"})]

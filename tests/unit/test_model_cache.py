@@ -23,24 +23,53 @@ def marked_positions(system, tools, messages):
     return found
 
 
-def test_system_tools_tail_and_previous_user_message():
+def test_legacy_placement_system_tools_tail_and_previous_user_message():
     messages = [
         {"role": "user", "content": "first question"},
         {"role": "assistant", "content": [{"type": "text", "text": "calling"},
                                           {"type": "tool_use", "id": "t1", "name": "a", "input": {}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]},
     ]
-    system, tools, out = with_cache_breakpoints("sys", TOOLS, messages)
+    system, tools, out = with_cache_breakpoints("sys", TOOLS, messages, placement="legacy")
     assert system == [{"type": "text", "text": "sys", "cache_control": EPHEMERAL}]
     assert marked_positions(system, tools, out) == ["system.0", "tools.1", "messages.0.0", "messages.2.0"]
     assert out[0]["content"] == [{"type": "text", "text": "first question", "cache_control": EPHEMERAL}]
+
+
+def conversation(rounds: int) -> list[dict]:
+    messages = [{"role": "user", "content": "first question"}]
+    for i in range(rounds):
+        messages += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"t{i}", "name": "a", "input": {}}]},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "r"}]}]
+    return messages
+
+
+def test_frontier_placement_head_frontier_and_tail():
+    messages = conversation(5)  # 11 messages
+    system, tools, out = with_cache_breakpoints("sys", TOOLS, messages, frontier=4)
+    # No tool breakpoint: the system prompt's caches the tools before it.
+    assert marked_positions(system, tools, out) == ["system.0", "messages.4.0", "messages.8.0", "messages.10.0"]
+    # The request applying a batch reads the old frontier and writes the new one.
+    system, tools, out = with_cache_breakpoints("sys", TOOLS, messages, frontier=7, previous_frontier=4)
+    assert marked_positions(system, tools, out) == ["system.0", "messages.4.0", "messages.7.0", "messages.10.0"]
+    # Without a system prompt the head breakpoint goes on the last tool.
+    system, tools, out = with_cache_breakpoints(None, TOOLS, messages, frontier=4)
+    assert marked_positions(system, tools, out) == ["tools.1", "messages.4.0", "messages.8.0", "messages.10.0"]
+
+
+def test_one_hour_ttl_on_head_and_frontier_only():
+    _, tools, out = with_cache_breakpoints(None, TOOLS, conversation(5), frontier=4, stable_ttl="1h")
+    hour = {"type": "ephemeral", "ttl": "1h"}
+    assert tools[1]["cache_control"] == hour and out[4]["content"][0]["cache_control"] == hour
+    assert out[8]["content"][0]["cache_control"] == EPHEMERAL and out[10]["content"][0]["cache_control"] == EPHEMERAL
 
 
 def test_existing_marks_are_replaced_not_added():
     stale = {"type": "text", "text": "old", "cache_control": EPHEMERAL}
     messages = [{"role": "user", "content": [stale, stale, {"type": "text", "text": "q"}]}]
     tools = [dict(TOOLS[0], cache_control=EPHEMERAL), TOOLS[1]]
-    system, tools_out, out = with_cache_breakpoints([stale, {"type": "text", "text": "s"}], tools, messages)
+    system, tools_out, out = with_cache_breakpoints([stale, {"type": "text", "text": "s"}], tools, messages,
+                                                    placement="legacy")
     assert marked_positions(system, tools_out, out) == ["system.1", "tools.1", "messages.0.2"]
 
 
@@ -80,7 +109,10 @@ def conversations(draw):
        tools=st.lists(st.just(TOOLS[0]), max_size=3), messages=conversations())
 def test_never_more_than_four_never_mutates_never_invalid(system, tools, messages):
     originals = copy.deepcopy((system, tools, messages))
-    system_out, tools_out, messages_out = with_cache_breakpoints(system, tools, messages)
+    frontier = len(messages) // 2 if len(messages) > 2 else None
+    previous = frontier - 1 if frontier and len(messages) % 2 else None
+    system_out, tools_out, messages_out = with_cache_breakpoints(system, tools, messages, frontier=frontier,
+                                                                 previous_frontier=previous, stable_ttl="1h")
     assert (system, tools, messages) == originals
     assert len(marked_positions(system_out, tools_out, messages_out)) <= 4
     body = {"model": "m", "max_tokens": 10, "system": system_out, "tools": tools_out, "messages": messages_out}

@@ -127,19 +127,21 @@ async def test_async_on_event_is_awaited(api, client):
     assert "".join(seen) == response.text == "one two three four five six seven"
 
 
-async def test_usage_reports_cache_fields_and_cost_is_tracked(api, client):
+async def test_usage_reports_cache_fields_and_cost_is_tracked(api):
     api.script(Reply("first"), Reply("second"))
-    first = await client.stream(system="system prompt " * 50, messages=USER_HI, tools=TOOLS, on_event=None)
-    history = USER_HI + [first.as_message(), {"role": "user", "content": "and again"}]
-    second = await client.stream(system="system prompt " * 50, messages=history, tools=TOOLS, on_event=None)
+    system = "system prompt " * 400  # above the minimum cacheable length (1,024 tokens)
+    async with ModelClient(make_settings(api, force_cache_control=True)) as client:
+        first = await client.stream(system=system, messages=USER_HI, tools=TOOLS, on_event=None)
+        history = USER_HI + [first.as_message(), {"role": "user", "content": "and again"}]
+        second = await client.stream(system=system, messages=history, tools=TOOLS, on_event=None)
+        cost = client.costs.as_dict()
 
-    assert first.usage.cache_read_input_tokens == 0 and first.usage.cache_creation_input_tokens > 100
+    assert first.usage.cache_read_input_tokens == 0 and first.usage.cache_creation_input_tokens > 1_000
     # The second request shares system + tools + first message with the first one.
     assert second.usage.cache_read_input_tokens >= first.usage.cache_creation_input_tokens
     assert second.usage.cache_creation_input_tokens > 0
     assert second.usage.output_tokens > 0 and second.usage.input_tokens >= 0
-    cost = client.costs.as_dict()
-    assert cost["requests"] == 2 and cost["model"] == DEFAULT_MODEL
+    assert cost["requests"] == 2 and cost["model"] == DEFAULT_MODEL and cost["cacheTtl"] == "5m"
     assert cost["cacheReadTokens"] == second.usage.cache_read_input_tokens
     assert cost["usd"] > 0
 
@@ -389,9 +391,9 @@ async def test_cache_breakpoints_sent_when_native(api):
     settings = make_settings(api, force_cache_control=True)
     history = USER_HI + _tool_round("toolu_1") + _tool_round("toolu_2")
     async with ModelClient(settings) as model_client:
-        await model_client.stream(system="You are helpful.", messages=history, tools=TOOLS)
+        await model_client.stream(system="You are helpful.", messages=history, tools=TOOLS, frontier=1)
     body = api.message_bodies[-1]
-    assert _cache_marks(body) == ["system.0", "tools.1", "messages.2.0", "messages.4.0"]
+    assert _cache_marks(body) == ["system.0", "messages.1.0", "messages.2.0", "messages.4.0"]
     assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert "cache_control" not in history[-1]["content"][0], "inputs must not be mutated"
 

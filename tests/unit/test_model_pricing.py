@@ -42,13 +42,26 @@ def test_overrides_win_and_default_covers_unknown_models():
     assert price_for("claude-haiku-4-5", overrides).output == 5.0
 
 
+def test_one_hour_cache_writes_cost_twice_the_input_price():
+    hour = Usage(cache_creation_input_tokens=MILLION, cache_write_1h_tokens=MILLION)
+    five = Usage(cache_creation_input_tokens=MILLION)
+    assert cost_usd("claude-sonnet-4-5", hour) == pytest.approx(6.0)
+    assert cost_usd("claude-sonnet-4-5", five) == pytest.approx(3.75)
+    mixed = Usage(cache_creation_input_tokens=2 * MILLION, cache_write_1h_tokens=MILLION)
+    assert cost_usd("claude-haiku-4-5", mixed) == pytest.approx(2.0 + 1.25)
+    assert cost_usd("x", hour, {"x": {"cache_write_1h": 9}}) == pytest.approx(9.0)
+    assert Usage.from_api({"cache_creation_input_tokens": 7,
+                           "cache_creation": {"ephemeral_5m_input_tokens": 3, "ephemeral_1h_input_tokens": 4}}
+                          ).cache_write_1h_tokens == 4
+
+
 def test_tracker_accumulates_and_matches_protocol_shape():
     tracker = CostTracker("claude-sonnet-4-5")
     tracker.add("claude-sonnet-4-5", Usage(10, 20, 30, 40))
     tracker.add("claude-haiku-4-5", Usage(1, 2, 3, 4))
     result = tracker.as_dict()
     assert set(result) == {"model", "requests", "inputTokens", "outputTokens", "cacheReadTokens",
-                           "cacheWriteTokens", "usd"}
+                           "cacheWriteTokens", "cacheWrite1hTokens", "cacheTtl", "usd"}
     assert result["model"] == "claude-sonnet-4-5" and result["requests"] == 2
     assert (result["inputTokens"], result["outputTokens"]) == (11, 22)
     assert (result["cacheWriteTokens"], result["cacheReadTokens"]) == (33, 44)

@@ -7,6 +7,7 @@ import type {
   CompactResult,
   CostResult,
   LayerStat,
+  NextRequest,
   Usage,
 } from "../protocol";
 
@@ -20,14 +21,61 @@ export function formatTokens(n: number): string {
   return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
 }
 
+/** Token counts for the meter: one decimal under 100K, so the fraction reads as exactly as the percentage. */
+export function meterTokens(n: number): string {
+  const abs = Math.abs(n);
+  if (!Number.isFinite(n) || abs < 1000 || (abs >= 100_000 && abs < 1_000_000)) return formatTokens(n);
+  if (abs < 100_000) return `${(n / 1000).toFixed(1).replace(/\.0$/, "")}K`;
+  return `${(n / 1_000_000).toFixed(2).replace(/\.?0+$/, "")}M`;
+}
+
 export function formatPercent(fraction: number): string {
   if (!Number.isFinite(fraction)) return "?%";
   return `${Math.round(Math.max(0, fraction) * 100)}%`;
 }
 
-/** Status bar text, e.g. `$(pulse) 42% · 84K/200K`. */
-export function statusText(u: Pick<ContextUsage, "used" | "window" | "utilization">): string {
-  return `$(pulse) ${formatPercent(u.utilization)} · ${formatTokens(u.used)}/${formatTokens(u.window)}`;
+type Meter = Pick<ContextUsage, "used" | "window" | "effectiveWindow" | "utilization"> & {
+  nextRequest?: NextRequest;
+};
+
+/**
+ * The one meter (docs/protocol.md, Utilization): used over the usable window
+ * (window − output reserve), e.g. `42% · 84K/180K`; the fraction and the
+ * percentage are the same number.
+ */
+export function meterText(u: Meter): string {
+  const next = u.nextRequest && u.nextRequest !== "none" ? ` · ${NEXT_SHORT[u.nextRequest]}` : "";
+  return `${formatPercent(u.utilization)} · ${meterTokens(u.used)}/${meterTokens(u.effectiveWindow)}${next}`;
+}
+
+/** Status bar text, e.g. `$(pulse) 42% · 84K/180K`. */
+export function statusText(u: Meter): string {
+  return `$(pulse) ${meterText(u)}`;
+}
+
+const NEXT_SHORT: Record<Exclude<NextRequest, "none">, string> = {
+  compact: "compacts next",
+  trim: "trims next",
+  tooLarge: "too large",
+};
+
+/** What preparing the next request will do about its size, in a sentence. */
+export function nextRequestSentence(next: NextRequest | undefined): string {
+  switch (next) {
+    case "compact":
+      return "The next request first compacts the conversation (a summary replaces the older turns).";
+    case "trim":
+      return "The next request is over the usable window: older tool results will be cleared or shortened until it fits.";
+    case "tooLarge":
+      return "The next request is over the usable window and nothing is left to shrink: the API will refuse it. Start a new conversation (Agent: Clear) or raise agentls.contextWindow.";
+    default:
+      return "";
+  }
+}
+
+/** "180K usable: 200K window − 20K reserved for the reply". */
+export function usableWindowSentence(u: Pick<ContextUsage, "window" | "effectiveWindow">): string {
+  return `${formatTokens(u.effectiveWindow)} usable: ${formatTokens(u.window)} window − ${formatTokens(u.window - u.effectiveWindow)} reserved for the reply`;
 }
 
 export type StatusBackground = undefined | "statusBarItem.warningBackground" | "statusBarItem.errorBackground";
@@ -99,10 +147,12 @@ export function layersSummary(layers: LayerStat[]): string {
 
 /** Markdown tooltip for the status bar item. */
 export function statusTooltip(u: ContextUsage): string {
+  const next = nextRequestSentence(u.nextRequest);
   return [
-    `**Agent context: ${formatPercent(u.utilization)}** (${u.level})`,
+    `**Agent context: ${meterText({ ...u, nextRequest: "none" })}** (${u.level})`,
     "",
-    `${formatTokens(u.used)} used of ${formatTokens(u.window)} (effective window ${formatTokens(u.effectiveWindow)})`,
+    `${formatTokens(u.used)} used of ${usableWindowSentence(u)}.`,
+    ...(next ? ["", `**${next}**`] : []),
     "",
     categoriesTable(u.categories),
     "",
@@ -136,37 +186,50 @@ export function costMarkdown(c: CostResult): string {
     `| Output | ${formatTokens(c.outputTokens)} |`,
     `| Cache read | ${formatTokens(c.cacheReadTokens)} |`,
     `| Cache write | ${formatTokens(c.cacheWriteTokens)} |`,
+    `| of which 1-hour TTL | ${formatTokens(c.cacheWrite1hTokens ?? 0)} |`,
+    "",
+    `Cache TTL of the head and frontier breakpoints: ${c.cacheTtl ?? "5m"}`,
   ].join("\n");
 }
 
 export function costLine(c: CostResult): string {
-  return `Agent cost: ${formatUsd(c.usd)} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write)`;
+  return `Agent cost: ${formatUsd(c.usd)} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write, TTL ${c.cacheTtl ?? "5m"})`;
 }
 
 export function compactMarkdown(r: CompactResult): string {
+  if (r.compacted === false) return `**Nothing compacted:** ${r.note || "nothing to gain."} (${formatTokens(r.tokensBefore)} tokens, unchanged)`;
   const pct = r.tokensBefore > 0 ? Math.round((1 - r.tokensAfter / r.tokensBefore) * 100) : 0;
   return `**Conversation compacted:** ${formatTokens(r.tokensBefore)} → ${formatTokens(r.tokensAfter)} tokens (−${pct}%)`;
 }
 
-export function contextMarkdown(c: ContextResult): string {
+export function contextMarkdown(c: ContextResult, updatedAt = new Date()): string {
+  const next = nextRequestSentence(c.nextRequest);
+  const compactions = c.layers.find((l) => l.layer === "compact")?.count ?? 0;
   const lines = [
     `# Agent context`,
     "",
-    `**${formatPercent(c.utilization)}** used (${c.level}) — ${formatTokens(c.used)} of ${formatTokens(c.window)} tokens, effective window ${formatTokens(c.effectiveWindow)}.`,
+    `**${meterText({ ...c, nextRequest: "none" })}** (${c.level}) — ${formatTokens(c.used)} tokens used of ${usableWindowSentence(c)}.`,
+    "",
+    ...(next ? [`**${next}**`, ""] : []),
+    `_Live: updated ${updatedAt.toISOString().slice(11, 19)} UTC after every change._`,
     "",
     "## Categories",
     "",
     categoriesTable(c.categories),
     "",
-    "## Layers",
+    "## Layers (since the conversation started)",
     "",
     layersSummary(c.layers),
     "",
-    "## Rewritten tool results",
+    "## Rewritten tool results in the context now",
     "",
   ];
   if (c.placeholders.length === 0) {
-    lines.push("None: every tool result is in the context in full.");
+    lines.push(
+      compactions > 0
+        ? "None: the results rewritten earlier were summarised away by compaction; the results in the context now are in full."
+        : "None yet: the results in the context are in full.",
+    );
   } else {
     lines.push("| Tool | Layer | Original | Re-read with |", "|---|---|---:|---|");
     for (const p of c.placeholders) {

@@ -1,5 +1,5 @@
 /** Messages between the extension and the chat webview. */
-import type { AgentEvent, ContextUsage } from "../protocol";
+import type { AgentEvent, ContextUsage, ToolResult } from "../protocol";
 import type { SlashName } from "./slash";
 import type { TranscriptItem } from "./transcript";
 
@@ -22,6 +22,7 @@ export type ToWebview =
   | { type: "model"; label: string }
   | { type: "contextUsage"; usage: ContextUsage }
   | { type: "mentionResults"; query: string; items: string[] }
+  | { type: "toolResult"; toolUseId: string; result?: ToolResult; error?: string }
   | { type: "insertText"; text: string }
   | { type: "focusInput" };
 
@@ -37,5 +38,8 @@ export type FromWebview =
   | { type: "command"; name: SlashName; args: string }
   | { type: "mentionQuery"; query: string }
   | { type: "copy"; text: string }
-  | { type: "openFile"; path: string }
+  | { type: "openFile"; path: string; line?: number }
+  | { type: "toolResult"; toolUseId: string }
+  | { type: "openOriginal"; toolUseId: string }
+  | { type: "openSummary"; summary: string; label: string }
   | { type: "restartServer" };

@@ -1,6 +1,6 @@
 /** Slash-command parsing for the chat input. */
 
-export type SlashName = "compact" | "cost" | "clear" | "context" | "help";
+export type SlashName = "compact" | "cost" | "clear" | "new" | "sessions" | "context" | "help";
 
 export interface SlashCommandInfo {
   name: SlashName;
@@ -11,7 +11,9 @@ export interface SlashCommandInfo {
 export const SLASH_COMMANDS: SlashCommandInfo[] = [
   { name: "compact", usage: "/compact [instructions]", description: "Summarise the conversation to free context" },
   { name: "cost", usage: "/cost", description: "Show tokens and cost of this session" },
-  { name: "clear", usage: "/clear", description: "Start a new conversation" },
+  { name: "new", usage: "/new", description: "Start a new chat (this one stays in the history)" },
+  { name: "clear", usage: "/clear", description: "The same as /new: nothing is deleted" },
+  { name: "sessions", usage: "/sessions", description: "Chat history: resume, rename or delete a conversation" },
   { name: "context", usage: "/context", description: "Show what fills the context window" },
   { name: "help", usage: "/help", description: "List the slash commands" },
 ];

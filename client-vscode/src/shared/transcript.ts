@@ -3,7 +3,7 @@
  * `agent/event`s. Shared by the webview (rendering) and the extension (the
  * store that restores history when the view reloads). Pure.
  */
-import type { AgentEvent, ToolMarker } from "../protocol";
+import type { AgentEvent, ToolMarker, TranscriptEntry } from "../protocol";
 import { formatTokens } from "./format";
 
 export interface ToolCard {
@@ -16,11 +16,20 @@ export interface ToolCard {
   marker: ToolMarker | string;
 }
 
+/** A compaction: before → after tokens, why, and the summary message the model now sees. */
+export interface Divider {
+  tokensBefore: number;
+  tokensAfter: number;
+  reason: "auto" | "manual";
+  summary: string;
+}
+
 export type Block =
   | { kind: "text"; text: string }
   | { kind: "thinking"; text: string }
   | { kind: "tool"; card: ToolCard }
-  | { kind: "note"; text: string; level: "info" | "warn" | "error" };
+  | { kind: "note"; text: string; level: "info" | "warn" | "error" }
+  | { kind: "compaction"; divider: Divider };
 
 export type TranscriptItem =
   | { role: "user"; text: string; attachments: string[] }
@@ -31,7 +40,8 @@ export type TranscriptItem =
       status: "streaming" | "done" | "cancelled" | "error";
       footer?: string;
     }
-  | { role: "notice"; markdown: string; level: "info" | "warn" | "error" };
+  | { role: "notice"; markdown: string; level: "info" | "warn" | "error" }
+  | { role: "compaction"; divider: Divider };
 
 export interface Transcript {
   items: TranscriptItem[];
@@ -41,6 +51,22 @@ export const MAX_ITEMS = 400;
 
 export function emptyTranscript(): Transcript {
   return { items: [] };
+}
+
+/** A resumed session's transcript (agent/resume) as the panel shows it. */
+export function fromSession(entries: TranscriptEntry[]): Transcript {
+  const items: TranscriptItem[] = entries.map((e, i) => {
+    if (e.role === "user") return { role: "user", text: e.text, attachments: [] };
+    const blocks: Block[] = e.text ? [{ kind: "text", text: e.text }] : [];
+    for (const t of e.tools) {
+      blocks.push({
+        kind: "tool",
+        card: { toolUseId: t.id, tool: t.name, summary: t.summary, done: true, isError: t.isError, resultChars: t.resultChars, marker: "" },
+      });
+    }
+    return { role: "assistant", turnId: `resumed-${i}`, blocks, status: "done" };
+  });
+  return { items: items.slice(-MAX_ITEMS) };
 }
 
 type Assistant = Extract<TranscriptItem, { role: "assistant" }>;
@@ -143,9 +169,25 @@ export function applyEvent(t: Transcript, ev: AgentEvent): void {
     case "compactionStarted":
       appendNote(t, ev.turnId, ev.reason === "auto" ? "Compacting the conversation (context is filling up)…" : "Compacting the conversation…", "info");
       return;
-    case "compactionFinished":
-      appendNote(t, ev.turnId, `Compacted: ${formatTokens(ev.tokensBefore)} → ${formatTokens(ev.tokensAfter)} tokens`, "info");
+    case "compactionFinished": {
+      if (ev.compacted === false) {
+        appendNote(t, ev.turnId, `Nothing compacted: a summary would not be smaller (${formatTokens(ev.tokensBefore)} tokens, unchanged)`, "info");
+        return;
+      }
+      const divider: Divider = {
+        tokensBefore: ev.tokensBefore,
+        tokensAfter: ev.tokensAfter,
+        reason: ev.reason,
+        summary: ev.summary,
+      };
+      const open = openAssistant(t);
+      if (open) open.blocks.push({ kind: "compaction", divider });
+      else {
+        t.items.push({ role: "compaction", divider });
+        trim(t);
+      }
       return;
+    }
     case "retry":
       if (ev.discardPartial) dropStreamingReply(t);
       appendNote(t, ev.turnId, `Retrying (attempt ${ev.attempt}) in ${ev.delaySeconds}s: ${ev.reason}`, "warn");
@@ -176,6 +218,12 @@ function appendNote(t: Transcript, turnId: string, text: string, level: "info" |
     // e.g. /compact outside a turn
     addNotice(t, text, level);
   }
+}
+
+/** "Compacted: 80K → 9K tokens (context was filling up)". */
+export function dividerLabel(d: Divider): string {
+  const why = d.reason === "auto" ? "context was filling up" : "asked for";
+  return `Compacted: ${formatTokens(d.tokensBefore)} → ${formatTokens(d.tokensAfter)} tokens (${why})`;
 }
 
 export function endTurn(

@@ -120,7 +120,7 @@ async def compact(ls: LanguageServer, params: Any) -> dict:
 @server.feature("agent/cost")
 def cost(ls: LanguageServer, params: Any) -> dict:
     return {"model": "fake-demo", "requests": 2, "inputTokens": 1234, "outputTokens": 56,
-            "cacheReadTokens": 0, "cacheWriteTokens": 0, "usd": 0.0}
+            "cacheReadTokens": 0, "cacheWriteTokens": 0, "cacheWrite1hTokens": 0, "cacheTtl": "5m", "usd": 0.0}
 
 
 @server.feature("agent/clear")

@@ -23,6 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { editorSteps } from "./steps-editor.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const repo = path.resolve(ext, "..");
@@ -358,6 +359,7 @@ async function main() {
     await waitFor(async () => /\/40K/.test(await statusText(page)), 30_000, "the status bar to show the new 40K window");
     log(`settings change reached the server without a restart: "${await statusText(page)}"`);
     await shot(page, "07-settings-changed");
+    await editorSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
   }
   if (fake) {
     // 07: approvals — a shell command in a modal, an edit as a diff + modal

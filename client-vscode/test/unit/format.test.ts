@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ContextResult, ContextUsage } from "../../src/protocol";
+import type { ContextResult, ContextUsage, CostResult } from "../../src/protocol";
 import {
   compactMarkdown,
   contextMarkdown,
@@ -19,11 +19,12 @@ import {
 const usage: ContextUsage = {
   model: "claude-sonnet-5-5",
   demo: false,
-  used: 84_000,
+  used: 75_600,
   window: 200_000,
   effectiveWindow: 180_000,
   utilization: 0.42,
   level: "ok",
+  nextRequest: "none",
   categories: { system: 3000, tools: 5000, user: 20000, assistant: 16000, toolResults: 40000 },
   layers: [
     { layer: "truncate", count: 2, tokensSaved: 12000 },
@@ -43,8 +44,33 @@ test("formatTokens", () => {
 });
 
 test("status bar text matches the documented example", () => {
-  assert.equal(statusText(usage), "$(pulse) 42% · 84K/200K");
-  assert.equal(statusText({ used: 0, window: 200_000, utilization: 0 }), "$(pulse) 0% · 0/200K");
+  assert.equal(statusText(usage), "$(pulse) 42% · 75.6K/180K");
+  assert.equal(statusText({ used: 0, window: 200_000, effectiveWindow: 180_000, utilization: 0 }), "$(pulse) 0% · 0/180K");
+});
+
+// Issue 9, point 1: `106% · 29K/30K` put the percentage over the usable window
+// and the fraction over the raw window.
+test("the percentage equals the fraction beside it, within one point, at every size", () => {
+  for (const [window, reserve] of [[30_000, 2_000], [40_000, 4_000], [200_000, 20_000], [1_000_000, 32_000]]) {
+    const effectiveWindow = window - reserve;
+    for (let used = 0; used <= effectiveWindow * 1.2; used += Math.max(1, Math.floor(effectiveWindow / 97))) {
+      const text = statusText({ used, window, effectiveWindow, utilization: Math.round((used / effectiveWindow) * 10_000) / 10_000 });
+      const m = /(\d+)% · ([\d.]+)(K|M)?\/([\d.]+)(K|M)?/.exec(text);
+      assert.ok(m, text);
+      const scale = (unit: string | undefined) => (unit === "K" ? 1e3 : unit === "M" ? 1e6 : 1);
+      const shown = (parseFloat(m[2]) * scale(m[3])) / (parseFloat(m[4]) * scale(m[5]));
+      assert.ok(Math.abs(parseInt(m[1], 10) - shown * 100) <= 1, `${text}: ${(shown * 100).toFixed(1)}%`);
+    }
+  }
+});
+
+test("over the usable window the status says what the next request will do; the tooltip explains the reserve", () => {
+  const over = { ...usage, used: 29_400, window: 30_000, effectiveWindow: 28_000, utilization: 1.05, level: "high" as const };
+  assert.equal(statusText({ ...over, nextRequest: "compact" }), "$(pulse) 105% · 29.4K/28K · compacts next");
+  assert.match(statusText({ ...over, nextRequest: "tooLarge" }), /too large$/);
+  const tip = statusTooltip({ ...over, nextRequest: "trim" });
+  assert.match(tip, /28K usable: 30K window − 2K reserved for the reply/);
+  assert.match(tip, /older tool results will be cleared or shortened/);
 });
 
 test("status bar background by level", () => {
@@ -79,10 +105,12 @@ test("usage, cost and compaction formatting", () => {
   assert.equal(formatUsd(0), "$0.00");
   assert.equal(formatUsd(0.004), "$0.0040");
   assert.equal(formatUsd(1.234), "$1.23");
-  const cost = { model: "demo", requests: 3, inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, usd: 0 };
+  const cost: CostResult = { model: "demo", requests: 3, inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cacheTtl: "1h", usd: 0 };
   assert.match(costMarkdown(cost), /Session cost: \$0\.00.*`demo`, 3 requests/);
-  assert.match(costLine(cost), /^Agent cost: \$0\.00 · demo · 3 requests/);
-  assert.equal(compactMarkdown({ tokensBefore: 80_000, tokensAfter: 20_000, summary: "s" }), "**Conversation compacted:** 80K → 20K tokens (−75%)");
+  assert.match(costMarkdown(cost), /head and frontier breakpoints: 1h/);
+  assert.match(costLine(cost), /^Agent cost: \$0\.00 · demo · 3 requests.*TTL 1h\)$/);
+  assert.equal(compactMarkdown({ tokensBefore: 80_000, tokensAfter: 20_000, summary: "s", compacted: true, note: "" }), "**Conversation compacted:** 80K → 20K tokens (−75%)");
+  assert.match(compactMarkdown({ tokensBefore: 3_000, tokensAfter: 3_000, summary: "", compacted: false, note: "Nothing to gain: too short." }), /Nothing compacted:\*\* Nothing to gain: too short\./);
   assert.equal(formatChars(512), "512 chars");
   assert.equal(formatChars(12_300), "12K chars");
 });
@@ -96,5 +124,19 @@ test("context markdown includes placeholders with their refs", () => {
   assert.match(md, /# Agent context/);
   assert.match(md, /`context:\/\/tu_1`/);
   assert.match(md, /45,000 chars/);
-  assert.match(contextMarkdown({ ...c, placeholders: [] }), /every tool result is in the context in full/);
+  assert.match(contextMarkdown({ ...c, placeholders: [] }), /None yet: the results in the context are in full/);
+});
+
+// Issue 9, point 4: "None: every tool result is in the context in full." under "clear 22 × saved 69K".
+test("the context report never contradicts its own layer table", () => {
+  const c: ContextResult = {
+    ...usage,
+    layers: [{ layer: "clear", count: 22, tokensSaved: 69_000 }, { layer: "compact", count: 1, tokensSaved: 40_000 }],
+    placeholders: [],
+  };
+  const md = contextMarkdown(c);
+  assert.match(md, /\| clear \| 22 \| 69K \|/);
+  assert.doesNotMatch(md, /every tool result is in the context in full/);
+  assert.match(md, /summarised away by compaction/);
+  assert.match(md, /42% · 75.6K\/180K/); // the same meter as the status bar
 });

@@ -85,7 +85,7 @@ test("every AgentEvent kind has the documented fields", () => {
 });
 
 test("method names", () => {
-  for (const m of ["agent/chat", "agent/compact", "agent/cost", "agent/clear", "agent/context", "agent/event", "agent/contextUsage", "agent/confirm"]) {
+  for (const m of ["agent/chat", "agent/compact", "agent/cost", "agent/clear", "agent/context", "agent/event", "agent/contextUsage", "agent/confirm", "agent/toolResult", "agent/editorQuery", "agent/sessions", "agent/newSession", "agent/resume", "agent/renameSession", "agent/deleteSession"]) {
     assert.ok(readFileSync(docPath, "utf8").includes(`\`${m}\``), `${m} not in doc`);
     assert.ok(ts.includes(`"${m}"`), `${m} not in protocol.ts`);
   }

@@ -27,7 +27,7 @@ test("unknown commands, paths and escapes", () => {
 
 test("completions at the start of the input", () => {
   assert.deepEqual(slashCompletions("/co").map((c) => c.name), ["compact", "cost", "context"]);
-  assert.deepEqual(slashCompletions("/").length, 5);
+  assert.deepEqual(slashCompletions("/").length, 7);
   assert.deepEqual(slashCompletions("/compact x"), []);
   assert.deepEqual(slashCompletions("hi /co"), []);
 });

@@ -7,13 +7,14 @@ import { __fake, type ThemeColor } from "./fake-vscode";
 const u = (level: ContextUsage["level"], utilization: number): ContextUsage => ({
   model: "claude-sonnet-5-5",
   demo: false,
-  used: Math.round(utilization * 200_000),
+  used: Math.round(utilization * 180_000),
   window: 200_000,
   effectiveWindow: 180_000,
   utilization,
   level,
   categories: { system: 1, tools: 2, user: 3, assistant: 4, toolResults: 5 },
   layers: [{ layer: "budget", count: 3, tokensSaved: 9000 }],
+  nextRequest: "none",
 });
 
 test("shows 'starting' at once, then usage with level colours", () => {
@@ -25,7 +26,7 @@ test("shows 'starting' at once, then usage with level colours", () => {
   sb.setStatus({ phase: "running" });
   assert.equal(item.text, "$(pulse) Agent");
   sb.setUsage(u("ok", 0.42));
-  assert.equal(item.text, "$(pulse) 42% · 84K/200K");
+  assert.equal(item.text, "$(pulse) 42% · 75.6K/180K");
   assert.equal(item.backgroundColor, undefined);
   assert.equal(item.command, "agentls.showContext");
   assert.match(item.tooltip.value, /L1 budget/);

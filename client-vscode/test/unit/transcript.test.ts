@@ -54,13 +54,28 @@ test("cancel and error outcomes, compaction outside a turn", () => {
   assert.equal(a.status, "cancelled");
   assert.equal((a.blocks[0] as { card: T.ToolCard }).card.done, true);
   T.applyEvent(t, { turnId: "c1", kind: "compactionStarted", reason: "manual" });
-  T.applyEvent(t, { turnId: "c1", kind: "compactionFinished", tokensBefore: 80000, tokensAfter: 9000 });
-  assert.deepEqual(t.items.slice(1).map((i) => i.role), ["notice", "notice"]);
+  T.applyEvent(t, { turnId: "c1", kind: "compactionFinished", tokensBefore: 80000, tokensAfter: 9000, summary: "[Conversation summary] goal", reason: "manual", compacted: true });
+  assert.deepEqual(t.items.slice(1).map((i) => i.role), ["notice", "compaction"]);
+  const divider = t.items[2];
+  assert.ok(divider.role === "compaction");
+  assert.equal(T.dividerLabel(divider.divider), "Compacted: 80K → 9K tokens (asked for)");
+  assert.equal(divider.divider.summary, "[Conversation summary] goal");
   T.startTurn(t);
   T.applyEvent(t, { turnId: "t3", kind: "error", message: "API said no" });
   T.endTurn(t, "error", "model call failed: API said no");
   const last = t.items[t.items.length - 1];
   assert.ok(last.role === "assistant" && last.status === "error");
+});
+
+test("an automatic compaction mid-turn is a divider inside the turn; nothing to gain is a note", () => {
+  const t = T.emptyTranscript();
+  T.startTurn(t);
+  T.applyEvent(t, { turnId: "t1", kind: "compactionFinished", tokensBefore: 27000, tokensAfter: 6000, summary: "s", reason: "auto", compacted: true });
+  T.applyEvent(t, { turnId: "t1", kind: "compactionFinished", tokensBefore: 6000, tokensAfter: 6000, summary: "", reason: "auto", compacted: false });
+  const a = t.items[0];
+  assert.ok(a.role === "assistant");
+  assert.deepEqual(a.blocks.map((b) => b.kind), ["compaction", "note"]);
+  assert.match((a.blocks[1] as { text: string }).text, /Nothing compacted/);
 });
 
 test("settle closes a dangling streaming item", () => {

@@ -74,6 +74,9 @@ class CompactionFinished(AgentEvent):
     kind: ClassVar[str] = "compactionFinished"
     tokens_before: int
     tokens_after: int
+    summary: str = ""  # the summary message as the model now sees it; "" when nothing changed
+    reason: str = "auto"
+    compacted: bool = True  # False: nothing to gain, the conversation is unchanged
 
 
 @dataclass(frozen=True)

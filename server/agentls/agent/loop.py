@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from ..context import ContextConfig, ContextEngine
 from ..context.compact import SummaryError
-from ..context.pipeline import CompactionResult, Prepared
+from ..context.pipeline import CompactionResult, NothingToGain, Prepared
 from ..context.rewrite import MARKER
 from ..model import ModelClient, ModelError, ModelSettings
 from ..model.response import Usage
@@ -25,8 +25,11 @@ from ..model import events as model_events
 from . import events as ev
 from .approval import ApprovalCallback, deny_all
 from .prompt import system_prompt
+from .sent import SentLog, tool_result_view
 from .store import Session, StoreError
+from .transcript import tool_summary
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
+from .tools.editor import EditorQueries
 from .workspace import Workspace
 
 CANCELLED = "[cancelled by the user before this tool call finished]"
@@ -53,18 +56,11 @@ async def _emit(sink: ev.EventSink | None, event: ev.AgentEvent) -> None:
         await outcome
 
 
-def _tool_summary(name: str, tool_input: dict[str, Any]) -> str:
-    for key in ("path", "command", "pattern"):
-        if isinstance(tool_input.get(key), str):
-            return f"{name} {tool_input[key]}"[:200]
-    return name
-
-
 class Agent:
     def __init__(self, workspace: Workspace, model: ModelSettings | None = None, *,
                  context: ContextConfig | None = None, approve: ApprovalCallback = deny_all,
                  session: Session | None = None, clock: Callable[[], float] = time.time,
-                 shell_timeout: float = 120.0) -> None:
+                 shell_timeout: float = 120.0, editor: EditorQueries | None = None) -> None:
         self.workspace = workspace
         self.model_settings = model or ModelSettings()
         self.client = ModelClient(self.model_settings)
@@ -72,9 +68,11 @@ class Agent:
         self.clock = clock
         self.shell_timeout = shell_timeout
         self.session = session
-        self.tools = tool_definitions()
+        self.editor = editor
+        self.tools = tool_definitions(editor.kinds if editor is not None else ())
         self._context_config = context or ContextConfig()
         self.engine = self._new_engine()
+        self.sent = SentLog()
         self.busy = False
         self._retired: list[ModelClient] = []
         self._unsaved: str | None = None  # why the last write to the session failed, until reported
@@ -108,6 +106,8 @@ class Agent:
             session.problems.append(f"This conversation could not be restored ({error}); it starts empty.")
         for model, numbers in restored.usage:
             self.client.costs.add(model, Usage(**numbers))
+        # the restored history is what the last request before the reload carried
+        self.sent.sent(list(self.engine.history.messages), self.engine, None)
 
     def session_problems(self) -> list[str]:
         """What the user should hear about the session (damage set aside, not saved). Front ends
@@ -225,22 +225,23 @@ class Agent:
     async def _prepare(self, emit) -> Prepared:
         await self._report_store_problems(emit)
         prepared = self.engine.prepare(self.clock())
-        await self._announce_batch(prepared, emit)
+        self.sent.prepared(prepared.batch)
         if prepared.compaction_due:
-            await self._compact(emit, reason="auto")
+            await self._compact(emit, reason="auto", frontier=prepared.cached_frontier)
             prepared = self.engine.prepare(self.clock(), allow_compaction=False)
-            await self._announce_batch(prepared, emit)
+            self.sent.prepared(prepared.batch)
         return prepared
 
-    async def _announce_batch(self, prepared: Prepared, emit) -> None:
-        if prepared.batch is None:
-            return
-        by_marker: dict[str, list[str]] = {}
-        for item in prepared.batch.rewrites:
-            if not item.on_input:
-                by_marker.setdefault(MARKER[item.layer], []).append(item.tool_use_id)
-        for marker, ids in by_marker.items():
-            await emit(ev.LayerApplied(prepared.batch.reason, ids, marker))
+    async def _announce_sent(self, prepared: Prepared, emit) -> None:
+        """Badges describe the request that was sent: announced once it was answered."""
+        history = self.engine.history.records
+        for batch in self.sent.sent(prepared.messages, self.engine, self.clock()):
+            by_marker: dict[str, list[str]] = {}
+            for item in batch.rewrites:
+                if not item.on_input and item.tool_use_id in history:
+                    by_marker.setdefault(MARKER[item.layer], []).append(item.tool_use_id)
+            for marker, ids in by_marker.items():
+                await emit(ev.LayerApplied(batch.reason, ids, marker))
 
     async def _call_model(self, prepared: Prepared, emit, lead: str = ""):
         pending_lead = [lead]
@@ -256,23 +257,26 @@ class Agent:
         raw_estimate = self.engine.raw_estimate
         try:
             response = await self.client.stream(system=self.system, messages=prepared.messages,
-                                                tools=self.tools, on_event=forward)
+                                                tools=self.tools, on_event=forward, frontier=prepared.frontier,
+                                                previous_frontier=prepared.previous_frontier)
         except ModelError as error:
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
         self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate)
+        await self._announce_sent(prepared, emit)
         self._save(lambda session: session.usage(response.model or self.model_settings.model, asdict(response.usage)))
         await emit(ev.UsageEvent(ev.usage_wire(response.usage)))
         await emit(ev.ContextUsage(self.context_usage()))
         return response
 
     async def _run_tools(self, uses: list[dict[str, Any]], emit, cut_off: bool) -> None:
-        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout)
+        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout,
+                          editor=self.editor)
         outputs: dict[str, ToolOutput] = {}
         try:
             for use in uses:
                 name, tool_input = use.get("name", ""), use.get("input") or {}
-                await emit(ev.ToolStart(use["id"], name, _tool_summary(name, tool_input)))
+                await emit(ev.ToolStart(use["id"], name, tool_summary(name, tool_input)))
                 if cut_off:
                     outputs[use["id"]] = ToolOutput(CUT_OFF, True, f"{name}: cut off")
                 else:
@@ -300,20 +304,27 @@ class Agent:
 
     # -- compaction, cost, context ----------------------------------------------
 
-    async def _compact(self, emit, reason: str, instructions: str | None = None) -> CompactionResult | None:
+    async def _compact(self, emit, reason: str, instructions: str | None = None,
+                       frontier: int | None = None) -> CompactionResult | None:
+        """``frontier``: where the cache holds the conversation (default: the last request's frontier)."""
         request = self.engine.summary_request(instructions, manual=reason == "manual")
         if request is None:
             return None
         await emit(ev.CompactionStarted(reason))
         try:
             response = await self.client.complete(system=self.system, messages=request.messages, tools=self.tools,
-                                                  compact=True, max_tokens=request.max_tokens)
+                                                  compact=True, max_tokens=request.max_tokens,
+                                                  frontier=self.engine.sent_frontier if frontier is None else frontier)
             raw = "".join(b.get("text", "") for b in response.content if b.get("type") == "text")
             result = self.engine.apply_summary(request, raw, reason)
         except ModelError as error:
             self.engine.summary_failed()
             await emit(ev.ErrorEvent(f"compaction failed: {error}"))
             return None
+        except NothingToGain as error:
+            before = self.engine.estimate()
+            await emit(ev.CompactionFinished(before, before, "", reason, False))
+            return CompactionResult(before, before, "", reason, compacted=False, note=f"Nothing to gain: {error}.")
         except SummaryError as error:
             await emit(ev.ErrorEvent(f"compaction failed: {error}"))
             return None
@@ -321,7 +332,7 @@ class Agent:
         self._save(lambda session: session.compaction(messages, result.summary, result.tokens_before,
                                                       result.tokens_after))
         await self._report_store_problems(emit)
-        await emit(ev.CompactionFinished(result.tokens_before, result.tokens_after))
+        await emit(ev.CompactionFinished(result.tokens_before, result.tokens_after, result.message, reason, True))
         await emit(ev.ContextUsage(self.context_usage()))
         return result
 
@@ -335,10 +346,12 @@ class Agent:
                 await _emit(on_event, event)
 
             before = self.engine.estimate()
+            if self.engine.summary_request(instructions, manual=True) is None:
+                note = "Nothing to compact yet." if len(self.engine.history.messages) < 2 else \
+                    "Nothing to gain: the conversation is already as short as a summary would be."
+                return CompactionResult(before, before, "", "manual", compacted=False, note=note)
             result = await self._compact(emit, "manual", instructions)
             if result is None:
-                if len(self.engine.history.messages) < 2:
-                    return CompactionResult(before, before, "", "manual")
                 raise AgentError("compaction failed; the conversation is unchanged")
             return result
         finally:
@@ -351,7 +364,12 @@ class Agent:
         _, tools = self._static_tokens()
         report = self.engine.report(tools_tokens=tools)
         return {key: report[key] for key in
-                ("used", "window", "effectiveWindow", "utilization", "level", "categories", "layers")}
+                ("used", "window", "effectiveWindow", "utilization", "level", "categories", "layers",
+                 "nextRequest")}
+
+    def tool_result(self, tool_use_id: str, with_original: bool = False) -> dict[str, Any] | None:
+        """A tool call's input and its result as the model last saw it (agent/toolResult)."""
+        return tool_result_view(self.sent, self.engine, tool_use_id, with_original)
 
     def context(self) -> dict[str, Any]:
         _, tools = self._static_tokens()
@@ -366,7 +384,13 @@ class Agent:
         self.session = new_session
         self._unsaved, self._unsaved_reported = None, False
         self.engine = self._new_engine()
+        self.sent.clear()
         self.client.costs.reset()
+
+    def resume(self, session: Session) -> None:
+        """Continue another conversation: its history, its costs; the current one stays on disk."""
+        self.clear(session)
+        self._restore(session)
 
     def history(self) -> list[dict[str, Any]]:
         return list(self.engine.history.messages)

@@ -137,15 +137,26 @@ def is_generated(text: str) -> bool:
     return text.startswith(MARKS)
 
 
+ATTACHED_PREFIX = "Attached "  # agent/prompt: an @-mention or a selection, not the user's own words
+
+
 def user_texts_before(history: History, cut: int) -> list[str]:
+    """The user's own words before the cut: no generated marks, no attachments."""
     texts = []
     for message in history.messages[:cut]:
         if message["role"] != "user":
             continue
         for block in blocks_of(message):
-            if block.get("type") == "text" and block.get("text") and not is_generated(block["text"]):
-                texts.append(block["text"])
+            text = block.get("text") if block.get("type") == "text" else None
+            if text and not is_generated(text) and not text.startswith(ATTACHED_PREFIX):
+                texts.append(text)
     return texts
+
+
+def once(texts: list[str]) -> list[str]:
+    """Each text once, at its last place."""
+    last = {text: index for index, text in enumerate(texts)}
+    return [text for index, text in enumerate(texts) if last[text] == index]
 
 
 def select_user_texts(texts: list[str], config: ContextConfig) -> list[str]:
@@ -161,6 +172,21 @@ def select_user_texts(texts: list[str], config: ContextConfig) -> list[str]:
     return list(reversed(chosen))
 
 
+def _still_useful(history: History, record, cut: int, in_tail: set[str]) -> bool:
+    """A file read is worth re-attaching only when the model still saw it in full before the cut.
+
+    Not when a later read of the same file is kept in the tail (it is there already),
+    nor when the read was cleared or snipped (the model had let it go: re-attaching it
+    would only grow the context).
+    """
+    path = record.path_or_command
+    if record.use_msg >= cut or record.name != "read_file" or record.is_error:
+        return False
+    if not path or path in in_tail or path.startswith("context://"):
+        return False
+    return record.state in ("", "truncated", "budgeted")
+
+
 def reattached_files(history: History, config: ContextConfig, cut: int, store: ResultStore) -> list[str]:
     """The files most recently read before the cut, as last read, within a budget."""
     in_tail = {r.path_or_command for r in history.records.values() if r.use_msg >= cut}
@@ -171,12 +197,12 @@ def reattached_files(history: History, config: ContextConfig, cut: int, store: R
     parts: list[str] = []
     for tool_use_id in reversed(history.results):
         record = history.records[tool_use_id]
-        if record.use_msg >= cut or record.name != "read_file" or record.is_error:
-            continue
         path = record.path_or_command
-        if not path or path in seen or path in in_tail or path.startswith("context://"):
+        if path in seen:
             continue
-        seen.add(path)
+        seen.add(path)  # only the newest read of a path counts
+        if not _still_useful(history, record, cut, in_tail):
+            continue
         ref = result_ref(tool_use_id)
         text = store.get(ref)
         if text is None:
@@ -195,13 +221,13 @@ def reattached_files(history: History, config: ContextConfig, cut: int, store: R
 
 
 def compacted_messages(history: History, config: ContextConfig, cut: int, summary: str,
-                       user_texts: list[str], store: ResultStore) -> list[Message]:
+                       user_texts: list[str], store: ResultStore, *, files: bool = True) -> list[Message]:
     blocks = [{"type": "text", "text": f"{SUMMARY_MARK}\n\n{summary}"}]
-    chosen = select_user_texts(user_texts, config)
+    chosen = select_user_texts(once(user_texts), config)
     if chosen:
         quoted = "\n\n".join(f"- {t}" for t in chosen)
         blocks.append({"type": "text", "text": f"{USER_TEXTS_MARK}\n{quoted}"})
-    files = reattached_files(history, config, cut, store)
-    if files:
-        blocks.append({"type": "text", "text": FILES_MARK + "\n\n" + "\n\n".join(files)})
+    reattached = reattached_files(history, config, cut, store) if files else []
+    if reattached:
+        blocks.append({"type": "text", "text": FILES_MARK + "\n\n" + "\n\n".join(reattached)})
     return [{"role": "user", "content": blocks}, *history.messages[cut:]]

@@ -44,6 +44,9 @@ class ContextConfig:
     # request write again: freed tokens are read 0.1x on every later call, the
     # re-written tail costs 1.25x once.
     batch_payoff: float = 1.0
+    # How the next request's write after a batch is priced: "anthropic" (read
+    # only up to the newest breakpoint before the change) or "ideal".
+    cache_model: str = "anthropic"
 
     # Microcompact: after this idle gap the prompt cache is cold; rewrite freely.
     idle_gap_seconds: float = 300.0

@@ -12,16 +12,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import rewrite as rw
-from .blocks import Message
+from .blocks import Message, result_text
 from .compact import (SummaryError, SummaryRequest, build_summary_request, choose_cut, compacted_messages,
                       parse_summary, user_texts_before)
 from .config import ContextConfig
+from .frontier import StableFrontier
 from .history import History
 from .microcompact import is_idle
 from .policy import Batch, plan_batch, plan_emergency
+from .prompt_cache import message_breakpoints
 from .store import MemoryStore, ResultStore, result_ref
 from .tokens import TokenMeter, Usage
 from .truncate import truncate_results
+
+
+MIN_SUMMARISED_TOKENS = 300  # below this, a summary message costs as much as what it replaces
 
 
 @dataclass
@@ -37,14 +42,28 @@ class Prepared:
     utilization: float
     compaction_due: bool
     batch: Batch | None = None  # rewrites carried out by this call
+    frontier: int | None = None  # the stable frontier: a cache breakpoint goes on this message
+    previous_frontier: int | None = None  # the one before this call's batch: still to be read once
+
+    @property
+    def cached_frontier(self) -> int | None:
+        """The frontier the cache holds from the previous request (where a summary request reads)."""
+        return self.frontier if self.previous_frontier is None else self.previous_frontier
 
 
 @dataclass
 class CompactionResult:
     tokens_before: int
     tokens_after: int
-    summary: str
+    summary: str  # the summary the model wrote ("" when nothing changed)
     reason: str
+    message: str = ""  # the whole summary message as the model now sees it
+    compacted: bool = True
+    note: str = ""  # why nothing changed
+
+
+class NothingToGain(SummaryError):
+    """The summary message would not be smaller than what it replaces: the history is kept."""
 
 
 @dataclass
@@ -62,6 +81,10 @@ class ContextEngine:
         self.summary_failures = 0
         self.compactions = 0
         self._carried_user_texts: list[str] = []
+        self._frontier = StableFrontier()
+        self.cached_ends: list[int] = []  # message breakpoints of the last prepared request
+        self.sent_frontier: int | None = None  # the stable frontier of the last prepared request
+        self.layer_of: dict[str, str] = {}  # tool_use_id -> the layer that rewrote its result
 
     def _new_history(self) -> History:
         cfg = self.config
@@ -89,6 +112,7 @@ class ContextEngine:
         for tool_use_id in cut_ids:
             record = self.history.records[tool_use_id]
             record.state = "truncated"
+            self.layer_of[tool_use_id] = rw.TRUNCATE
             original = self.store.get(result_ref(tool_use_id)) or ""
             record.original_chars = len(original)
             self.stats[rw.TRUNCATE].count += 1
@@ -134,7 +158,8 @@ class ContextEngine:
         if self.history.last_role != "user":
             raise ValueError("a request is prepared only after a user message")
         idle = is_idle(self.config, now, self.last_call_at)
-        batch = plan_batch(self.history, self.config, self.estimate(), cold=self.cache_cold, idle=idle)
+        batch = plan_batch(self.history, self.config, self.estimate(), cold=self.cache_cold, idle=idle,
+                           cached_ends=self.cached_ends)
         if batch is not None:
             self._apply(batch)
         estimate = self.estimate()
@@ -147,8 +172,12 @@ class ContextEngine:
                 self._apply(emergency)
                 batch = emergency
             estimate = self.estimate()
+        frontier = self._frontier.of(self.history, self.config)
+        previous = self.sent_frontier if self.sent_frontier != frontier else None
+        self.cached_ends = message_breakpoints(self.history.messages, frontier, previous_frontier=previous)
+        self.sent_frontier = frontier
         return Prepared(list(self.history.messages), estimate,
-                        estimate / self.config.effective_window, due, batch)
+                        estimate / self.config.effective_window, due, batch, frontier, previous)
 
     def _apply(self, batch: Batch) -> None:
         for item in batch.rewrites:
@@ -156,14 +185,25 @@ class ContextEngine:
             layer = rw.MICROCOMPACT if batch.reason == "idle" and item.layer == rw.CLEAR else item.layer
             self.stats[layer].count += 1
             self.stats[layer].tokens_saved += freed
+            if not item.on_input:
+                self.layer_of[item.tool_use_id] = layer
 
     # -- L3 --------------------------------------------------------------------
 
     def summary_request(self, instructions: str | None = None, manual: bool = False) -> SummaryRequest | None:
         """What to send the summarizer, or None when there is nothing to summarise."""
-        return build_summary_request(self.history, self.config, self.estimate(), instructions, manual)
+        request = build_summary_request(self.history, self.config, self.estimate(), instructions, manual)
+        if request is not None and sum(self.history.msg_tokens[:request.cut]) < MIN_SUMMARISED_TOKENS:
+            return None  # no summary could be shorter than this: nothing to gain
+        return request
 
     def apply_summary(self, request: SummaryRequest, raw_text: str, reason: str = "auto") -> CompactionResult:
+        """Replace the history before the cut by the summary; never grows the context.
+
+        The summary message sheds re-attached files, then the user's quoted words,
+        until the new history is smaller than the old; if even the bare summary is
+        not, NothingToGain is raised and nothing changes.
+        """
         if len(self.history.messages) != request.history_length:
             raise ValueError("the history changed while the summary was being written")
         try:
@@ -172,18 +212,43 @@ class ContextEngine:
             self.summary_failed()
             raise
         texts = self._carried_user_texts + user_texts_before(self.history, request.cut)
-        messages = compacted_messages(self.history, self.config, request.cut, summary, texts, self.store)
+        raw_before = self.raw_estimate
+        rebuilt = None
+        for quoted, files in ((texts, True), (texts, False), ([], False)):
+            messages = compacted_messages(self.history, self.config, request.cut, summary, quoted,
+                                          self.store, files=files)
+            candidate = self.history.rebuilt(messages)
+            if self.config.system_tokens + candidate.total_tokens < raw_before:
+                rebuilt = candidate
+                break
+        if rebuilt is None:
+            if reason != "manual":
+                self.summary_failed()  # else every request would ask for the same useless summary
+            raise NothingToGain("the summary would not be smaller than the conversation it replaces")
         before = self.estimate()
-        self.history = self.history.rebuilt(messages)
+        self._keep_summarised_results(request.cut)
+        self.history = rebuilt
         self._carried_user_texts = texts
-        self.meter.reset()  # the old anchor describes a prompt that no longer exists
+        # The old anchor describes a prompt that no longer exists; its real/estimated
+        # ratio still holds for what is left until the next call measures it.
+        self.meter.rebase(raw_before, self.raw_estimate)
+        self.cached_ends, self.sent_frontier = [], None
         self.cache_cold = True
         self.summary_failures = 0
         self.compactions += 1
         after = self.estimate()
         self.stats[rw.COMPACT].count += 1
-        self.stats[rw.COMPACT].tokens_saved += max(0, before - after)
-        return CompactionResult(before, after, summary, reason)
+        self.stats[rw.COMPACT].tokens_saved += before - after
+        shown = "\n\n".join(b.get("text", "") for b in self.history.messages[0]["content"])
+        return CompactionResult(before, after, summary, reason, message=shown)
+
+    def _keep_summarised_results(self, cut: int) -> None:
+        """Every result summarised away stays readable by its ref (first write wins)."""
+        for record in self.history.records.values():
+            if record.use_msg < cut and record.result_msg is not None and record.state == "":
+                block = self.history.result_block(record.id)
+                if block is not None:
+                    self.store.put(result_ref(record.id), result_text(block))
 
     def summary_failed(self) -> None:
         """A summary call failed; after a few in a row, auto-compaction stops trying."""
@@ -213,7 +278,20 @@ class ContextEngine:
                 {"layer": name, "count": stat.count, "tokensSaved": stat.tokens_saved}
                 for name, stat in self.stats.items()
             ],
+            "nextRequest": self.next_request(estimate),
         }
+
+    def next_request(self, estimate: int) -> str:
+        """What preparing the next request will do about the size: none, compact, trim or tooLarge."""
+        cfg = self.config
+        window = cfg.effective_window
+        summarisable = (self.summary_failures < cfg.breaker_failures
+                        and choose_cut(self.history, cfg) is not None)
+        if estimate >= cfg.compact_at * window and summarisable:
+            return "compact"
+        if estimate <= window:
+            return "none"
+        return "trim" if estimate - plan_emergency(self.history, cfg).saves <= window else "tooLarge"
 
     def placeholders(self) -> list[dict[str, Any]]:
         found = []

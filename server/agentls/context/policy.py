@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from .budget import plan_budget
 from .clearing import plan_clear_inputs, plan_clear_results
 from .config import ContextConfig
 from .history import History
 from .microcompact import plan_microcompact
+from .prompt_cache import rewrite_cost
 from .rewrite import Rewrite
 from .snip import plan_snip
 
@@ -40,7 +41,7 @@ def _gather(sources: Iterable[Rewrite], claimed: dict[tuple[str, bool], Rewrite]
 
 
 def plan_batch(history: History, config: ContextConfig, estimate: int, *,
-               cold: bool, idle: bool) -> Batch | None:
+               cold: bool, idle: bool, cached_ends: Sequence[int] = ()) -> Batch | None:
     window = config.effective_window
     utilization = estimate / window
     exempt = set(history.recent_results(config.snip_keep_recent))
@@ -63,7 +64,8 @@ def plan_batch(history: History, config: ContextConfig, estimate: int, *,
         batch.reason = "idle"
     elif cold:
         batch.reason = "cold"  # nothing cached to lose: no minimum size
-    elif batch.saves >= config.min_batch and batch.saves >= config.batch_payoff * _rewritten_after(history, batch):
+    elif batch.saves >= config.min_batch and \
+            batch.saves >= config.batch_payoff * _rewritten_after(history, batch, config, cached_ends):
         batch.reason = "threshold"
     elif utilization >= config.compact_at and (estimate - batch.saves) / window < config.compact_at:
         batch.reason = "pressure"  # this batch alone avoids a summary: cheaper than one
@@ -72,13 +74,17 @@ def plan_batch(history: History, config: ContextConfig, estimate: int, *,
     return batch
 
 
-def _rewritten_after(history: History, batch: Batch) -> int:
-    """Tokens the next request must write again because of this batch (cache lost from the first change)."""
+def _rewritten_after(history: History, batch: Batch, config: ContextConfig, cached_ends: Sequence[int]) -> float:
+    """Tokens the next request must write again because of this batch."""
     first = len(history.messages)
     for item in batch.rewrites:
         record = history.records[item.tool_use_id]
         first = min(first, record.use_msg if item.on_input else record.result_msg)
-    return sum(history.msg_tokens[first:]) - batch.saves
+    # [issue 13] priced with the prompt-cache model: under the real cache the
+    # write starts at the newest breakpoint before the first change
+    # (cached_ends: the previous request's message breakpoints), not at it.
+    _, written = rewrite_cost(history.msg_tokens, first, cached_ends, config.cache_model)
+    return written - batch.saves
 
 
 def plan_emergency(history: History, config: ContextConfig) -> Batch:

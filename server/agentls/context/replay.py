@@ -1,11 +1,16 @@
 """Replay recorded conversations through a policy and price every request.
 
-Pricing model: an ideal prefix cache against the previous request, at
-message granularity: the shared prefix is read from the cache (0.1x), the
-rest is written (1.25x); tokens = chars / 4; a fixed system prompt of 3,000
-tokens in every request. A summary call is a request too (priced against
-the previous one) plus 2,000 output tokens at 5x. Every request can be
-written to a ledger so the figures can be re-priced independently.
+Pricing model (``cache``): ``anthropic`` (default) bills each request as the
+API does (context/prompt_cache.py: breakpoints, the 20-block lookback, the
+minimum cacheable length, TTLs), with the breakpoints the model client would
+place (``breakpoints``: ``frontier`` or today's ``legacy``); ``ideal`` reads
+whatever prefix a request shares with the previous one. Reads cost 0.1x,
+5-minute writes 1.25x, 1-hour writes 2x, plain input 1x; tokens = chars / 4
+per block; a fixed system prompt of 3,000 tokens (with its breakpoint) in
+every request; the clock advances 10 s per recorded message. A summary call
+is a request too plus 2,000 output tokens at 5x. Every request can be
+written to a ledger (blocks, breakpoints, clock) so the figures can be
+re-priced independently.
 """
 
 from __future__ import annotations
@@ -16,16 +21,21 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import IO, Any, Callable
 
-from .blocks import Message, blocks_of, message_chars, message_sha1, result_text, tool_result_ids, tool_use_ids
+import hashlib
+
+from .blocks import (Message, block_chars, blocks_of, canonical_json, message_chars, message_sha1, result_text,
+                     tool_result_ids, tool_use_ids)
 from .config import ContextConfig
 from .pipeline import ContextEngine
+from .prompt_cache import (DEFAULT_MINIMUM_TOKENS, FIVE_MINUTES, LOOKBACK_BLOCKS, Block, can_carry_breakpoint,
+                           message_breakpoints, new_cache, stable_ttl)
 from .seed import SeedPolicy
 from .store import MemoryStore
 from .tokens import Usage
 
 SYSTEM_TOKENS = 3_000
 SUMMARY_OUTPUT_TOKENS = 2_000
-READ, WRITE, OUTPUT = 0.1, 1.25, 5.0
+OUTPUT = 5.0
 RECALL_RESULTS = 10
 POLICIES = ("default", "seed", "none")
 
@@ -46,6 +56,7 @@ class TraceResult:
     input_tokens: float = 0.0
     cache_read: float = 0.0
     cache_write: float = 0.0
+    cache_write_1h: float = 0.0
     output_tokens: float = 0.0
     cost: float = 0.0
     peak_tokens: int = 0
@@ -63,58 +74,98 @@ class TraceResult:
         return data
 
 
-class Pricer:
-    """Prices each request against the previous one and writes the ledger."""
+@dataclass(frozen=True)
+class _MessageFacts:
+    sha: str
+    chars: int
+    blocks: tuple[Block, ...]  # unmarked
+    hashes: tuple[str, ...]  # sha1 of each block (first 16 hex digits), for the ledger
+    mark: int | None  # the block a breakpoint on this message goes to
 
-    def __init__(self, trace: str, result: TraceResult, ledger: IO[str] | None) -> None:
+
+def _facts_of(message: Message) -> _MessageFacts:
+    blocks = blocks_of(message)
+    hashes = tuple(hashlib.sha1(canonical_json({"role": message["role"], **b}).encode()).hexdigest()[:16]
+                   for b in blocks)
+    cached = tuple(Block(h, block_chars(b) / 4) for h, b in zip(hashes, blocks))
+    mark = next((j for j in range(len(blocks) - 1, -1, -1) if can_carry_breakpoint(blocks[j])), None)
+    return _MessageFacts(message_sha1(message), message_chars(message), cached, hashes, mark)
+
+
+class Pricer:
+    """Prices each request with one cache model and writes the ledger."""
+
+    def __init__(self, trace: str, result: TraceResult, ledger: IO[str] | None, cache: str = "anthropic",
+                 breakpoints: str = "frontier", minimum_tokens: int = DEFAULT_MINIMUM_TOKENS,
+                 ttl: str = "auto") -> None:
         self.trace, self.result, self.ledger = trace, result, ledger
-        self.previous: list[str] | None = None
-        self._memo: dict[int, tuple[Message, str, int]] = {}
+        self.cache_name, self.placement, self.minimum_tokens = cache, breakpoints, minimum_tokens
+        self.cache = new_cache(cache, minimum_tokens)
+        self.ttl_setting = ttl  # of the head and frontier breakpoints, chosen like the model client does
+        self.gaps: list[float] = []
+        self._last_at: float | None = None
+        self._memo: dict[int, tuple[Message, _MessageFacts]] = {}
         self.count = 0
 
-    def _facts(self, message: Message) -> tuple[str, int]:
+    def _facts(self, message: Message) -> _MessageFacts:
         hit = self._memo.get(id(message))
         if hit is None or hit[0] is not message:
-            hit = (message, message_sha1(message), message_chars(message))
+            hit = (message, _facts_of(message))
             self._memo[id(message)] = hit
-        return hit[1], hit[2]
+        return hit[1]
 
-    def price(self, messages: list[Message], compacted: bool, summary: bool = False) -> int:
+    def price(self, messages: list[Message], compacted: bool, summary: bool = False,
+              frontier: int | None = None, now: float = 0.0, previous_frontier: int | None = None) -> int:
         facts = [self._facts(m) for m in messages]
-        shas = [sha for sha, _ in facts]
-        shared = 0
-        if self.previous is not None:
-            for a, b in zip(self.previous, shas):
-                if a != b:
-                    break
-                shared += 1
-        tokens = [chars / 4 for _, chars in facts]
-        read = sum(tokens[:shared]) + (SYSTEM_TOKENS if self.previous is not None else 0)
-        write = sum(tokens[shared:]) + (0 if self.previous is not None else SYSTEM_TOKENS)
+        marks = message_breakpoints(messages, frontier, self.placement, previous_frontier)
+        marked = {i: facts[i].mark for i in marks if facts[i].mark is not None}
+        stable = stable_ttl(self.gaps, self.ttl_setting)
+        stable_upto = frontier if self.placement == "frontier" and frontier is not None else -1
+        ttls = {i: stable if i <= stable_upto else FIVE_MINUTES for i in marked}
+        blocks = [Block("system", SYSTEM_TOKENS, stable)]
+        for index, fact in enumerate(facts):
+            if index in marked:
+                chosen = marked[index]
+                blocks.extend(Block(b.key, b.tokens, ttls[index]) if j == chosen else b
+                              for j, b in enumerate(fact.blocks))
+            else:
+                blocks.extend(fact.blocks)
+        usage = self.cache.request(blocks, now)
+        if self._last_at is not None:
+            self.gaps.append(now - self._last_at)
+        self._last_at = now
         output = SUMMARY_OUTPUT_TOKENS if summary else 0
         r = self.result
         r.requests += 1
-        r.input_tokens += read + write
-        r.cache_read += read
-        r.cache_write += write
+        r.input_tokens += usage.total
+        r.cache_read += usage.read
+        r.cache_write += usage.write
+        r.cache_write_1h += usage.write_1h
         r.output_tokens += output
-        r.cost += READ * read + WRITE * write + OUTPUT * output
-        total = int(read + write)
+        r.cost += usage.cost() + OUTPUT * output
+        total = int(usage.total)
         r.peak_tokens = max(r.peak_tokens, total)
         if self.ledger is not None:
-            line = {
-                "trace": self.trace, "request": self.count, "system_chars": SYSTEM_TOKENS * 4,
-                "compacted": compacted, "summary": summary,
-                "messages": [
-                    {"role": m["role"], "sha1": sha, "chars": chars,
-                     "tool_use_ids": tool_use_ids(m), "tool_result_ids": tool_result_ids(m)}
-                    for m, (sha, chars) in zip(messages, facts)
-                ],
-            }
-            self.ledger.write(json.dumps(line) + "\n")
+            self._write_ledger(messages, facts, marked, ttls, stable, compacted, summary, now)
         self.count += 1
-        self.previous = shas
         return total
+
+    def _write_ledger(self, messages: list[Message], facts: list[_MessageFacts], marked: dict[int, int],
+                      ttls: dict[int, str], system_ttl: str, compacted: bool, summary: bool, now: float) -> None:
+        line = {
+            "trace": self.trace, "request": self.count, "now": now, "cache": self.cache_name,
+            "minimum_tokens": self.minimum_tokens, "lookback_blocks": LOOKBACK_BLOCKS,
+            "system_chars": SYSTEM_TOKENS * 4, "system_ttl": system_ttl,
+            "breakpoints": [{"message": i, "block": j, "ttl": ttls[i]} for i, j in sorted(marked.items())],
+            "compacted": compacted, "summary": summary,
+            "messages": [
+                {"role": m["role"], "sha1": f.sha, "chars": f.chars,
+                 "blocks": [[h, int(b.tokens * 4)] for h, b in zip(f.hashes, f.blocks)],
+                 "tool_use_ids": tool_use_ids(m), "tool_result_ids": tool_result_ids(m)}
+                for m, f in zip(messages, facts)
+            ],
+        }
+        self.ledger.write(json.dumps(line) + "\n")
 
 
 def _verbatim_chars(sent: str, original: str) -> int:
@@ -173,20 +224,26 @@ class _Runner:
         else:
             self.messages.append(message)
 
-    def prepare(self, now: float) -> tuple[list[Message], list[list[Message]]]:
+    def prepare(self, now: float) -> tuple[list[Message], list[list[Message]], tuple[int | None, ...]]:
+        """The request, the summary requests made first, and the stable frontiers
+        (for a summary; of the request and the previous one: default policy only)."""
         if self.policy == "seed":
-            return self.seed.prepare(standin_summary)
+            return (*self.seed.prepare(standin_summary), (None, None, None))
         if self.policy == "none":
-            return list(self.messages), []
+            return list(self.messages), [], (None, None, None)
         prepared = self.engine.prepare(now)
+        frontier = prepared.cached_frontier
         summaries = []
         if prepared.compaction_due:
             request = self.engine.summary_request()
             if request is not None:
                 summaries.append(request.messages)
-                self.engine.apply_summary(request, standin_summary(request.messages))
+                try:
+                    self.engine.apply_summary(request, standin_summary(request.messages))
+                except NothingToGain:
+                    pass  # counted as a failed summary; the layers go on
             prepared = self.engine.prepare(now, allow_compaction=False)
-        return prepared.messages, summaries
+        return prepared.messages, summaries, (frontier, prepared.frontier, prepared.previous_frontier)
 
     def after_call(self, prompt_tokens: int, now: float) -> None:
         if self.policy == "seed":
@@ -198,12 +255,17 @@ class _Runner:
 def replay_trace(trace_id: str, messages: list[Message], policy: str, window: int,
                  ledger: IO[str] | None = None,
                  check: Callable[[list[Message]], list[str]] | None = None,
-                 config: ContextConfig | None = None) -> TraceResult:
+                 config: ContextConfig | None = None, cache: str = "anthropic",
+                 breakpoints: str = "frontier", ttl: str = "auto",
+                 pauses: tuple[int, float] = (0, 0.0)) -> TraceResult:
+    """``pauses``: (every how many calls, how many seconds): the user pauses before those calls."""
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     result = TraceResult(trace_id)
-    pricer = Pricer(trace_id, result, ledger)
-    runner = _Runner(policy, window, config)
+    pricer = Pricer(trace_id, result, ledger, cache, breakpoints, ttl=ttl)
+    pause_every, pause_seconds = pauses
+    paused, calls = 0.0, 0
+    runner = _Runner(policy, window, config or ContextConfig(cache_model=cache))  # decisions priced like the bill
     recent: list[tuple[str, str]] = []
     for index, message in enumerate(messages):
         runner.append(message)
@@ -214,16 +276,20 @@ def replay_trace(trace_id: str, messages: list[Message], policy: str, window: in
         following = messages[index + 1] if index + 1 < len(messages) else None
         if message["role"] != "user" or following is None or following["role"] != "assistant":
             continue
-        now = index * 10.0  # recorded traces carry no clock: no idle gaps
+        calls += 1
+        if pause_every and calls % pause_every == 0:
+            paused += pause_seconds
+        now = index * 10.0 + paused  # recorded traces carry no clock: 10 s per message, plus the pauses
         started = time.perf_counter()
-        request, summaries = runner.prepare(now)
+        request, summaries, (summary_frontier, frontier, previous_frontier) = runner.prepare(now)
         elapsed = (time.perf_counter() - started) * 1000
         result.pipeline_ms_total += elapsed
         result.pipeline_ms_max = max(result.pipeline_ms_max, elapsed)
         for summary_request in summaries:
-            pricer.price(summary_request, compacted=False, summary=True)
+            pricer.price(summary_request, compacted=False, summary=True, frontier=summary_frontier, now=now)
             result.compactions += 1
-        tokens = pricer.price(request, compacted=bool(summaries))
+        tokens = pricer.price(request, compacted=bool(summaries), frontier=frontier, now=now,
+                              previous_frontier=previous_frontier)
         if tokens > window:
             result.over_window += 1
         if check is not None and check(request):
@@ -238,7 +304,7 @@ def replay_trace(trace_id: str, messages: list[Message], policy: str, window: in
 def total_of(results: list[TraceResult]) -> TraceResult:
     total = TraceResult("TOTAL")
     for r in results:
-        for name in ("requests", "input_tokens", "cache_read", "cache_write", "output_tokens", "cost",
+        for name in ("requests", "input_tokens", "cache_read", "cache_write", "cache_write_1h", "output_tokens", "cost",
                      "over_window", "compactions", "pipeline_ms_total", "invalid_requests"):
             setattr(total, name, getattr(total, name) + getattr(r, name))
         total.peak_tokens = max(total.peak_tokens, r.peak_tokens)

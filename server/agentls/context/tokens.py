@@ -39,6 +39,21 @@ class TokenMeter:
             return current_estimate
         return max(0, self.anchor_tokens + current_estimate - self.anchor_estimate)
 
+    def rebase(self, old_raw: int, new_raw: int) -> None:
+        """The history was replaced: carry the last measured real/estimated ratio over.
+
+        A smaller estimate stays smaller in real tokens too, so a compaction
+        that shrinks the estimate is never reported as growth.
+        """
+        if self.anchor_tokens is None or old_raw <= 0:
+            return
+        before = self.estimate(old_raw)
+        after = before * new_raw // old_raw
+        if new_raw < old_raw:
+            after = min(after, before - 1)
+        self.anchor_tokens = max(0, after)
+        self.anchor_estimate = new_raw
+
     def reset(self) -> None:
         self.anchor_tokens = None
         self.anchor_estimate = 0

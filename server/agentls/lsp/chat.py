@@ -23,10 +23,10 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
 from .. import __version__
-from .terminal import Terminal
+from .terminal import Terminal, pick_session
 from .transport import raw_converter
 
-HELP = """commands: /compact [instructions]  /cost  /clear  /context  /help  /quit
+HELP = """commands: /compact [instructions]  /cost  /new (or /clear)  /sessions [words]  /resume N|ID  /context  /help  /quit
 Ctrl-C cancels a running turn; Ctrl-D or /quit leaves."""
 
 
@@ -48,6 +48,7 @@ class ChatClient:
         self.terminal = terminal
         self.client = LanguageClient("agentls-chat", __version__, converter_factory=raw_converter)
         self.turn_id: str | None = None  # msg id of the running agent/chat
+        self.listed: list[dict[str, Any]] = []  # the last /sessions list, for /resume N
         self._stderr: asyncio.Task[None] | None = None
         self._register()
 
@@ -141,9 +142,22 @@ class ChatClient:
                 self.terminal.line(f"compacted: {result['tokensBefore']:,} → {result['tokensAfter']:,} tokens")
             elif name == "/cost":
                 self.terminal.cost(await self.request("agent/cost"))
-            elif name == "/clear":
-                await self.request("agent/clear")
-                self.terminal.line("new conversation (the previous one stays saved)")
+            elif name in ("/clear", "/new"):
+                await self.request("agent/newSession")
+                self.terminal.line("new conversation (the previous one stays saved: /sessions lists it)")
+            elif name == "/sessions":
+                self.listed = (await self.request("agent/sessions", {"query": rest.strip()}))["sessions"]
+                self.terminal.sessions(self.listed)
+            elif name == "/resume":
+                if not self.listed:
+                    self.listed = (await self.request("agent/sessions"))["sessions"]
+                session_id = pick_session(self.listed, rest)
+                if session_id is None:
+                    self.terminal.line("! /resume N (a number from /sessions) or a session id", "31")
+                else:
+                    resumed = await self.request("agent/resume", {"sessionId": session_id})
+                    self.terminal.line(f"resumed {session_id}")
+                    self.terminal.transcript(resumed["transcript"])
             elif name == "/context":
                 self.terminal.context(await self.request("agent/context"))
             else:

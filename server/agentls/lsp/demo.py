@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-NOTICE = ("agentls: no API key found, so the offline demo model answers (it can read, list and search files). "
-          "Set ANTHROPIC_API_KEY or the apiKey initialization option to use a real model.")
+NOTICE = ("agentls: no API key was found, so the offline demo model answers: it reads, lists and searches "
+          "files, and runs commands and edits files after you approve them. To use a real model, set your "
+          "editor's agentls API key (or ANTHROPIC_API_KEY where the server starts).")
 
 
 class DemoModel:

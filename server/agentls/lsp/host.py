@@ -29,9 +29,11 @@ from pygls.uris import to_fs_path
 
 from ..agent import events as ev
 from ..agent.approval import ApprovalPolicy
+from ..model.settings import DEFAULT_MODEL, DEMO_MODEL
 from .confirm import EditorAsker
 from .demo import NOTICE as DEMO_NOTICE
 from .demo import DemoModel
+from .editor_query import EditorQueryClient, declared_kinds
 from .editor_workspace import EditorWorkspace
 from .errors import internal, not_initialized, turn_running
 from .redact import SECRETS
@@ -61,6 +63,8 @@ class InitOptions:
     settings: Any = None
     supports_confirm: bool = False
     supports_events: bool = True
+    shows_demo_notice: bool = False  # the client tells its user about the demo model itself
+    editor_queries: frozenset[str] = frozenset()  # agent/editorQuery kinds the client answers
 
 
 def parse_init_options(raw: Any) -> tuple[InitOptions, list[str]]:
@@ -74,13 +78,15 @@ def parse_init_options(raw: Any) -> tuple[InitOptions, list[str]]:
         problems.append("initializationOptions.apiKey must be a string; ignored")  # never the value
         key = None
     flags = {}
-    for name, default in (("supportsConfirm", False), ("supportsEvents", True)):
+    for name, default in (("supportsConfirm", False), ("supportsEvents", True), ("showsDemoNotice", False)):
         value = raw.get(name, default)
         if not isinstance(value, bool):
             problems.append(f"initializationOptions.{name} must be a boolean")
             value = default
         flags[name] = value
-    return InitOptions(key or None, raw.get("settings"), flags["supportsConfirm"], flags["supportsEvents"]), problems
+    kinds, more = declared_kinds(raw.get("editorQueries"))
+    return InitOptions(key or None, raw.get("settings"), flags["supportsConfirm"], flags["supportsEvents"],
+                       flags["showsDemoNotice"], kinds), problems + more
 
 
 class AgentHost:
@@ -134,7 +140,7 @@ class AgentHost:
         except JsonRpcException as error:
             self.show(types.MessageType.Error, error.message)
             return
-        if self.demo is not None:
+        if self.demo is not None and not self.options.shows_demo_notice:
             self.show(types.MessageType.Info, DEMO_NOTICE)
         if self.problems:
             self.show(types.MessageType.Warning, "agentls: " + "; ".join(self.problems))
@@ -173,8 +179,12 @@ class AgentHost:
             settings = self.settings
             model = await self._model_settings()
         session = await asyncio.to_thread(open_session, self.session_root)  # never fails: at worst unsaved
+        editor = None
+        if self.options.editor_queries:
+            editor = EditorQueryClient(self.ls, self.options.editor_queries, lambda: self.settings.diagnostics_wait())
         self._agent = await asyncio.to_thread(functools.partial(
-            Agent, self.workspace, model, context=context_config(settings), approve=self.policy, session=session))
+            Agent, self.workspace, model, context=context_config(settings), approve=self.policy, session=session,
+            editor=editor))
         self.show_session_problems()
         if self.settings is not settings:  # changed while we were building
             async with self._settings_lock:
@@ -194,7 +204,12 @@ class AgentHost:
 
     def model_info(self) -> dict[str, Any]:
         """Which model answers: added to contextUsage and agent/context (docs/protocol.md)."""
-        model = self._agent.model_settings.model if self._agent is not None else self.settings.model or ""
+        if self._agent is not None:
+            model = self._agent.model_settings.model
+        elif wants_demo(self.settings, self.options.api_key):
+            model = DEMO_MODEL
+        else:
+            model = self.settings.model or DEFAULT_MODEL
         return {"model": model, "demo": self.demo is not None}
 
     @contextlib.contextmanager
@@ -269,7 +284,7 @@ class AgentHost:
                 self._retire(old_client.aclose)
             if self.policy is not None:
                 self.policy.configure(settings.approval_modes())
-            if self.demo is not None and not was_demo:
+            if self.demo is not None and not was_demo and not self.options.shows_demo_notice:
                 self.show(types.MessageType.Info, DEMO_NOTICE)
         self.notify_context_usage()
 

@@ -44,6 +44,9 @@ def build_server(warming: "asyncio.Future[Any] | None" = None) -> AgentServer:
     lifecycle.register(server)
     for method in methods.ALL:
         server.feature(method.METHOD)(method.handle)
+    for family in methods.FAMILIES:
+        for name, handler in family.HANDLERS.items():
+            server.feature(name)(handler)
     return server
 
 

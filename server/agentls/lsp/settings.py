@@ -22,8 +22,11 @@ THRESHOLDS = {"budgetSoft": "budget_soft_at", "budgetHard": "budget_hard_at", "a
 APPROVAL_KINDS = ("shell", "write")
 APPROVAL_MODES = ("ask", "always", "never")
 KNOWN_KEYS = {"model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens",
-              "thresholds", "approvals"}
+              "thresholds", "approvals", "diagnosticsWaitMs", "cacheTtl"}
+CACHE_TTLS = ("auto", "5m", "1h")
 SECTION = "agentls"
+DIAGNOSTICS_WAIT_MS = 2000  # after an edit, for the file's diagnostics to settle
+MAX_DIAGNOSTICS_WAIT_MS = 60_000
 
 
 @dataclass(frozen=True)
@@ -34,8 +37,13 @@ class AgentSettings:
     context_window: int | None = None
     output_reserve: int | None = None
     max_tokens: int | None = None
+    cache_ttl: str | None = None  # "auto", "5m" or "1h": the head and frontier breakpoints' TTL
     thresholds: dict[str, float] = field(default_factory=dict)  # ContextConfig field → fraction
     approvals: dict[str, str] = field(default_factory=dict)
+    diagnostics_wait_ms: int | None = None
+
+    def diagnostics_wait(self) -> int:
+        return DIAGNOSTICS_WAIT_MS if self.diagnostics_wait_ms is None else self.diagnostics_wait_ms
 
     def approval_modes(self) -> dict[str, str]:
         """Both kinds, defaults filled in: a setting removed goes back to "ask"."""
@@ -90,11 +98,23 @@ def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
     if reserve is not None and reserve >= (window or 200_000):
         problems.append("settings.outputReserve must be smaller than the context window")
         reserve = None
+    cache_ttl = raw.get("cacheTtl")
+    if cache_ttl is not None and cache_ttl not in CACHE_TTLS:
+        problems.append(f"settings.cacheTtl must be one of {', '.join(CACHE_TTLS)}")
+        cache_ttl = None
     return AgentSettings(
         model=text("model"), compact_model=text("compactModel"), base_url=base_url,
-        context_window=window, output_reserve=reserve, max_tokens=count("maxTokens", 1),
+        context_window=window, output_reserve=reserve, max_tokens=count("maxTokens", 1), cache_ttl=cache_ttl,
         thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
+        diagnostics_wait_ms=_wait_ms(count("diagnosticsWaitMs", 0), problems),
     ), problems
+
+
+def _wait_ms(value: int | None, problems: list[str]) -> int | None:
+    if value is not None and value > MAX_DIAGNOSTICS_WAIT_MS:
+        problems.append(f"settings.diagnosticsWaitMs must be at most {MAX_DIAGNOSTICS_WAIT_MS}")
+        return None
+    return value
 
 
 def _thresholds(raw: Any, problems: list[str]) -> dict[str, float]:
@@ -153,6 +173,8 @@ def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str |
         values["compact_model"] = settings.compact_model
     if settings.max_tokens:
         values["max_tokens"] = settings.max_tokens
+    if settings.cache_ttl:
+        values["cache_ttl"] = settings.cache_ttl
     if demo_url is not None:
         return for_demo_model(ModelSettings(**values), demo_url)
     return ModelSettings(**values)

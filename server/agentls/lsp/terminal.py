@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any, TextIO
 
 
@@ -86,6 +87,7 @@ class Terminal:
     def cost(self, cost: dict[str, Any]) -> None:
         self.line(f"{cost['requests']} requests · {cost['inputTokens']:,} in / {cost['outputTokens']:,} out tokens "
                   f"· cache {cost['cacheReadTokens']:,} read / {cost['cacheWriteTokens']:,} written "
+                  f"(TTL {cost.get('cacheTtl', '5m')}, {cost.get('cacheWrite1hTokens', 0):,} for 1 h) "
                   f"· ${cost['usd']:.4f} ({cost['model']})")
 
     def context(self, context: dict[str, Any]) -> None:
@@ -100,6 +102,21 @@ class Terminal:
         if context["placeholders"]:
             self.line(f"  {len(context['placeholders'])} placeholders (re-readable via context://…)", "2")
 
+    def sessions(self, sessions: list[dict[str, Any]]) -> None:
+        for line in session_lines(sessions, time.time()):
+            self.line(line)
+
+    def transcript(self, entries: list[dict[str, Any]], last: int = 6) -> None:
+        """The end of a resumed conversation, so the user knows where it stands."""
+        if len(entries) > last:
+            self.line(f"  … {len(entries) - last} earlier messages", "2")
+        for entry in entries[-last:]:
+            who = "you" if entry["role"] == "user" else "agent"
+            text = " ".join(entry["text"].split())
+            self.line(f"  {who}: {text[:160]}{'…' if len(text) > 160 else ''}", "2" if who == "agent" else "")
+            for tool in entry.get("tools", []):
+                self.line(f"    ⏺ {tool['summary']}", "36")
+
     def approval(self, params: dict[str, Any]) -> None:
         if params.get("kind") == "shell":
             self.line(f"  ? run: {params.get('command')}", "33")
@@ -107,3 +124,34 @@ class Terminal:
             self.line(f"  ? {params.get('kind')} {params.get('path')}", "33")
             for row in (params.get("diff") or "").splitlines()[:60]:
                 self.line(f"    {row}", "32" if row.startswith("+") else "31" if row.startswith("-") else "2")
+
+
+def _ago(seconds: float, now: float) -> str:
+    if not seconds:
+        return "not started"
+    gap = max(0, now - seconds)
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if gap >= size:
+            return f"{int(gap // size)} {unit} ago"
+    return "just now"
+
+
+def session_lines(sessions: list[dict[str, Any]], now: float) -> list[str]:
+    """`/sessions`: one numbered line each; `/resume N` (or an id) picks one."""
+    if not sessions:
+        return ["no conversations yet"]
+    lines = []
+    for number, s in enumerate(sessions, 1):
+        mark = " (this chat)" if s.get("current") else " (open in another window)" if s.get("inUse") else ""
+        lines.append(f"{number:>3}. {s['title'][:60]:<60} {_ago(s['updated'], now):>12} · {s['turns']} turns"
+                     f" · ${s['costUsd']:.2f} · {s['id']}{mark}")
+    return lines
+
+
+def pick_session(sessions: list[dict[str, Any]], choice: str) -> str | None:
+    """The id a `/resume` argument names: a number from the last list, an id or a unique id prefix."""
+    choice = choice.strip()
+    if choice.isdigit() and 1 <= int(choice) <= len(sessions):
+        return sessions[int(choice) - 1]["id"]
+    matches = [s["id"] for s in sessions if s["id"].startswith(choice)] if choice else []
+    return matches[0] if len(matches) == 1 else None

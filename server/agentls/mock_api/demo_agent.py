@@ -1,8 +1,11 @@
 """The offline demo "model": a few deterministic rules, clearly labelled.
 
 It lets the whole product run without an API key: it asks for the files the
-user names, lists or searches when asked, and once tool results are back it
-answers in markdown with what it saw. It only calls tools the request offers.
+user names, lists or searches when asked, runs a command ("run ls -la") and
+edits a file ("edit notes.md", "replace `a` with `b` in notes.md") so the
+approval and diff flow can be tried, and once tool results are back it answers
+in markdown with what it saw. It only calls tools the request offers, and it
+reads only what the user typed: paths inside attached files are not requests.
 """
 
 from __future__ import annotations
@@ -27,7 +30,12 @@ _SEARCH = re.compile(
 _LIST = re.compile(r"\blist\b|^\s*ls\b|\b(?:what|which)\s+files\b|\bshow\s+(?:me\s+)?(?:the\s+|all\s+)?files\b",
                    re.IGNORECASE)
 _LIST_DIR = re.compile(r"\bfiles?\s+(?:in|under|of)\s+([\w./-]+)", re.IGNORECASE)
+_RUN = re.compile(r"^\s*(?:please\s+)?run\s+(?:the\s+command\s+)?(.+?)\s*$", re.IGNORECASE | re.DOTALL)
+_REPLACE = re.compile(r"\breplace\s+`([^`]+)`\s+with\s+`([^`]*)`\s+in\s+(\S+)", re.IGNORECASE)
+_EDIT = re.compile(r"\b(?:edit|change|modify)\s+(?:the\s+file\s+)?(\S+)", re.IGNORECASE)
+_ATTACHED = re.compile(r"^Attached (.+?)(?: \(lines \d+-\d+\))?:\n")
 _PREVIEW_LINES = 10
+_EDIT_MARK = "edited by the agentls demo model"
 
 
 # ---------------------------------------------------------------- reading the request
@@ -41,6 +49,27 @@ def _blocks(message: dict) -> list[dict]:
 
 def _text_of(message: dict) -> str:
     return "\n".join(b.get("text", "") for b in _blocks(message) if b.get("type") == "text")
+
+
+def _is_attachment(block: dict) -> bool:
+    return block.get("type") == "text" and bool(_ATTACHED.match(block.get("text", "")))
+
+
+def _typed_text(message: dict) -> str:
+    """What the user typed: the message's text without the files and selections attached to it."""
+    return "\n".join(b.get("text", "") for b in _blocks(message)
+                     if b.get("type") == "text" and not _is_attachment(b))
+
+
+def _attachments(message: dict) -> dict[str, str]:
+    """Attached text by the path (or uri) it came from."""
+    found: dict[str, str] = {}
+    for block in _blocks(message):
+        match = _ATTACHED.match(block.get("text", "")) if block.get("type") == "text" else None
+        if match:
+            body = block["text"].split("\n", 1)[1] if "\n" in block["text"] else ""
+            found[match.group(1).removeprefix("file://")] = body.strip("`\n")
+    return found
 
 
 def _result_text(block: dict) -> str:
@@ -153,7 +182,9 @@ def _help_text(user_text: str) -> str:
         f"{DEMO_LABEL}\n\nI am a small set of rules standing in for a real model, so I can only do a few things:\n\n"
         "- read files you name (e.g. `README.md` or `src/app.py`)\n"
         "- list files (\"list the files\")\n"
-        "- search the workspace (\"search for TODO\")\n\n"
+        "- search the workspace (\"search for TODO\")\n"
+        "- run a command (\"run ls -la\"): you approve it first\n"
+        "- edit a file (\"edit notes.md\", or \"replace `old` with `new` in notes.md\"): you see the diff first\n\n"
         f"You said: > {quoted}\n\nSet an API key to talk to a real model."
     )
 
@@ -176,6 +207,22 @@ class _Conversation:
     def uses_by_id(self) -> dict[str, dict]:
         return {b.get("id"): b for b in _tool_uses(self.messages)}
 
+    @property
+    def prompt_index(self) -> int:
+        """Where this turn began: the newest user message with typed text."""
+        for i in range(len(self.messages) - 1, -1, -1):
+            message = self.messages[i]
+            if message.get("role") == "user" and _typed_text(message).strip():
+                return i
+        return 0
+
+    @property
+    def attached(self) -> dict[str, str]:
+        return _attachments(self.messages[self.prompt_index]) if self.messages else {}
+
+    def uses_this_turn(self) -> list[dict]:
+        return _tool_uses(self.messages[self.prompt_index:])
+
     def call(self, calls: list[tuple[str, dict]], intro: str) -> Reply:
         missing = [name for name, _ in calls if name not in self.offered]
         if missing:
@@ -184,6 +231,84 @@ class _Conversation:
 
 
 # Each rule answers the user's text or returns None to let the next one try.
+
+def _run_rule(text: str, chat: _Conversation) -> Reply | None:
+    match = _RUN.match(text)
+    if not match:
+        return None
+    quoted = _QUOTED.search(match.group(1))
+    command = next(g for g in quoted.groups() if g) if quoted else match.group(1).splitlines()[0]
+    return chat.call([("run_shell", {"command": command.strip()})], f"Running `{command.strip()}`.")
+
+
+def _edit_target(text: str) -> tuple[str, str | None, str | None] | None:
+    """(path, old, new) for "replace `a` with `b` in path", (path, None, None) for "edit path"."""
+    replace = _REPLACE.search(text)
+    if replace:
+        return _normalise(replace.group(3).rstrip(".,;:!?")), replace.group(1), replace.group(2)
+    edit = _EDIT.search(text)
+    if edit:
+        path = _normalise(edit.group(1).strip("\"'`.,;:!?").lstrip("@"))
+        if looks_like_path(path):
+            return path, None, None
+    return None
+
+
+def _comment(path: str, text: str) -> str:
+    suffix = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    if suffix in ("md", "html", "xml", "svg"):
+        return f"<!-- {text} -->"
+    if suffix in ("js", "ts", "tsx", "jsx", "go", "rs", "c", "h", "cpp", "java", "kt", "swift", "cs", "css"):
+        return f"// {text}"
+    return f"# {text}"
+
+
+def _planned_edit(path: str, current: str, old: str | None, new: str | None) -> dict | None:
+    """An edit_file input that changes one unique place, or None when none can be found."""
+    if old is not None:
+        return {"path": path, "old_text": old, "new_text": new or ""} if current.count(old) == 1 else None
+    lines = [line for line in current.splitlines() if line.strip()]
+    for line in reversed(lines):  # the last unique line: a mark appended after it
+        if current.count(line) == 1:
+            return {"path": path, "old_text": line, "new_text": f"{line}\n{_comment(path, _EDIT_MARK)}"}
+    return None
+
+
+def _edit_rule(text: str, chat: _Conversation) -> Reply | None:
+    target = _edit_target(text)
+    if target is None:
+        return None
+    return chat.call([("read_file", {"path": target[0]})], f"Reading `{target[0]}` before editing it.")
+
+
+def _continue_edit(text: str, chat: _Conversation, fresh: list[dict]) -> Reply | None:
+    """After the read an edit needed: propose the edit (the editor asks the user to approve it)."""
+    target = _edit_target(text)
+    if target is None or any(u.get("name") in ("edit_file", "write_file") for u in chat.uses_this_turn()):
+        return None
+    path, old, new = target
+    uses = chat.uses_by_id
+    read = next((r for r in fresh if (uses.get(r.get("tool_use_id")) or {}).get("name") == "read_file"
+                 and not r.get("is_error")), None)
+    if read is None:
+        return None
+    current = _numbered_text(_result_text(read))
+    edit = _planned_edit(path, current, old, new)
+    if edit is None:
+        wanted = f"`{old}`" if old is not None else "a unique line"
+        return _summary_reply([f"I could not find {wanted} exactly once in `{path}`, so I changed nothing."],
+                              chat.thinking)
+    return chat.call([("edit_file", edit)], f"Editing `{path}`.")
+
+
+def _numbered_text(text: str) -> str:
+    """read_file's text without a leading line-number gutter, if it has one."""
+    lines = text.splitlines()
+    gutter = re.compile(r"^ *\d+\t")
+    if lines and all(gutter.match(line) for line in lines[: min(5, len(lines))]):
+        return "\n".join(gutter.sub("", line, count=1) for line in lines)
+    return text
+
 
 def _search_rule(text: str, chat: _Conversation) -> Reply | None:
     pattern = _search_pattern(text)
@@ -205,18 +330,27 @@ def _list_rule(text: str, chat: _Conversation) -> Reply | None:
     return chat.call([("list_files", {"path": path})], f"Listing `{path}`.")
 
 
+def _describe_attachment(path: str, text: str) -> str:
+    lines = text.splitlines()
+    preview = "\n".join(lines[:_PREVIEW_LINES])
+    more = f" It starts with:\n\n{_fence(preview, _language(path))}" if lines else " It is empty."
+    return f"**{path}** (attached) has {len(lines)} lines.{more}"
+
+
 def _read_rule(text: str, chat: _Conversation) -> Reply | None:
     paths = named_paths(text)
     if not paths:
         return None
+    attached = chat.attached
     read_before = {_normalise(str((u.get("input") or {}).get("path", ""))): u
                    for u in chat.uses_by_id.values() if u.get("name") == "read_file"}
-    unread = [p for p in paths if p not in read_before]
+    unread = [p for p in paths if p not in read_before and p not in attached]
     if unread:
         names = ", ".join(f"`{p}`" for p in unread)
         return chat.call([("read_file", {"path": p}) for p in unread], f"Reading {names}.")
     results = _results_by_id(chat.messages)
-    sections = [f"I read `{p}` earlier in this conversation. "
+    sections = [_describe_attachment(p, attached[p]) if p in attached else
+                f"I read `{p}` earlier in this conversation. "
                 + _describe_result(read_before[p], results.get(read_before[p].get("id"), {})) for p in paths]
     return _summary_reply(sections, chat.thinking)
 
@@ -232,15 +366,20 @@ def demo_reply(body: dict) -> Reply:
     if last.get("role") != "user":
         return Reply([Text(f"{DEMO_LABEL} (nothing to add)")], stop_reason="end_turn")
 
+    text = _typed_text(messages[chat.prompt_index]) if messages else ""
     fresh_results = [b for b in _blocks(last) if b.get("type") == "tool_result"]
     if fresh_results:
+        follow_up = _continue_edit(text, chat, fresh_results)
+        if follow_up is not None:
+            return follow_up
         uses_by_id = chat.uses_by_id
         return _summary_reply([_describe_result(uses_by_id.get(r.get("tool_use_id"), {}), r)
                                for r in fresh_results], chat.thinking)
 
-    text = _text_of(last)
-    for rule in (_search_rule, _list_rule, _read_rule):
+    for rule in (_run_rule, _edit_rule, _search_rule, _list_rule, _read_rule):
         reply = rule(text, chat)
         if reply is not None:
             return reply
+    if chat.attached:
+        return _summary_reply([_describe_attachment(p, t) for p, t in chat.attached.items()], chat.thinking)
     return Reply([Text(_help_text(text))])

@@ -66,9 +66,11 @@ def output_tokens(blocks: list) -> int:
 
 def usage_json(cache: CacheUsage, output: int, override: dict | None) -> dict:
     usage = {
-        "input_tokens": cache.input_tokens,
-        "cache_creation_input_tokens": cache.cache_creation_input_tokens,
-        "cache_read_input_tokens": cache.cache_read_input_tokens,
+        "input_tokens": int(cache.input_tokens),
+        "cache_creation_input_tokens": int(cache.write),
+        "cache_read_input_tokens": int(cache.read),
+        "cache_creation": {"ephemeral_5m_input_tokens": int(cache.write_5m),
+                           "ephemeral_1h_input_tokens": int(cache.write_1h)},
         "output_tokens": output,
     }
     usage.update(override or {})

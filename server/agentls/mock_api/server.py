@@ -24,7 +24,7 @@ from .demo_agent import demo_reply
 from .faults import Fault, error_body, fault_from_json, is_fault_entry
 from .render import SseEvent, assign_tool_ids, message_json, output_tokens, stream_events, usage_json
 from .script import Reply, reply_from_json
-from .tokens import PrefixCache, count_input_tokens
+from .tokens import MockCache, count_input_tokens
 from .validation import request_error
 
 ScriptEntry = Union[Reply, Fault]
@@ -76,7 +76,8 @@ class MockAnthropicServer:
             client = anthropic.Anthropic(base_url=api.base_url, api_key="x")
     """
 
-    def __init__(self, port: int = 0, *, script: Iterable[Any] = (), verbose: bool = False) -> None:
+    def __init__(self, port: int = 0, *, script: Iterable[Any] = (), verbose: bool = False,
+                 cache: MockCache | None = None) -> None:
         self._port = port
         self.verbose = verbose
         self.requests: list[RecordedRequest] = []
@@ -84,7 +85,7 @@ class MockAnthropicServer:
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._cache = PrefixCache()
+        self.cache = cache or MockCache()  # the real prompt-cache rules unless told otherwise
         self._ids = itertools.count(1)
         self._connections: set[socket.socket] = set()
         self._http: _HttpServer | None = None
@@ -198,7 +199,7 @@ class MockAnthropicServer:
 
     def build_message(self, body: dict, reply: Reply) -> dict:
         blocks = assign_tool_ids(reply, lambda: self.next_id("toolu"))
-        usage = usage_json(self._cache.observe(body), output_tokens(blocks), reply.usage)
+        usage = usage_json(self.cache.observe(body), output_tokens(blocks), reply.usage)
         return message_json(self.next_id("msg"), reply.model or body["model"], blocks,
                             reply.effective_stop_reason, usage)
 

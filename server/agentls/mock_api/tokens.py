@@ -1,4 +1,4 @@
-"""Token estimates and the simulated prompt cache of the mock API.
+"""Token estimates and the prompt cache of the mock API.
 
 Tokens are estimated as characters / 4 (rounded up) of the *textual* parts of
 a request, so the numbers stay close to what a chars/4 context accountant on
@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import math
 import threading
-from dataclasses import dataclass
-from typing import Any
+import time
+from typing import Any, Callable
+
+from ..context.prompt_cache import FIVE_MINUTES, Block, CacheUsage, minimum_cacheable_tokens, new_cache
 
 # Images have no text; the real API bills a small picture at roughly this much.
 _IMAGE_TOKENS = 1_500
@@ -58,57 +60,58 @@ def tool_text(tool: Any) -> str:
     return json.dumps({k: v for k, v in tool.items() if k != "cache_control"}, sort_keys=True)
 
 
-def prompt_segments(body: dict) -> list[tuple[str, str]]:
-    """The request as ordered cacheable pieces (identity, counted text): system, tools, messages.
+def _ttl(block: Any) -> str | None:
+    marker = block.get("cache_control") if isinstance(block, dict) else None
+    if not isinstance(marker, dict) or marker.get("type") != "ephemeral":
+        return None
+    return str(marker.get("ttl", FIVE_MINUTES))
 
-    cache_control markers are left out so a moving breakpoint does not make
-    an unchanged prefix look different; the role is part of a message's
-    identity but not of its counted text.
-    """
-    system = content_text(body.get("system", ""))
-    segments = [(f"system:{system}", system)]
-    segments.extend((f"tool:{text}", text) for text in map(tool_text, body.get("tools") or []))
+
+def _identity(block: Any) -> str:
+    """A block's identity without its cache_control, so a moving breakpoint keeps the prefix."""
+    if isinstance(block, dict):
+        block = {k: v for k, v in block.items() if k != "cache_control"}
+    return json.dumps(block, sort_keys=True)
+
+
+def request_blocks(body: dict) -> list[Block]:
+    """The request as the API caches it: tools, then system, then messages, block by block."""
+    blocks = [Block(f"tool:{_identity(t)}", estimate_tokens(tool_text(t)), _ttl(t)) for t in body.get("tools") or []]
+    system = body.get("system") or []
+    for block in [{"type": "text", "text": system}] if isinstance(system, str) else system:
+        blocks.append(Block(f"system:{_identity(block)}", estimate_tokens(block_text(block)), _ttl(block)))
     for message in body.get("messages") or []:
-        if isinstance(message, dict):
-            text = content_text(message.get("content", ""))
-            segments.append((f"{message.get('role')}:{text}", text))
-    return segments
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content", "")
+        role = message.get("role")
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or []:
+            blocks.append(Block(f"{role}:{_identity(block)}", estimate_tokens(block_text(block)), _ttl(block)))
+    return blocks
 
 
 def count_input_tokens(body: dict) -> int:
-    return sum(estimate_tokens(text) for _, text in prompt_segments(body))
+    return int(sum(b.tokens for b in request_blocks(body)))
 
 
-@dataclass(frozen=True)
-class CacheUsage:
-    input_tokens: int
-    cache_creation_input_tokens: int
-    cache_read_input_tokens: int
+class MockCache:
+    """The mock API's prompt cache: the shared cache model (context/prompt_cache.py) behind a lock.
 
-
-class PrefixCache:
-    """An ideal prompt cache that remembers only the previous request.
-
-    The part of a request identical to the start of the previous one is a
-    cache read; everything after it is written to the cache. input_tokens is
-    kept at 1, like a real fully-cached request that reports only a few
-    uncached framing tokens.
+    ``kind`` is "anthropic" (the real rules; the minimum cacheable length
+    follows the request's model unless ``minimum_tokens`` is given) or
+    "ideal" (the shared prefix with the previous request).
     """
 
-    def __init__(self) -> None:
-        self._previous: list[str] = []
+    def __init__(self, kind: str = "anthropic", clock: Callable[[], float] = time.monotonic,
+                 minimum_tokens: int | None = None) -> None:
+        self.kind, self.clock, self.minimum_tokens = kind, clock, minimum_tokens
+        self._model = new_cache(kind)
         self._lock = threading.Lock()
 
     def observe(self, body: dict) -> CacheUsage:
-        segments = prompt_segments(body)
-        identities = [identity for identity, _ in segments]
+        blocks = request_blocks(body)
+        minimum = self.minimum_tokens
+        if minimum is None:
+            minimum = minimum_cacheable_tokens(str(body.get("model", "")))
         with self._lock:
-            shared = 0
-            for old, new in zip(self._previous, identities):
-                if old != new:
-                    break
-                shared += 1
-            self._previous = identities
-        read = sum(estimate_tokens(text) for _, text in segments[:shared])
-        written = sum(estimate_tokens(text) for _, text in segments[shared:])
-        return CacheUsage(input_tokens=1, cache_creation_input_tokens=written, cache_read_input_tokens=read)
+            return self._model.request(blocks, self.clock(), minimum)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-_MAX_CACHE_BREAKPOINTS = 4
+from ..context.prompt_cache import breakpoint_problem
+
 # Block types that may not carry cache_control.
 _UNCACHEABLE = ("thinking", "redacted_thinking")
 
@@ -108,12 +109,12 @@ def _check_tool_pairing(body: dict) -> str | None:
 
 
 def _cache_marked(body: dict) -> list[tuple[str, dict]]:
-    marked: list[tuple[str, dict]] = []
+    """Blocks carrying cache_control, in the order the API caches them: tools, system, messages."""
+    marked: list[tuple[str, dict]] = [(f"tools.{j}", t) for j, t in enumerate(body.get("tools") or [])
+                                      if isinstance(t, dict) and "cache_control" in t]
     system = body.get("system")
     if isinstance(system, list):
         marked += [(f"system.{j}", b) for j, b in enumerate(system) if isinstance(b, dict) and "cache_control" in b]
-    marked += [(f"tools.{j}", t) for j, t in enumerate(body.get("tools") or [])
-               if isinstance(t, dict) and "cache_control" in t]
     for i, message in enumerate(body["messages"]):
         marked += [(f"messages.{i}.content.{j}", b) for j, b in enumerate(_blocks(message)) if "cache_control" in b]
     return marked
@@ -121,8 +122,10 @@ def _cache_marked(body: dict) -> list[tuple[str, dict]]:
 
 def _check_cache_control(body: dict) -> str | None:
     marked = _cache_marked(body)
-    if len(marked) > _MAX_CACHE_BREAKPOINTS:
-        return f"A maximum of {_MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {len(marked)}."
+    ttls = [b["cache_control"].get("ttl", "5m") if isinstance(b["cache_control"], dict) else None for _, b in marked]
+    problem = breakpoint_problem(ttls)  # tools, system, messages: the order the API caches them
+    if problem:
+        return problem
     for where, block in marked:
         if block.get("type") in _UNCACHEABLE:
             return f"{where}.cache_control: cache_control cannot be set for {block['type']} blocks"

@@ -52,7 +52,7 @@ class MessageAssembler:
         self._on_event = on_event
         self._blocks: dict[int, dict] = {}
         self._json_parts: dict[int, list[str]] = {}
-        self._usage: dict[str, int] = {}
+        self._usage: dict[str, Any] = {}
         self.model = ""
         self.stop_reason: str | None = None
         self.complete = False
@@ -131,3 +131,7 @@ class MessageAssembler:
             value = getattr(usage, name, None) if usage is not None else None
             if value is not None:
                 self._usage[name] = int(value)
+        split = getattr(usage, "cache_creation", None) if usage is not None else None
+        if split is not None:  # the per-TTL split of the cache writes (message_start only)
+            hour = getattr(split, "ephemeral_1h_input_tokens", 0)
+            self._usage["cache_creation"] = {"ephemeral_1h_input_tokens": hour}

@@ -1,24 +1,28 @@
-"""Prompt-cache breakpoints for the native Anthropic API.
+"""Prompt-cache breakpoints for the native Anthropic API (at most 4).
 
-Breakpoints (at most 4, the API's limit):
-  1. the system prompt,
-  2. the last tool definition (tools rarely change, so 1+2 cache the fixed head),
-  3. the last block of the last message: the moving tail, written each call,
-  4. the last block of the user message before that: where the previous
-     call's tail was, so this call reads that cache even when the newest
-     exchange added more blocks than the API's ~20-block lookback.
+``frontier`` placement (default), for the real cache (context/prompt_cache.py):
+  1. the fixed head: the system prompt (the tools before it are cached
+     with it, so they need no breakpoint of their own);
+  2. the stable frontier, the newest message before which the context
+     policy will not rewrite: after a batch of rewrites the request still
+     reads everything up to it (the batch's own request also reads the old
+     frontier once, in place of 3);
+  3. the user message before the last one: where the previous call's tail
+     was, read even when the newest exchange added more blocks than the
+     API's ~20-block lookback;
+  4. the last message: the moving tail, written each call.
+``legacy`` placement: the system prompt, the last tool, 3 and 4.
 
-Inputs are never mutated: changed messages/blocks are copied, untouched
-ones are shared with the input.
+The head and frontier breakpoints carry ``stable_ttl`` ("5m" or "1h"), the
+tail ones 5 minutes. Inputs are never mutated: changed messages/blocks are
+copied, untouched ones are shared with the input.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-EPHEMERAL = {"type": "ephemeral"}
-MAX_BREAKPOINTS = 4
-_UNCACHEABLE = ("thinking", "redacted_thinking")
+from ..context.prompt_cache import FIVE_MINUTES, MAX_BREAKPOINTS, can_carry_breakpoint, message_breakpoints
 
 
 def _without_cache_control(block: Any) -> Any:
@@ -27,35 +31,33 @@ def _without_cache_control(block: Any) -> Any:
     return block
 
 
-def _cacheable(block: Any) -> bool:
-    if not isinstance(block, dict) or block.get("type") in _UNCACHEABLE:
-        return False
-    return block.get("type") != "text" or bool(block.get("text"))
+def _marked(block: dict, ttl: str = FIVE_MINUTES) -> dict:
+    marker = {"type": "ephemeral"} if ttl == FIVE_MINUTES else {"type": "ephemeral", "ttl": ttl}
+    return {**block, "cache_control": marker}
 
 
-def _marked(block: dict) -> dict:
-    return {**block, "cache_control": dict(EPHEMERAL)}
+def _mark_last(blocks: list[Any], ttl: str) -> bool:
+    for i in range(len(blocks) - 1, -1, -1):
+        if can_carry_breakpoint(blocks[i]):
+            blocks[i] = _marked(blocks[i], ttl)
+            return True
+    return False
 
 
 def _system_blocks(system: str | list[dict] | None) -> list[dict]:
     if not system:
         return []
-    blocks = [{"type": "text", "text": system}] if isinstance(system, str) else [_without_cache_control(b) for b in system]
-    for i in range(len(blocks) - 1, -1, -1):
-        if _cacheable(blocks[i]):
-            blocks[i] = _marked(blocks[i])
-            break
-    return blocks
+    if isinstance(system, str):
+        return [{"type": "text", "text": system}]
+    return [_without_cache_control(b) for b in system]
 
 
-def _mark_message(message: dict) -> tuple[dict, bool]:
+def _mark_message(message: dict, ttl: str) -> tuple[dict, bool]:
     """A copy of message with its last cacheable block marked, and whether one was."""
     content = message.get("content")
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
-    for i in range(len(blocks) - 1, -1, -1):
-        if _cacheable(blocks[i]):
-            blocks[i] = _marked(blocks[i])
-            return {**message, "content": blocks}, True
+    if _mark_last(blocks, ttl):
+        return {**message, "content": blocks}, True
     return message, False
 
 
@@ -67,7 +69,9 @@ def _strip_message(message: dict) -> dict:
 
 
 def with_cache_breakpoints(
-    system: str | list[dict] | None, tools: list[dict] | None, messages: list[dict]
+    system: str | list[dict] | None, tools: list[dict] | None, messages: list[dict], *,
+    frontier: int | None = None, previous_frontier: int | None = None, placement: str = "frontier",
+    stable_ttl: str = FIVE_MINUTES,
 ) -> tuple[list[dict], list[dict], list[dict]]:
     """Copies of (system as blocks, tools, messages) carrying cache_control breakpoints.
 
@@ -75,22 +79,17 @@ def with_cache_breakpoints(
     total never exceeds the API's limit of 4.
     """
     system_blocks = _system_blocks(system)
-    used = sum(1 for b in system_blocks if "cache_control" in b)
-
     new_tools = [_without_cache_control(t) for t in tools or []]
-    if new_tools:
-        new_tools[-1] = _marked(new_tools[-1])
+    used = int(_mark_last(system_blocks, stable_ttl))
+    if new_tools and (placement == "legacy" or not used):
+        new_tools[-1] = _marked(new_tools[-1], stable_ttl)
         used += 1
-
     new_messages = [_strip_message(m) for m in messages]
-    tail_candidates = [len(new_messages) - 1] if new_messages else []
-    previous_user = next((i for i in range(len(new_messages) - 2, -1, -1)
-                          if new_messages[i].get("role") == "user"), None)
-    if previous_user is not None:
-        tail_candidates.append(previous_user)
-    for index in tail_candidates:
+    stable_upto = frontier if placement == "frontier" and frontier is not None else -1
+    for index in message_breakpoints(new_messages, frontier, placement, previous_frontier):
         if used >= MAX_BREAKPOINTS:
             break
-        new_messages[index], marked = _mark_message(new_messages[index])
+        ttl = stable_ttl if index <= stable_upto else FIVE_MINUTES
+        new_messages[index], marked = _mark_message(new_messages[index], ttl)
         used += marked
     return system_blocks, new_tools, new_messages

@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from typing import Any
 
 import anthropic
 
 from .assembler import MessageAssembler, emit
+from ..context.prompt_cache import stable_ttl
 from .cache import with_cache_breakpoints
 from .errors import ModelError, redact
 from .events import EventHandler, Retrying
@@ -39,6 +41,10 @@ class ModelClient:
         self.costs = CostTracker(settings.model, settings.prices)
         self._api_name = "Anthropic API" if settings.is_native_anthropic else f"model API at {settings.endpoint_host}"
         self._sdk_client: anthropic.AsyncAnthropic | None = None
+        self.clock = time.monotonic
+        self._last_call_at: float | None = None
+        self.call_gaps: list[float] = []  # seconds between successive calls: they choose the cache TTL
+        self.costs.cache_ttl = self.cache_ttl
 
     def _sdk(self) -> anthropic.AsyncAnthropic:
         """The SDK client, made on first use: a missing or broken credential
@@ -84,10 +90,17 @@ class ModelClient:
         on_event: EventHandler | None = None,
         model: str | None = None,
         max_tokens: int | None = None,
+        frontier: int | None = None,
+        previous_frontier: int | None = None,
     ) -> ModelResponse:
-        """Stream one assistant reply, reporting deltas to on_event; retries transient failures."""
+        """Stream one assistant reply, reporting deltas to on_event; retries transient failures.
+
+        ``frontier``: the context pipeline's stable frontier (a cache breakpoint goes
+        there); ``previous_frontier``: the one before a batch just applied, read once more.
+        """
         request = self._request(system, messages, tools, model or self.settings.model,
-                                max_tokens or self.settings.max_tokens, thinking=True)
+                                max_tokens or self.settings.max_tokens, thinking=True,
+                                frontier=frontier, previous_frontier=previous_frontier)
         return await self._call_with_retries(request, on_event)
 
     async def complete(
@@ -100,6 +113,7 @@ class ModelClient:
         model: str | None = None,
         max_tokens: int | None = None,
         on_event: EventHandler | None = None,
+        frontier: int | None = None,
     ) -> ModelResponse:
         """A reply without extended thinking, e.g. for summaries; compact=True uses compact_model.
 
@@ -107,7 +121,7 @@ class ModelClient:
         """
         chosen = model or (self.settings.effective_compact_model if compact else self.settings.model)
         request = self._request(system, messages, tools, chosen, max_tokens or self.settings.max_tokens,
-                                thinking=False)
+                                thinking=False, frontier=frontier)
         return await self._call_with_retries(request, on_event)
 
     async def count_tokens(
@@ -125,11 +139,19 @@ class ModelClient:
 
     # ------------------------------------------------------------ internals
 
+    @property
+    def cache_ttl(self) -> str:
+        """The TTL of the head and frontier breakpoints for the next call."""
+        return stable_ttl(self.call_gaps, self.settings.cache_ttl)
+
     def _request(self, system: Any, messages: list[dict], tools: list[dict] | None, model: str,
-                 max_tokens: int, *, thinking: bool) -> dict[str, Any]:
+                 max_tokens: int, *, thinking: bool, frontier: int | None = None,
+                 previous_frontier: int | None = None) -> dict[str, Any]:
         tools = list(tools or [])
         if self.settings.use_cache_control:
-            system, tools, messages = with_cache_breakpoints(system, tools, messages)
+            system, tools, messages = with_cache_breakpoints(
+                system, tools, messages, frontier=frontier, previous_frontier=previous_frontier,
+                placement=self.settings.cache_placement, stable_ttl=self.cache_ttl)
         request: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": messages}
         if system:
             request["system"] = system
@@ -145,6 +167,7 @@ class ModelClient:
 
     async def _call_with_retries(self, request: dict[str, Any], on_event: EventHandler | None) -> ModelResponse:
         sdk = self._sdk()
+        self._note_call()
         max_attempts = self.settings.max_retries + 1
         log.debug("model call: %s, %d messages, %d tools", request["model"], len(request["messages"]),
                   len(request.get("tools", ())))
@@ -164,6 +187,7 @@ class ModelClient:
                                               max_attempts=max_attempts, discard_partial=assembler.emitted_deltas))
                 await asyncio.sleep(delay)
                 continue
+            self.costs.cache_ttl = self.cache_ttl
             self.costs.add(response.model or request["model"], response.usage)
             return response
         raise AssertionError("unreachable")  # the loop returns or raises
@@ -182,6 +206,12 @@ class ModelClient:
             # The reply arrived whole (message_stop seen); only the connection's goodbye failed.
             log.debug("ignoring %s after message_stop", type(error).__name__)
         return assembler.response()  # raises IncompleteStream if message_stop never came
+
+    def _note_call(self) -> None:
+        now = self.clock()
+        if self._last_call_at is not None:
+            self.call_gaps.append(now - self._last_call_at)
+        self._last_call_at = now
 
     def _error(self, failure: Failure, *, attempts: int) -> ModelError:
         if failure.retryable:

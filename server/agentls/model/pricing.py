@@ -21,6 +21,11 @@ class Price:
     output: float
     cache_write: float  # 5-minute cache writes: 1.25 × input on Anthropic
     cache_read: float  # 0.1 × input on Anthropic
+    cache_write_1h: float | None = None  # 1-hour cache writes; None: 2 × input, as on Anthropic
+
+    @property
+    def write_1h(self) -> float:
+        return 2 * self.input if self.cache_write_1h is None else self.cache_write_1h
 
 
 # Ordered: the first fragment found in the model name wins, so retired
@@ -43,7 +48,7 @@ BUILTIN_PRICES: tuple[tuple[str, Price], ...] = (
 # Unknown models are priced like Sonnet: a middle estimate rather than zero.
 DEFAULT_PRICE = Price(3.0, 15.0, 3.75, 0.30)
 
-_FIELDS = ("input", "output", "cache_write", "cache_read")
+_FIELDS = ("input", "output", "cache_write", "cache_read", "cache_write_1h")
 
 
 def price_for(model: str, overrides: Mapping[str, Mapping[str, float]] | None = None) -> Price:
@@ -65,7 +70,8 @@ def cost_usd(model: str, usage: Usage, overrides: Mapping[str, Mapping[str, floa
     return (
         usage.input_tokens * price.input
         + usage.output_tokens * price.output
-        + usage.cache_creation_input_tokens * price.cache_write
+        + (usage.cache_creation_input_tokens - usage.cache_write_1h_tokens) * price.cache_write
+        + usage.cache_write_1h_tokens * price.write_1h
         + usage.cache_read_input_tokens * price.cache_read
     ) / 1_000_000
 
@@ -84,6 +90,7 @@ class CostTracker:
         self.model = model  # the name `agent/cost` reports; defaults to the last model used
         self._overrides = overrides
         self._by_model: dict[str, _ModelTotals] = {}
+        self.cache_ttl = "5m"  # the TTL the head and frontier breakpoints use now (set by the client)
 
     def add(self, model: str, usage: Usage) -> float:
         """Record one request; returns its cost in USD."""
@@ -116,7 +123,7 @@ class CostTracker:
 
     def as_dict(self) -> dict:
         """The CostResult of `agent/cost` (docs/protocol.md)."""
-        return _cost_dict(self.model, self.requests, self.usage, self.usd)
+        return {**_cost_dict(self.model, self.requests, self.usage, self.usd), "cacheTtl": self.cache_ttl}
 
     def by_model(self) -> dict[str, dict]:
         return {name: _cost_dict(name, t.requests, t.usage, t.usd) for name, t in self._by_model.items()}
@@ -130,5 +137,6 @@ def _cost_dict(model: str, requests: int, usage: Usage, usd: float) -> dict:
         "outputTokens": usage.output_tokens,
         "cacheReadTokens": usage.cache_read_input_tokens,
         "cacheWriteTokens": usage.cache_creation_input_tokens,
+        "cacheWrite1hTokens": usage.cache_write_1h_tokens,
         "usd": round(usd, 6),
     }

@@ -17,14 +17,17 @@ class Usage:
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
+    cache_write_1h_tokens: int = 0  # the part of cache_creation_input_tokens written with a 1-hour TTL
 
     @classmethod
     def from_api(cls, source: Any) -> "Usage":
         """From an SDK usage object or dict; missing / None fields count as 0."""
         if source is None:
             return cls()
+        split = source.get("cache_creation") if isinstance(source, dict) else getattr(source, "cache_creation", None)
         return cls(*(_count(source, n) for n in
-                      ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")))
+                      ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")),
+                   _count(split, "ephemeral_1h_input_tokens") if split is not None else 0)
 
     @property
     def prompt_tokens(self) -> int:
@@ -37,6 +40,7 @@ class Usage:
             self.output_tokens + other.output_tokens,
             self.cache_creation_input_tokens + other.cache_creation_input_tokens,
             self.cache_read_input_tokens + other.cache_read_input_tokens,
+            self.cache_write_1h_tokens + other.cache_write_1h_tokens,
         )
 
     def as_protocol(self) -> dict[str, int]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, fields
 from urllib.parse import urlparse
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
+DEMO_MODEL = "demo model (offline)"  # the name every view shows when the offline demo answers
 NATIVE_HOST = "api.anthropic.com"
 
 
@@ -24,6 +25,8 @@ class ModelSettings:
     retry_base_delay: float = 1.0  # first backoff; doubles per retry
     retry_max_delay: float = 30.0  # cap for computed backoff (a server's retry-after is honoured as is)
     force_cache_control: bool | None = None  # None → only on the native API
+    cache_placement: str = "frontier"  # or "legacy" (system, last tool, tail, previous user message)
+    cache_ttl: str = "auto"  # head + frontier breakpoints: "5m", "1h", or "auto" (from the gaps between calls)
     prices: dict[str, dict[str, float]] | None = None  # pricing overrides, see pricing.py
 
     def __repr__(self) -> str:
@@ -71,8 +74,9 @@ FREE = {"input": 0.0, "output": 0.0, "cache_write": 0.0, "cache_read": 0.0}
 
 
 def for_demo_model(settings: ModelSettings, base_url: str) -> ModelSettings:
-    """Point settings at the local offline demo model; it costs nothing."""
+    """Point settings at the local offline demo model; it costs nothing and is named for what it is."""
     settings.base_url = base_url
     settings.api_key = "demo"
-    settings.prices = {**(settings.prices or {}), settings.model: FREE, settings.effective_compact_model: FREE}
+    settings.model, settings.compact_model = DEMO_MODEL, None
+    settings.prices = {**(settings.prices or {}), DEMO_MODEL: FREE}
     return settings

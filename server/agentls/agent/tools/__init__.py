@@ -8,9 +8,10 @@ input against the schema and turns every failure into an `is_error`
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from . import edit_file, grep_search, list_files, read_file, run_shell, write_file
+from . import editor, edit_file, grep_search, list_files, read_file, run_shell, write_file
 from .base import ResultStore, Tool, ToolContext, ToolOutput, check_input, error
 
 TOOLS: dict[str, Tool] = {
@@ -19,13 +20,24 @@ TOOLS: dict[str, Tool] = {
 }
 
 
-def tool_definitions() -> list[dict[str, Any]]:
-    """Anthropic tool definitions, in a stable order (it is part of the prompt cache key)."""
-    return [tool.definition for tool in TOOLS.values()]
+def tool_definitions(editor_kinds: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """Anthropic tool definitions, in a stable order (it is part of the prompt cache key).
+
+    Editor tools come last, only for the query kinds the client answers.
+    """
+    return [tool.definition for tool in [*TOOLS.values(), *editor.offered(editor_kinds)]]
+
+
+def _find(name: str, ctx: ToolContext) -> Tool | None:
+    if name in TOOLS:
+        return TOOLS[name]
+    if ctx.editor is not None and editor.TOOLS.get(name) in editor.offered(ctx.editor.kinds):
+        return editor.TOOLS[name]
+    return None
 
 
 async def run_tool(name: str, input: Any, ctx: ToolContext) -> ToolOutput:
-    tool = TOOLS.get(name)
+    tool = _find(name, ctx)
     if tool is None:
         return error(f"Unknown tool {name!r}; available: {', '.join(TOOLS)}.", f"{name} (unknown tool)")
     problem = check_input(tool.input_schema, input)

@@ -6,10 +6,13 @@ import copy
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..approval import ApprovalCallback
 from ..workspace import Workspace, WorkspaceError
+
+if TYPE_CHECKING:
+    from .editor.query import EditorQueries
 
 
 class ResultStore(Protocol):
@@ -26,6 +29,7 @@ class ToolContext:
     shell_timeout: float = 120.0
     output_cap: int = 50_000
     grep_cap: int = 200
+    editor: "EditorQueries | None" = None  # the client answers agent/editorQuery
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..approval import ApprovalRequest, unified_diff
 from ..workspace import EditRejected
+from .editor import after_edit
 from .base import Tool, ToolContext, ToolOutput, describe_failure, error
 
 DESCRIPTION = (
@@ -86,6 +87,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     diff = unified_diff(text, new_full, shown)
     if not await ctx.approve(ApprovalRequest(kind="edit", path=shown, diff=diff)):
         return error(f"The user did not approve editing {shown}.", f"Edit {shown} → not approved")
+    errors_before = await after_edit.before(ctx, path)
     try:
         await ws.apply_text_edit(path, old, new, new_full)
     except EditRejected as exc:
@@ -95,7 +97,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     added, removed = diff_stats(diff)
     line = text[: text.index(old)].count("\n") + 1
     return ToolOutput(
-        f"Edited {shown} at line {line}: -{removed} +{added} lines.",
+        f"Edited {shown} at line {line}: -{removed} +{added} lines." + await after_edit.new_errors(ctx, path, errors_before),
         False,
         f"Edited {shown} (+{added} −{removed})",
     )

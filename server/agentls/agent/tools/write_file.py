@@ -8,6 +8,7 @@ from ..approval import ApprovalRequest, unified_diff
 from ..workspace import EditRejected, FileTooLarge, NotTextFile
 from .base import Tool, ToolContext, ToolOutput, describe_failure, error, plural, split_lines
 from .edit_file import diff_stats
+from .editor import after_edit
 
 DESCRIPTION = (
     "Create a file, or replace a file's entire content (parent folders are created). "
@@ -45,6 +46,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     diff = unified_diff(old, content, shown)
     if not await ctx.approve(ApprovalRequest(kind="write", path=shown, diff=diff)):
         return error(f"The user did not approve writing {shown}.", f"Write {shown} → not approved")
+    errors_before = await after_edit.before(ctx, path)
     try:
         await ws.write_text(path, content)
     except EditRejected as exc:
@@ -52,10 +54,11 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     except Exception as exc:  # noqa: BLE001
         return error(describe_failure(exc, shown), f"Write {shown} (failed)")
     lines = plural(len(split_lines(content)), "line")
+    errors = await after_edit.new_errors(ctx, path, errors_before)
     if old is None:
-        return ToolOutput(f"Created {shown} ({lines}).", False, f"Created {shown} ({lines})")
+        return ToolOutput(f"Created {shown} ({lines}).{errors}", False, f"Created {shown} ({lines})")
     added, removed = diff_stats(diff)
-    return ToolOutput(f"Wrote {shown} ({lines}; -{removed} +{added}).", False, f"Wrote {shown} ({lines})")
+    return ToolOutput(f"Wrote {shown} ({lines}; -{removed} +{added}).{errors}", False, f"Wrote {shown} ({lines})")
 
 
 TOOL = Tool("write_file", DESCRIPTION, SCHEMA, run)

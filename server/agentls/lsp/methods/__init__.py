@@ -1,5 +1,7 @@
 """One module per agent/* request; each exposes METHOD and an async `handle(ls, params)`."""
 
-from . import chat, clear, compact, context, cost
+from . import chat, clear, compact, context, cost, sessions, tool_result
 
-ALL = (chat, compact, cost, clear, context)
+ALL = (chat, compact, cost, clear, context, tool_result)
+# The session methods are one family over one store: one module, several methods (HANDLERS).
+FAMILIES = (sessions,)

@@ -23,4 +23,5 @@ async def handle(ls, params: Any) -> dict[str, Any]:
             result = await agent.compact(instructions or None, host.event_sink(f"compact-{uuid.uuid4().hex[:8]}"))
         except AgentError as error:
             raise internal(str(error)) from None
-    return {"tokensBefore": result.tokens_before, "tokensAfter": result.tokens_after, "summary": result.summary}
+    return {"tokensBefore": result.tokens_before, "tokensAfter": result.tokens_after, "summary": result.summary,
+            "compacted": result.compacted, "note": result.note}

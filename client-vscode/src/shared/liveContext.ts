@@ -1,0 +1,50 @@
+/**
+ * The live context report: re-rendered from `agent/context` after every change
+ * the server announces (each `agent/contextUsage`), so Show Context never goes
+ * stale, and rendered on demand when the editor restores the tab after a reload.
+ * Pure: the fetch and the publisher are handed in.
+ */
+import type { ContextResult } from "../protocol";
+import { contextMarkdown } from "./format";
+
+export class LiveContext {
+  private watched = false;
+  private inFlight: Promise<string> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly fetch: () => Promise<ContextResult>,
+    private readonly publish: (markdown: string) => void,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** The report now (the document is being shown); from then on it follows every change. */
+  async render(): Promise<string> {
+    this.watched = true;
+    try {
+      return contextMarkdown(await this.fetch(), this.now());
+    } catch (e) {
+      return `# Agent context\n\nUnavailable: ${(e as Error).message ?? e}\n\n_It refreshes by itself once the agent server answers._\n`;
+    }
+  }
+
+  /** Something changed on the server: re-render if anyone is looking; one fetch at a time. */
+  changed(): Promise<string> | undefined {
+    if (!this.watched) return undefined;
+    if (this.inFlight) {
+      this.again = true;
+      return this.inFlight;
+    }
+    this.inFlight = (async () => {
+      let text: string;
+      do {
+        this.again = false;
+        text = await this.render();
+        this.publish(text);
+      } while (this.again);
+      this.inFlight = undefined;
+      return text;
+    })();
+    return this.inFlight;
+  }
+}

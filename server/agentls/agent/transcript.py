@@ -1,0 +1,58 @@
+"""A conversation as a front end shows it: who said what, and which tools ran.
+
+Built from the working history when a session is resumed, so the panel can
+show the transcript again (tool results themselves stay with the agent).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..context.blocks import blocks_of
+
+
+def tool_summary(name: str, tool_input: dict[str, Any]) -> str:
+    for key in ("path", "command", "pattern", "query"):
+        if isinstance(tool_input.get(key), str):
+            return f"{name} {tool_input[key]}"[:200]
+    return name
+
+
+def _typed_text(blocks: list[dict[str, Any]]) -> str:
+    # Attachments are sent as "Attached <path>:" blocks before what the user typed.
+    return "\n\n".join(b.get("text", "") for b in blocks
+                       if b.get("type") == "text" and not b.get("text", "").startswith("Attached "))
+
+
+def _result_chars(block: dict[str, Any]) -> int:
+    content = block.get("content", "")
+    if isinstance(content, str):
+        return len(content)
+    return sum(len(b.get("text", "")) for b in content if isinstance(b, dict))
+
+
+def transcript(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """TranscriptEntry list (docs/protocol.md): user prompts, assistant text and tool calls."""
+    results = {b.get("tool_use_id"): b for m in messages if m.get("role") == "user"
+               for b in blocks_of(m) if b.get("type") == "tool_result"}
+    entries: list[dict[str, Any]] = []
+    for message in messages:
+        blocks = blocks_of(message)
+        if message.get("role") == "user":
+            text = _typed_text(blocks)
+            if text.strip():
+                entries.append({"role": "user", "text": text, "tools": []})
+            continue
+        text = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text" and b.get("text"))
+        tools = [{"id": b.get("id", ""), "name": b.get("name", ""),
+                  "summary": tool_summary(b.get("name", ""), b.get("input") or {}),
+                  "isError": bool(results.get(b.get("id"), {}).get("is_error")),
+                  "resultChars": _result_chars(results.get(b.get("id"), {}))}
+                 for b in blocks if b.get("type") == "tool_use"]
+        if entries and entries[-1]["role"] == "assistant":  # one entry per turn, like the live panel
+            previous = entries[-1]
+            previous["text"] = "\n\n".join(t for t in (previous["text"], text) if t)
+            previous["tools"] += tools
+        else:
+            entries.append({"role": "assistant", "text": text, "tools": tools})
+    return entries

@@ -1,0 +1,43 @@
+"""The stable frontier: the newest message before which nothing will be rewritten.
+
+Every block before it is in its final form: already rewritten (a block is
+rewritten at most once) or too small for any layer to gain by rewriting it.
+A cache breakpoint there keeps the prefix readable after a batch of
+rewrites, which can only start after it; it moves forward only when a batch
+rewrites the oldest candidates. Computed from the History without touching
+the policy's decisions; a cursor keeps it O(1) per call on average.
+"""
+
+from __future__ import annotations
+
+from .config import ContextConfig
+from .history import History
+from .placeholders import PLACEHOLDER_TOKENS
+
+
+class StableFrontier:
+    def __init__(self) -> None:
+        self._history: History | None = None
+        self._cursor = 0  # results before it are final
+
+    def of(self, history: History, config: ContextConfig) -> int | None:
+        """Index of the frontier message, or None when even the first message may be rewritten."""
+        if history is not self._history:
+            self._history, self._cursor = history, 0  # compaction built a new history
+        results = history.results
+        while self._cursor < len(results) and self._final(history, config, results[self._cursor]):
+            self._cursor += 1
+        first = len(history.messages) - 1  # the newest message is never behind the frontier
+        if self._cursor < len(results):
+            record = history.records[results[self._cursor]]
+            first = min(first, record.use_msg if record.id in history.live_inputs else record.result_msg or first)
+        return first - 1 if first > 0 else None
+
+    @staticmethod
+    def _final(history: History, config: ContextConfig, tool_use_id: str) -> bool:
+        """Neither the tool's input nor its result will be rewritten any more."""
+        if tool_use_id in history.live_inputs:
+            return False
+        if tool_use_id not in history.live:
+            return True
+        return config.tokens(history.records[tool_use_id].chars) <= PLACEHOLDER_TOKENS

@@ -1,0 +1,24 @@
+"""agent/toolResult: one tool call's input and its result as the model last saw it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import answers, invalid_params
+from ..params import as_object, required_text
+
+METHOD = "agent/toolResult"
+
+
+@answers
+async def handle(ls, params: Any) -> dict[str, Any]:
+    obj = as_object(params)
+    tool_use_id = required_text(obj, "toolUseId")
+    with_original = obj.get("original", False)
+    if not isinstance(with_original, bool):
+        raise invalid_params("original: expected a boolean")
+    agent = await ls.host.agent()
+    found = agent.tool_result(tool_use_id, with_original)
+    if found is None:
+        raise invalid_params(f"toolUseId: no tool call {tool_use_id!r} in this conversation")
+    return found

@@ -1,0 +1,96 @@
+"""Conversations as sessions over LSP: list, new, resume, rename, delete; two windows stay apart."""
+
+from __future__ import annotations
+
+import pytest
+from pygls.exceptions import JsonRpcException
+
+from agentls.mock_api import Reply, Text, ToolUse
+from .helpers import options_for, wait_until
+
+SESSION_FIELDS = {"id", "title", "workspace", "created", "updated", "turns", "tokens", "costUsd", "inUse", "current"}
+
+
+async def _chat(editor, mock_api, prompt: str, answer: str) -> None:
+    mock_api.script(Reply([Text(answer)]))
+    await editor.request("agent/chat", {"prompt": prompt})
+
+
+async def test_list_after_three_conversations_and_resume_restores_messages_and_cost(
+        start_editor, mock_api, workspace):
+    (workspace / "notes.md").write_text("The answer is 42.\n")
+    editor = await start_editor(options_for(mock_api))
+    await wait_until(lambda: editor.usages)
+    mock_api.script(Reply([ToolUse("read_file", {"path": "notes.md"})]), Reply([Text("It says 42.")]))
+    await editor.request("agent/chat", {"prompt": "first: read notes.md"})
+    first_cost = await editor.request("agent/cost")
+    first = (await editor.request("agent/sessions"))["current"]
+
+    second = (await editor.request("agent/newSession"))["sessionId"]
+    await _chat(editor, mock_api, "second conversation about tests", "ok 2")
+    third = (await editor.request("agent/newSession"))["sessionId"]
+    await _chat(editor, mock_api, "third one, about the build", "ok 3")
+
+    listed = await editor.request("agent/sessions")
+    assert listed["current"] == third
+    by_id = {s["id"]: s for s in listed["sessions"]}
+    assert {first, second, third} <= set(by_id)
+    assert all(set(s) == SESSION_FIELDS for s in listed["sessions"])
+    assert by_id[first]["title"] == "first: read notes.md" and by_id[first]["turns"] == 1
+    assert by_id[third]["current"] and not by_id[first]["current"]
+    assert [s["id"] for s in listed["sessions"]][:3] == [third, second, first], "most recent first"
+    assert by_id[first]["costUsd"] == pytest.approx(first_cost["usd"], rel=1e-3)
+    found = await editor.request("agent/sessions", {"query": "BUILD"})
+    assert [s["id"] for s in found["sessions"]] == [third]
+
+    resumed = await editor.request("agent/resume", {"sessionId": first})
+    assert resumed["sessionId"] == first
+    roles = [(e["role"], e["text"]) for e in resumed["transcript"]]
+    assert roles[0] == ("user", "first: read notes.md") and "It says 42." in roles[1][1]
+    assert resumed["transcript"][1]["tools"][0]["summary"] == "read_file notes.md"
+    assert resumed["transcript"][1]["tools"][0]["resultChars"] > 0
+    assert (await editor.request("agent/cost"))["usd"] == pytest.approx(first_cost["usd"])
+    # The next turn continues the resumed conversation, at the API too.
+    await _chat(editor, mock_api, "and again?", "still 42")
+    sent = mock_api.message_bodies[-1]["messages"]
+    assert "first: read notes.md" in str(sent[0]) and "third one" not in str(sent)
+
+
+async def test_rename_and_delete(start_editor, mock_api):
+    editor = await start_editor(options_for(mock_api))
+    await wait_until(lambda: editor.usages)
+    await _chat(editor, mock_api, "a conversation to keep", "ok")
+    old = (await editor.request("agent/sessions"))["current"]
+    await editor.request("agent/newSession")
+    await editor.request("agent/renameSession", {"sessionId": old, "title": "Kept for later"})
+    titles = {s["id"]: s["title"] for s in (await editor.request("agent/sessions"))["sessions"]}
+    assert titles[old] == "Kept for later"
+
+    current = (await editor.request("agent/sessions"))["current"]
+    with pytest.raises(JsonRpcException, match="current session cannot be deleted"):
+        await editor.request("agent/deleteSession", {"sessionId": current})
+    await editor.request("agent/deleteSession", {"sessionId": old})
+    assert old not in {s["id"] for s in (await editor.request("agent/sessions"))["sessions"]}
+    with pytest.raises(JsonRpcException, match="no session"):
+        await editor.request("agent/resume", {"sessionId": old})
+    with pytest.raises(JsonRpcException, match="sessionId is required"):
+        await editor.request("agent/resume", {})
+
+
+async def test_two_windows_do_not_take_each_others_current_session(start_editor, mock_api):
+    one = await start_editor(options_for(mock_api))
+    await wait_until(lambda: one.usages)
+    await _chat(one, mock_api, "window one speaks", "ok 1")
+    two = await start_editor(options_for(mock_api))
+    await wait_until(lambda: two.usages)
+    await _chat(two, mock_api, "window two speaks", "ok 2")
+
+    one_id = (await one.request("agent/sessions"))["current"]
+    seen_by_two = await two.request("agent/sessions")
+    assert seen_by_two["current"] != one_id
+    entry = next(s for s in seen_by_two["sessions"] if s["id"] == one_id)
+    assert entry["inUse"] and not entry["current"]
+    with pytest.raises(JsonRpcException, match="open in another window"):
+        await two.request("agent/resume", {"sessionId": one_id})
+    with pytest.raises(JsonRpcException, match="open"):
+        await two.request("agent/deleteSession", {"sessionId": one_id})
