@@ -74,7 +74,7 @@ function serverExists() {
       child.kill("SIGKILL");
       resolve(ok);
     };
-    const timer = setTimeout(() => done(false), 30_000);
+    const timer = setTimeout(() => done(false), 90_000); // a probe, not a deadline: a loaded machine imports slowly
     child.on("error", () => done(false));
     child.on("exit", () => done(/"id":\s*1\b[\s\S]*"result"|"result"[\s\S]*"id":\s*1\b/.test(out)));
     child.stdout.on("data", (d) => {
