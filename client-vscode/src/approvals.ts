@@ -1,7 +1,7 @@
-/** `agent/confirm`: a modal for commands, a diff editor + modal for file changes. */
+/** `agent/confirm`: a modal for commands; for file changes a diff editor + a notification that does not cover it. */
 import * as vscode from "vscode";
 import type { ConfirmParams, ConfirmResult } from "./protocol";
-import { ALWAYS, APPROVE, REJECT, confirmDetail, confirmResult, confirmTitle } from "./shared/confirm";
+import { confirmButtons, confirmDetail, confirmResult, confirmTitle } from "./shared/confirm";
 import { applyUnifiedDiff } from "./shared/patch";
 import { visible } from "./shared/visible";
 import type { VirtualDocs } from "./virtualDocs";
@@ -74,13 +74,10 @@ export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.win
     try {
       if (p.kind === "write" || p.kind === "edit") close = await showApprovalDiff(docs, p).catch(() => undefined);
       if (token?.isCancellationRequested) return { approved: false, remember: false };
-      const choice = await ui.showWarningMessage(
-        confirmTitle(p),
-        { modal: true, detail: confirmDetail(p) },
-        APPROVE,
-        ALWAYS,
-        REJECT,
-      );
+      const { modal, buttons } = confirmButtons(p);
+      // Non-modal (file changes): the diff editor shows the change; the notification names the file.
+      const message = modal ? confirmTitle(p) : `${confirmTitle(p)} — see the proposed diff.`;
+      const choice = await ui.showWarningMessage(message, modal ? { modal, detail: confirmDetail(p) } : {}, ...buttons);
       return confirmResult(choice);
     } finally {
       if (close) await close();

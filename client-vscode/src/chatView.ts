@@ -24,6 +24,8 @@ import type { FromWebview, ServerStatus, ToWebview } from "./shared/messages";
 import { mcpMarkdown } from "./shared/mcp";
 import { FileList } from "./shared/fileList";
 import { mentionedPaths, rankPaths } from "./shared/mentions";
+import { linesLabel, selectedSpan } from "./shared/selection";
+import { ModelChoice } from "./modelChoice";
 import { SLASH_COMMANDS, type SlashName } from "./shared/slash";
 import * as T from "./shared/transcript";
 
@@ -95,6 +97,7 @@ export class ChatController implements vscode.Disposable {
   private compactionReported = false;
   private labelFromUsage = false;
   modelLabel = "";
+  private readonly models: ModelChoice;
   private view: vscode.WebviewView | undefined;
   private readonly subs: vscode.Disposable[] = [];
 
@@ -103,6 +106,7 @@ export class ChatController implements vscode.Disposable {
     private readonly agent: AgentClient,
     private readonly docs?: VirtualDocs,
   ) {
+    this.models = new ModelChoice(agent, (m) => this.post(m));
     this.transcript = { items: ctx.workspaceState.get<T.TranscriptItem[]>(STORE_KEY, []) };
     T.settle(this.transcript, "Interrupted (the window was reloaded).");
     this.subs.push(
@@ -119,6 +123,7 @@ export class ChatController implements vscode.Disposable {
         if (label && label !== this.modelLabel) {
           this.modelLabel = label;
           this.post({ type: "model", label });
+          void this.models.refresh(); // the picker shows the model that answers now
         }
       }),
       agent.onStatus.event((s) => this.onServerStatus(s)),
@@ -210,6 +215,10 @@ export class ChatController implements vscode.Disposable {
           },
           host,
         );
+        void this.models.refresh();
+        return;
+      case "setModel":
+        await this.models.choose(m.model);
         return;
       case "send":
         await this.send(m.text);
@@ -449,12 +458,13 @@ export class ChatController implements vscode.Disposable {
     if (!editor) return;
     const sel = editor.selection;
     const doc = editor.document;
-    const range = sel.isEmpty ? doc.lineAt(sel.active.line).range : new vscode.Range(sel.start, sel.end);
+    const span = selectedSpan(sel.start, sel.end, (line) => doc.lineAt(line).text.length);
+    const range = sel.isEmpty
+      ? doc.lineAt(sel.active.line).range
+      : new vscode.Range(span.start.line, span.start.character, span.end.line, span.end.character);
     const text = doc.getText(range);
     const rel = vscode.workspace.asRelativePath(doc.uri, false);
-    const first = range.start.line + 1;
-    const last = range.end.line + (range.end.character === 0 && range.end.line > range.start.line ? 0 : 1);
-    const lines = first === last ? `line ${first}` : `lines ${first}-${last}`;
+    const lines = linesLabel(range.start, range.end);
     const fence = text.includes("```") ? "````" : "```";
     const quote = `\`${rel}\` ${lines}:\n${fence}${doc.languageId}\n${text.replace(/\n$/, "")}\n${fence}\n`;
     this.pending.push({

@@ -10,8 +10,10 @@
  * and past where it stood at the document's last text change (a language
  * server often re-publishes the old diagnostics when the focus moves, e.g.
  * when the approval's diff editor closes: that is not the edit's answer),
- * and no further change came for QUIET_MS (language servers publish in
- * bursts: syntax, then semantics); or when waitMs runs out.
+ * with content that differs from what the file had when its text changed
+ * (TypeScript publishes syntax diagnostics first, merged with the old
+ * semantic ones, and the semantic answer can come seconds later on a busy
+ * machine), and no further change came for QUIET_MS; or when waitMs runs out.
  */
 import * as vscode from "vscode";
 import type {
@@ -132,6 +134,7 @@ function need<T>(value: T | undefined, what: string): T {
 export class EditorQueryHandler {
   private readonly generations = new Map<string, number>();
   private readonly editedAt = new Map<string, number>(); // generation when the document's text last changed
+  private readonly editedWith = new Map<string, string>(); // and the diagnostics it had then
   private readonly waiters = new Set<(uri: string) => void>();
   private readonly subs: { dispose(): unknown }[];
 
@@ -147,8 +150,14 @@ export class EditorQueryHandler {
       api.onDidChangeText((uri) => {
         const key = api.canonical(uri);
         this.editedAt.set(key, this.generations.get(key) ?? 0);
+        this.editedWith.set(key, this.contentOf(uri));
       }),
     ];
+  }
+
+  /** What a file's diagnostics say, as one comparable string. */
+  private contentOf(uri: string): string {
+    return JSON.stringify(this.api.diagnostics(uri).flatMap(([u, list]) => list.map((d) => diagnostic(u, d))));
   }
 
   generation(uri: string): number {
@@ -179,7 +188,7 @@ export class EditorQueryHandler {
   private async diagnostics(p: EditorQueryParams, token?: vscode.CancellationToken): Promise<EditorQueryResult> {
     const worst = SEVERITY_RANK[p.severity ?? "hint"] ?? 4;
     if (p.uri && p.changedSince !== undefined && p.waitMs) {
-      await this.settled(this.api.canonical(p.uri), p.changedSince, Math.min(p.waitMs, MAX_WAIT_MS), token);
+      await this.settled(this.api.canonical(p.uri), p.uri, p.changedSince, Math.min(p.waitMs, MAX_WAIT_MS), token);
     }
     const found = this.api.diagnostics(p.uri).flatMap(([uri, list]) =>
       list.map((d) => diagnostic(uri, d)).filter((d) => d.severity <= worst));
@@ -187,7 +196,7 @@ export class EditorQueryHandler {
   }
 
   /** Resolves once `key`'s generation is above `since` (and its last edit) and QUIET_MS passed without a change, or after waitMs. */
-  private settled(key: string, since: number, waitMs: number, token?: vscode.CancellationToken): Promise<void> {
+  private settled(key: string, uri: string, since: number, waitMs: number, token?: vscode.CancellationToken): Promise<void> {
     return new Promise((resolve) => {
       const threshold = () => Math.max(since, this.editedAt.get(key) ?? 0);
       let quiet: ReturnType<typeof setTimeout> | undefined;
@@ -200,6 +209,8 @@ export class EditorQueryHandler {
       };
       const arm = () => {
         if ((this.generations.get(key) ?? 0) <= threshold()) return;
+        const before = this.editedWith.get(key);
+        if (before !== undefined && this.contentOf(uri) === before) return; // a re-publish, not the answer yet
         clearTimeout(quiet);
         quiet = setTimeout(finish, QUIET_MS);
       };

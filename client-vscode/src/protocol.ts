@@ -43,7 +43,7 @@ export interface AgentSettings {
   model?: string; // default "claude-sonnet-5-5"
   compactModel?: string; // cheaper model for summaries (default: model)
   baseUrl?: string; // any Anthropic-compatible endpoint
-  contextWindow?: number; // tokens, default 200000
+  contextWindow?: number; // tokens, default: the model's window (agent/models), else 200000
   outputReserve?: number; // tokens kept free for the reply, default 20000
   maxTokens?: number; // per reply, default 8192
   cacheTtl?: "auto" | "5m" | "1h"; // prompt-cache TTL of the head and frontier breakpoints, default "auto"
@@ -83,6 +83,7 @@ export const Methods = {
   chat: "agent/chat",
   compact: "agent/compact",
   cost: "agent/cost",
+  models: "agent/models",
   clear: "agent/clear",
   context: "agent/context",
   event: "agent/event",
@@ -177,6 +178,27 @@ export interface CostResult {
   /** TTL of the head and frontier cache breakpoints for the next request. */
   cacheTtl: "5m" | "1h";
   usd: number;
+}
+
+export interface ModelsResult {
+  /** the known Anthropic models, for a picker */
+  models: ModelInfo[];
+  /** the model that answers now ("demo model (offline)" in demo mode) */
+  current: string;
+  /** settings.model, else the default; may be any id */
+  configured: string;
+  demo: boolean;
+}
+
+/** Prices in USD per million tokens. */
+export interface ModelInfo {
+  id: string;
+  label: string;
+  contextWindow: number;
+  inputPerMTok: number;
+  outputPerMTok: number;
+  cacheReadPerMTok: number;
+  cacheWritePerMTok: number;
 }
 
 /** `agent/clear` → `{}` */

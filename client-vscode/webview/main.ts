@@ -9,6 +9,9 @@ import { el } from "./dom";
 import { renderInline, renderMarkdown } from "./markdown";
 import { linkifyPathLines } from "./pathLinks";
 import { toolBody, toolCard, type Details } from "./toolCards";
+import { collapsible, isLong } from "./collapse";
+import { Follower } from "./follow";
+import { ModelPicker } from "./modelPicker";
 
 interface VsCodeApi {
   postMessage(m: unknown): void;
@@ -43,7 +46,8 @@ const app = document.getElementById("app") ?? document.body.appendChild(el("div"
 const header = el("header", { class: "bar" });
 const modelEl = el("span", { class: "model", title: "Model" });
 const ctxEl = el("span", { class: "ctx", title: "Context used" });
-header.append(modelEl, ctxEl);
+const picker = new ModelPicker((id) => post({ type: "setModel", model: id }));
+header.append(picker.element, modelEl, ctxEl);
 const serverEl = el("div", { class: "server", role: "status", "aria-live": "polite" });
 const log = el("main", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation", tabindex: "0" });
 const progressEl = el("div", { class: "progress", "aria-live": "polite" });
@@ -65,9 +69,11 @@ const composer = el(
   { class: "composer" },
   suggest,
   input,
-  el("div", { class: "actions" }, el("span", { class: "hint" }, "/help for commands"), stopBtn, sendBtn),
+  el("div", { class: "actions" }, el("span", { class: "hint" }, "/help for commands"), sendBtn, stopBtn),
 );
-app.append(header, serverEl, log, progressEl, composer);
+const follower = new Follower(log);
+// DOM order is the Tab order (input → Send → Stop → the transcript's cards); CSS `order` puts the composer last.
+app.append(header, serverEl, composer, el("div", { class: "log-area" }, log, follower.button), progressEl);
 input.value = saved?.draft ?? "";
 
 // -------------------------------------------------------------- persist
@@ -167,7 +173,15 @@ function renderItem(item: T.TranscriptItem, idx: number): HTMLElement {
   if (item.role === "user") {
     const body = el("div", { class: "msg user", "data-idx": String(idx) });
     body.append(el("div", { class: "who" }, "You"));
-    body.append(markdownBlock(item.text, "md"));
+    const text = markdownBlock(item.text, "md");
+    const key = `user:${idx}`;
+    if (isLong(item.text)) {
+      body.append(...collapsible(text, `msg-${idx}`, openDetails.has(key), (open) => {
+        if (open) openDetails.add(key);
+        else openDetails.delete(key);
+        persist();
+      }));
+    } else body.append(text);
     if (item.attachments.length) {
       const chips = el("div", { class: "chips" });
       for (const a of item.attachments) chips.append(el("span", { class: "chip", title: `attached: ${a}` }, a));
@@ -231,7 +245,6 @@ function schedule(all = false, idx?: number): void {
 
 /** Synchronous render of pending changes (used by rAF; exposed for tests). */
 function flush(): void {
-  const stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   if (dirtyAll) {
     log.replaceChildren(...transcript.items.map(renderItem));
     if (transcript.items.length === 0) {
@@ -259,14 +272,14 @@ function flush(): void {
   }
   dirtyAll = false;
   dirtyIdx.clear();
-  if (stick) log.scrollTop = log.scrollHeight;
   renderChrome();
+  follower.afterRender();
   persist();
 }
 
 function renderChrome(): void {
   modelEl.textContent = model ? model : "";
-  modelEl.hidden = !model;
+  modelEl.hidden = !model || picker.ready;
   if (usage) {
     ctxEl.textContent = meterText(usage);
     ctxEl.title = [`Context: ${usableWindowSentence(usage)}`, nextRequestSentence(usage.nextRequest)].filter(Boolean).join("\n");
@@ -294,7 +307,8 @@ function renderChrome(): void {
   }
   serverEl.hidden = !text;
   stopBtn.hidden = !busy;
-  sendBtn.disabled = busy;
+  // aria-disabled, not disabled: Send stays in the Tab order (input → Send → Stop) while a turn runs
+  sendBtn.setAttribute("aria-disabled", String(busy));
   app.classList.toggle("busy", busy);
   if (!busy) progressEl.textContent = "";
 }
@@ -321,6 +335,7 @@ function onHostMessage(m: ToWebview): void {
       return;
     case "userMessage":
       T.addUser(transcript, m.text, m.attachments);
+      follower.jump(); // sending is "take me to the conversation": follow again
       schedule(false, lastIndex());
       return;
     case "turnStarted":
@@ -373,6 +388,10 @@ function onHostMessage(m: ToWebview): void {
       return;
     case "model":
       model = m.label;
+      schedule();
+      return;
+    case "models":
+      picker.setList(m);
       schedule();
       return;
     case "contextUsage":

@@ -49,7 +49,7 @@ def _replay_compare(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:
             print(f"agentls replay: {error}", file=sys.stderr)
             return 2
-    comparisons = compare(args.traces, jobs=args.jobs)
+    comparisons = compare(args.traces, jobs=args.jobs, cache=args.cache)
     print(json.dumps(comparison_json(comparisons)) if args.json else format_comparison(comparisons))
     return 0
 

@@ -317,6 +317,7 @@ async def full_disks(tmp_path: Path, tally: Tally) -> None:
                           f"{data}: {completed} turns")
 
 
+@pytest.mark.timeout(900)  # ~30 s on an idle machine; a loaded CI box may take several times that
 async def test_over_a_thousand_damages_never_stop_the_agent_nor_lose_a_completed_turn(scratch, tally, capsys):
     tmp_path, rng = scratch, random.Random(8)
     timings = {}

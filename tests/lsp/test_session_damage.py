@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -124,3 +123,17 @@ async def test_two_servers_on_one_workspace_keep_their_conversations_apart(start
     assert f"prompt {other}" not in text and f"answer {other}" not in text  # nothing of the other conversation
     for turn in range(3):
         assert f"prompt {mine}{turn}" in text and f"answer {mine}{turn}" in text  # all of its own
+
+
+async def test_ask_on_a_database_that_is_not_a_database_sets_it_aside_and_answers(tmp_path, workspace):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "sessions.db").write_bytes(b"this is not a database\n" * 100)
+    done = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "agentls", "ask", "What does notes.md say?", "--workspace",
+                         str(workspace)], capture_output=True, text=True, env=server_env(data), timeout=120)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 0 and "The answer is 42." in done.stdout
+    assert "The session database was damaged" in done.stderr  # told, in the terminal
+    kept = list(data.glob("sessions.db.damaged-*"))
+    assert len(kept) == 1 and kept[0].read_bytes().startswith(b"this is not a database")  # set aside, not deleted

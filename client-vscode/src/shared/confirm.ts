@@ -5,7 +5,17 @@ import { visible } from "./visible";
 export const APPROVE = "Approve";
 export const ALWAYS = "Always for this session";
 export const REJECT = "Reject";
-export const CONFIRM_BUTTONS = [APPROVE, ALWAYS, REJECT] as const;
+
+/**
+ * The buttons of one approval. A modal (shell commands, MCP calls: the detail shows what
+ * runs) gets no Reject: VS Code adds Cancel to every modal, and two negative choices confuse.
+ * File changes are asked in a non-modal notification, so the diff editor stays visible;
+ * it needs its own Reject.
+ */
+export function confirmButtons(p: ConfirmParams): { modal: boolean; buttons: string[] } {
+  if (p.kind === "shell" || p.kind === "mcp") return { modal: true, buttons: [APPROVE, ALWAYS] };
+  return { modal: false, buttons: [APPROVE, ALWAYS, REJECT] };
+}
 
 /** undefined = the dialog was dismissed (Escape / Cancel) → rejected. */
 export function confirmResult(choice: string | undefined): ConfirmResult {

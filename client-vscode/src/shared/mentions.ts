@@ -59,7 +59,8 @@ export function scorePath(path: string, query: string): number {
   const q = query.toLowerCase();
   const base = p.slice(p.lastIndexOf("/") + 1);
   if (base === q) return 1000;
-  if (base.startsWith(q)) return 800 - base.length;
+  // typed in the file's own case (`@READ` → README.md before read.py): a small bonus
+  if (base.startsWith(q)) return 800 - base.length + (path.slice(path.lastIndexOf("/") + 1).startsWith(query) ? 50 : 0);
   if (p.includes(q)) return 500 - p.length;
   // subsequence match
   let i = 0;
@@ -67,11 +68,16 @@ export function scorePath(path: string, query: string): number {
   return i === q.length ? 100 - p.length / 100 : -1;
 }
 
+/** Equal scores: the shallower path first (`@READ` → the root README.md, not client-vscode/README.md). */
+function depth(path: string): number {
+  return path.split("/").length;
+}
+
 export function rankPaths(paths: string[], query: string, limit = 20): string[] {
   return paths
     .map((p) => ({ p, s: scorePath(p, query) }))
     .filter((x) => x.s >= 0)
-    .sort((a, b) => b.s - a.s || a.p.localeCompare(b.p))
+    .sort((a, b) => b.s - a.s || depth(a.p) - depth(b.p) || a.p.localeCompare(b.p))
     .slice(0, limit)
     .map((x) => x.p);
 }

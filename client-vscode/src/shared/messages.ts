@@ -1,5 +1,5 @@
 /** Messages between the extension and the chat webview. */
-import type { AgentEvent, ContextUsage, ToolResult } from "../protocol";
+import type { AgentEvent, ContextUsage, ModelInfo, ToolResult } from "../protocol";
 import type { SlashName } from "./slash";
 import type { TranscriptItem } from "./transcript";
 
@@ -20,6 +20,7 @@ export type ToWebview =
   | { type: "cleared" }
   | { type: "server"; status: ServerStatus }
   | { type: "model"; label: string }
+  | { type: "models"; models: ModelInfo[]; current: string; configured: string; demo: boolean }
   | { type: "contextUsage"; usage: ContextUsage }
   | { type: "mentionResults"; query: string; items: string[] }
   | { type: "toolResult"; toolUseId: string; result?: ToolResult; error?: string }
@@ -35,6 +36,7 @@ export type FromWebview =
   | { type: "ready" }
   | { type: "send"; text: string }
   | { type: "stop" }
+  | { type: "setModel"; model: string }
   | { type: "command"; name: SlashName; args: string }
   | { type: "mentionQuery"; query: string }
   | { type: "copy"; text: string }

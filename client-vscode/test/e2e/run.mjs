@@ -25,6 +25,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { contextSteps } from "./steps-context.mjs";
 import { editorSteps } from "./steps-editor.mjs";
+import { sessionSteps } from "./steps-sessions.mjs";
 import { mcpSteps } from "./steps-mcp.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -74,7 +75,7 @@ function serverExists() {
       child.kill("SIGKILL");
       resolve(ok);
     };
-    const timer = setTimeout(() => done(false), 30_000);
+    const timer = setTimeout(() => done(false), 90_000); // a probe, not a deadline: a loaded machine imports slowly
     child.on("error", () => done(false));
     child.on("exit", () => done(/"id":\s*1\b[\s\S]*"result"|"result"[\s\S]*"id":\s*1\b/.test(out)));
     child.stdout.on("data", (d) => {
@@ -363,6 +364,7 @@ async function main() {
     await shot(page, "07-settings-changed");
     await contextSteps({ page, chat, workspace, shot, palette, statusText, waitFor, log, fail }); // issue 9 (needs the demo model)
     await editorSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
+    await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }); // issue 10
     await mcpSteps({ page, chat, workspace, python, repo, shot, palette, waitFor, statusText, log, fail });
   }
   if (fake) {
@@ -377,12 +379,13 @@ async function main() {
     await chat.locator(".msg.assistant", { hasText: "approved=true remember=true" }).waitFor({ timeout: 30_000 });
     await chat.locator("#input").fill("edit hello.py");
     await chat.locator("#input").press("Enter");
-    await dialog.waitFor({ timeout: 30_000 });
+    const editToast = page.locator(".notification-toast", { hasText: "wants to edit" }).first(); // not a modal: the diff stays visible
+    await editToast.waitFor({ timeout: 30_000 });
     await page.locator(".editor-instance .monaco-diff-editor, .monaco-diff-editor").first().waitFor({ timeout: 30_000 });
     await shot(page, "08-approve-edit-diff");
-    await dialog.locator("a.monaco-button, button", { hasText: "Reject" }).first().click();
+    await editToast.locator("a.monaco-button, button", { hasText: "Reject" }).first().click();
     await chat.locator(".msg.assistant", { hasText: "approved=false" }).waitFor({ timeout: 30_000 });
-    log("approvals: modal for shell (Always), diff + modal for edit (Reject)");
+    log("approvals: modal for shell (Always), diff + notification for edit (Reject)");
     // 08b: Stop cancels the running turn ($/cancelRequest)
     await chat.locator("#input").fill("count slowly to 200");
     await chat.locator("#input").press("Enter");

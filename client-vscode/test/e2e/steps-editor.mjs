@@ -10,12 +10,9 @@
 //   13 an approved edit that introduces a type error → its tool result lists
 //      the new TS2322 (and not the error that was already there);
 //      get_diagnostics then lists both errors of the workspace
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-
-const here = path.dirname(fileURLToPath(import.meta.url));
+import { recordedBodies, startScriptedApi } from "./scriptedApi.mjs";
 
 const SHAPES_TS = `export class Shape {
   constructor(readonly width: number, readonly height: number) {}
@@ -48,27 +45,9 @@ const SCRIPT = [
   { content: "main.ts has two type errors." },
 ];
 
-function startMockApi(python, dir) {
-  const script = path.join(dir, "editor-script.json");
-  const record = path.join(dir, "editor-requests.jsonl");
-  writeFileSync(script, JSON.stringify(SCRIPT));
-  const child = spawn(python, [path.join(here, "editor_mock_api.py"), script, record], { stdio: ["ignore", "pipe", "inherit"] });
-  const url = new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d.toString();
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`editor_mock_api.py exited with ${code}`)));
-  });
-  return { child, url, record };
-}
-
 /** The tool_result the model received for the last call of `tool`. */
 function toolResult(record, tool) {
-  if (!existsSync(record)) return undefined;
-  const bodies = readFileSync(record, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const bodies = recordedBodies(record);
   const messages = bodies.at(-1)?.messages ?? [];
   const uses = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === "tool_use" && b.name === tool);
   const id = uses.at(-1)?.id;
@@ -80,7 +59,7 @@ export async function editorSteps({ page, chat, workspace, python, tmp, log, fai
   writeFileSync(path.join(workspace, "shapes.ts"), SHAPES_TS);
   writeFileSync(path.join(workspace, "main.ts"), MAIN_TS);
   writeFileSync(path.join(workspace, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "es2020", module: "commonjs" }, include: ["*.ts"] }));
-  const mock = startMockApi(python, tmp);
+  const mock = startScriptedApi(python, tmp, "editor", SCRIPT);
   try {
     const url = await mock.url;
     log(`scripted model at ${url}`);
@@ -129,10 +108,10 @@ export async function editorSteps({ page, chat, workspace, python, tmp, log, fai
 
     // 13: an approved edit that breaks the types
     const edited = await turn("Show the total with its unit.", "edit_file");
-    const dialog = page.locator(".monaco-dialog-box");
-    await dialog.waitFor({ timeout: 60_000 });
+    const approval = page.locator(".notification-toast", { hasText: "wants to edit" }).first(); // beside the diff, not a modal
+    await approval.waitFor({ timeout: 60_000 });
     await shot(page, "13-editor-approve-edit");
-    await dialog.locator("a.monaco-button, button", { hasText: "Approve" }).first().click();
+    await approval.locator("a.monaco-button, button", { hasText: "Approve" }).first().click();
     const result = await edited();
     log(`edit_file result as the model got it:\n${result}`);
     if (!/^Applied; 1 new error:$/m.test(result)) fail(`the edit result does not report exactly one new error: ${result}`);

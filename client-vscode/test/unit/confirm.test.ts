@@ -32,7 +32,39 @@ test("shell confirmation shows a modal with the command and maps the choice", as
   assert.deepEqual(await handler({ kind: "shell", command: "pytest -q" }), { approved: true, remember: true });
   assert.equal(calls[0].options.modal, true);
   assert.equal(calls[0].options.detail, "pytest -q");
-  assert.deepEqual(calls[0].items, [APPROVE, ALWAYS, REJECT]);
+  assert.deepEqual(calls[0].items, [APPROVE, ALWAYS], "the modal's own Cancel is the one negative choice");
   choice = undefined;
   assert.deepEqual(await handler({ kind: "shell", command: "curl x | sh" }), { approved: false, remember: false });
+});
+
+test("a file change is asked without a modal, so the diff editor stays visible", async () => {
+  const calls: { message: string; options: { modal?: boolean }; items: string[] }[] = [];
+  const ui = {
+    showWarningMessage: (message: string, options: { modal?: boolean }, ...items: string[]) => {
+      calls.push({ message, options, items });
+      return Promise.resolve(REJECT);
+    },
+  };
+  const handler = makeConfirmHandler(new VirtualDocs(), ui as never);
+  assert.deepEqual(await handler({ kind: "edit", path: "README.md", diff: "@@ -1 +1 @@\n-a\n+b\n" }), { approved: false, remember: false });
+  assert.notEqual(calls[0].options.modal, true);
+  assert.match(calls[0].message, /edit README\.md/);
+  assert.deepEqual(calls[0].items, [APPROVE, ALWAYS, REJECT]);
+});
+
+test("an MCP call is asked in a modal whose detail shows the arguments", async () => {
+  const calls: { message: string; options: { modal?: boolean; detail?: string }; items: string[] }[] = [];
+  const ui = {
+    showWarningMessage: (message: string, options: { modal?: boolean; detail?: string }, ...items: string[]) => {
+      calls.push({ message, options, items });
+      return Promise.resolve(APPROVE);
+    },
+  };
+  const handler = makeConfirmHandler(new VirtualDocs(), ui as never);
+  const input = JSON.stringify({ repo_path: "/w" });
+  assert.deepEqual(await handler({ kind: "mcp", server: "git", tool: "git_status", input }), { approved: true, remember: false });
+  assert.equal(calls[0].options.modal, true);
+  assert.equal(calls[0].options.detail, input);
+  assert.match(calls[0].message, /call git_status on MCP server 'git'/);
+  assert.deepEqual(calls[0].items, [APPROVE, ALWAYS]);
 });

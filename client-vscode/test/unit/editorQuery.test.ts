@@ -106,6 +106,23 @@ test("diagnostics re-published before the document's last edit are not the edit'
   handler.dispose();
 });
 
+test("after an edit, a publication that says the same as before is not the answer (syntax before semantics)", async () => {
+  const { api, publish, edit } = fakeEditor();
+  const handler = new EditorQueryHandler(api);
+  publish(A, []);
+  const since = handler.generation(A);
+  edit(A); // the edit lands on a clean file
+  const asked = handler.handle({ kind: "diagnostics", uri: A, changedSince: since, waitMs: 30_000 });
+  let answered = false;
+  void asked.then(() => (answered = true));
+  publish(A, []); // syntax diagnostics: nothing new yet
+  await new Promise((ok) => setTimeout(ok, QUIET_MS * 3)); // the semantic answer is slow on a busy machine
+  assert.equal(answered, false, "answered before the semantic diagnostics came");
+  publish(A, [typeError]);
+  assert.deepEqual((await asked).diagnostics?.map((d) => d.code), [2322]);
+  handler.dispose();
+});
+
 test("a cancelled request stops waiting", async () => {
   const { api } = fakeEditor();
   const handler = new EditorQueryHandler(api);

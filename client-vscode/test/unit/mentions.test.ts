@@ -31,3 +31,9 @@ test("ranking prefers basename matches", () => {
   assert.deepEqual(rankPaths(paths, "zzz"), []);
   assert.equal(rankPaths(paths, "", 2).length, 2);
 });
+
+test("@READ ranks the workspace's own README.md first", () => {
+  const paths = ["client-vscode/README.md", "docs/read.py", "README.md", "server/reader.py"];
+  assert.deepEqual(rankPaths(paths, "READ").slice(0, 2), ["README.md", "client-vscode/README.md"]);
+  assert.equal(rankPaths(paths, "read")[0], "docs/read.py");
+});

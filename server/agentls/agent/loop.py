@@ -156,6 +156,7 @@ class Agent:
             self.model_settings = model
             self.client = ModelClient(model)
             self.client.costs = costs
+            costs.retarget(model.model, model.prices)  # cost views name the model that answers now
             self._retired.append(old)  # closed in aclose: a call may still be using it
         if context is not None:
             self._context_config = context

@@ -29,22 +29,23 @@ class Comparison:
         return total_of(self.results[policy])
 
 
-def _replay_one(job: tuple[str, str, int]) -> TraceResult:
-    path, policy, window = job
+def _replay_one(job: tuple[str, str, int, str]) -> TraceResult:
+    path, policy, window, cache = job
     trace_id, messages = load_trace(path)
-    return replay_trace(trace_id, messages, policy, window, check=request_problems)
+    return replay_trace(trace_id, messages, policy, window, check=request_problems, cache=cache)
 
 
 def compare(paths: list[str], windows: tuple[int, ...] = WINDOWS, policies: tuple[str, ...] = POLICIES,
-            jobs: int = 1) -> list[Comparison]:
-    work = [(p, policy, w) for w in windows for policy in policies for p in paths]
+            jobs: int = 1, cache: str = "anthropic") -> list[Comparison]:
+    """Every policy at every window, all billed by the same cache model."""
+    work = [(p, policy, w, cache) for w in windows for policy in policies for p in paths]
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
             done = list(pool.map(_replay_one, work, chunksize=4))
     else:
         done = [_replay_one(job) for job in work]
     found = dict(zip(work, done))
-    return [Comparison(w, {policy: [found[(p, policy, w)] for p in paths] for policy in policies})
+    return [Comparison(w, {policy: [found[(p, policy, w, cache)] for p in paths] for policy in policies})
             for w in windows]
 
 

@@ -184,13 +184,13 @@ class AgentHost:
         if self.options.editor_queries:
             editor = EditorQueryClient(self.ls, self.options.editor_queries, lambda: self.settings.diagnostics_wait())
         self._agent = await asyncio.to_thread(functools.partial(
-            Agent, self.workspace, model, context=context_config(settings), approve=self.policy, session=session,
+            Agent, self.workspace, model, context=context_config(settings, model.model), approve=self.policy, session=session,
             editor=editor, mcp_servers=settings.mcp_servers))
         self.show_session_problems()
         if self.settings is not settings:  # changed while we were building
             async with self._settings_lock:
-                self._agent.reconfigure(await self._model_settings(), context_config(self.settings),
-                                        self.settings.mcp_servers)
+                model = await self._model_settings()
+                self._agent.reconfigure(model, context_config(self.settings, model.model), self.settings.mcp_servers)
         return self._agent
 
     async def _model_settings(self):
@@ -282,7 +282,8 @@ class AgentHost:
                 return  # the build picks the new settings up
             was_demo = self.demo is not None
             old_client = self._agent.client
-            self._agent.reconfigure(await self._model_settings(), context_config(settings), settings.mcp_servers)
+            model = await self._model_settings()
+            self._agent.reconfigure(model, context_config(settings, model.model), settings.mcp_servers)
             if self._agent.client is not old_client:
                 self._retire(old_client.aclose)
             if self.policy is not None:

@@ -199,12 +199,16 @@ def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str |
     return ModelSettings(**values)
 
 
-def context_config(settings: AgentSettings) -> "ContextConfig":
+def context_config(settings: AgentSettings, model: str | None = None) -> "ContextConfig":
+    """The context settings; the window is the model's (see model/catalog.py) unless contextWindow is set."""
     from ..context import ContextConfig
+    from ..model.catalog import window_for
 
     values: dict[str, Any] = dict(settings.thresholds)
     if settings.context_window is not None:
         values["window"] = settings.context_window
+    elif model:
+        values["window"] = window_for(model)
     if settings.output_reserve is not None:
         values["output_reserve"] = settings.output_reserve
     return ContextConfig(**values)

@@ -106,6 +106,10 @@ class CostTracker:
     def reset(self) -> None:
         self._by_model.clear()
 
+    def retarget(self, model: str, overrides: Mapping[str, Mapping[str, float]] | None) -> None:
+        """Another model answers from now on: name it, price its requests; the totals so far stay."""
+        self.model, self._overrides = model, overrides
+
     @property
     def requests(self) -> int:
         return sum(t.requests for t in self._by_model.values())

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .base import Database, StoreError
-from .db import Opened, _in_memory, _plain, data_dir
+from .db import data_dir, in_memory
 from .legacy import migrate
 from .records import INTERRUPTED, Restored, repaired
 from .session import Session
@@ -47,7 +47,7 @@ def open_session(root: Path, *, new: bool = False, base: Path | None = None,
 
 def _unsaved_copy(db: Database, root: Path, reason: str) -> Session:
     """The database can be read but not written (read-only, full): its last conversation, in memory."""
-    memory = Database(_in_memory(f"the session database cannot be written ({reason})"))
+    memory = Database(in_memory(f"the session database cannot be written ({reason})"))
     try:
         rows = db.read("SELECT id FROM sessions WHERE workspace = ? ORDER BY updated DESC LIMIT 1",
                        (workspace_key(root),))

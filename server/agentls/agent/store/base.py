@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import Iterator
 
-from .db import Opened, _plain, open_database
+from .db import Opened, plain_words, open_database
 
 
 class StoreError(Exception):
@@ -41,7 +41,7 @@ class Database:
             except (sqlite3.Error, OSError) as error:
                 with contextlib.suppress(sqlite3.Error):
                     self.connection.execute("ROLLBACK")
-                raise StoreError(_plain(error)) from error
+                raise StoreError(plain_words(error)) from error
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):
                     self.connection.execute("ROLLBACK")
@@ -52,7 +52,7 @@ class Database:
             try:
                 return self.connection.execute(sql, params).fetchall()
             except sqlite3.Error as error:
-                raise StoreError(_plain(error)) from error
+                raise StoreError(plain_words(error)) from error
 
     def close(self) -> None:
         with self.lock, contextlib.suppress(sqlite3.Error):

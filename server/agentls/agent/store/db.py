@@ -84,7 +84,7 @@ def open_database(base: Path | None = None) -> Opened:
         folder.mkdir(parents=True, exist_ok=True)
         connection = connect(path)
     except (OSError, sqlite3.Error) as error:
-        return _in_memory(f"the sessions folder {folder} cannot be used ({_plain(error)})")
+        return in_memory(f"the sessions folder {folder} cannot be used ({plain_words(error)})")
     try:
         prepare(connection)
         return Opened(connection, path)
@@ -92,11 +92,28 @@ def open_database(base: Path | None = None) -> Opened:
         connection.close()
         if isinstance(error, sqlite3.OperationalError) and "malformed" not in str(error):
             # locked for too long, read-only, I/O error: the file may be fine, so it is left alone
-            return _in_memory(f"the session database {path} cannot be used ({_plain(error)})")
+            return in_memory(f"the session database {path} cannot be used ({plain_words(error)})")
         return _replace_damaged(path, error)
 
 
+def _fixed_meanwhile(path: Path) -> Opened | None:
+    """Another process may have just replaced the damaged file: then it is used, not moved again."""
+    try:
+        connection = connect(path)
+    except sqlite3.Error:
+        return None
+    try:
+        prepare(connection)
+    except sqlite3.Error:
+        connection.close()
+        return None
+    return Opened(connection, path)
+
+
 def _replace_damaged(path: Path, error: sqlite3.Error) -> Opened:
+    fixed = _fixed_meanwhile(path)
+    if fixed is not None:
+        return fixed
     aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
     try:
         for suffix in ("", "-wal", "-shm"):
@@ -106,22 +123,22 @@ def _replace_damaged(path: Path, error: sqlite3.Error) -> Opened:
         connection = connect(path)
         prepare(connection, check=False)
     except (OSError, sqlite3.Error) as again:
-        return _in_memory(f"the session database {path} is damaged and cannot be replaced ({_plain(again)})")
+        return in_memory(f"the session database {path} is damaged and cannot be replaced ({plain_words(again)})")
     from .salvage import salvage
 
     copied = salvage(aside, connection)
-    problem = (f"The session database was damaged ({_plain(error)}). It was kept as {aside.name}; "
+    problem = (f"The session database was damaged ({plain_words(error)}). It was kept as {aside.name}; "
                f"{copied} readable records were copied into a fresh database.")
     return Opened(connection, path, [problem])
 
 
-def _in_memory(problem: str) -> Opened:
+def in_memory(problem: str) -> Opened:
     connection = connect(":memory:")
     prepare(connection, check=False)
     return Opened(connection, None, [f"Your conversation will not be saved: {problem}."])
 
 
-def _plain(error: BaseException) -> str:
+def plain_words(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return str(error) or type(error).__name__

@@ -14,7 +14,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterator
 
 from .base import Database, StoreError
 from .records import KINDS, body_of, clean_message, clean_usage, replay
@@ -83,7 +83,7 @@ def add_session(db: Database, root: Path | str, parsed: Parsed, *, session_id: s
             return ""
         if session_id is None or connection.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
             session_id = new_session_id()
-        SessionStore._create(connection, key, created, session_id, title or title_of(prompts[0] if prompts else ""))
+        SessionStore.create_row(connection, key, created, session_id, title or title_of(prompts[0] if prompts else ""))
         connection.execute("UPDATE sessions SET updated = ?, turns = ? WHERE id = ?",
                            (updated or (max(stamps) if stamps else now), len(prompts), session_id))
         connection.executemany("INSERT INTO records (session, seq, kind, at, body) VALUES (?, ?, ?, ?, ?)",
@@ -119,7 +119,3 @@ def export_jsonl(db: Database, session_id: str) -> Iterator[str]:
 
 def _line(value: dict[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False) + "\n"
-
-
-def lines_of(chunks: Iterable[str]) -> str:
-    return "".join(chunks)

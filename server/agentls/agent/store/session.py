@@ -186,7 +186,7 @@ class Session:
             self.db.close()
 
 
-def claim(db: Database, session_id: str, connection, now: float, owner: str | None = None) -> tuple[str, int] | None:
+def claim(session_id: str, connection, now: float, owner: str | None = None) -> tuple[str, int] | None:
     """Inside a transaction: take the session's lease; (owner, last seq) or None if another process holds it."""
     owner = owner or new_owner()
     if not try_take(connection, session_id, owner, now):

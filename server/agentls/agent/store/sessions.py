@@ -57,21 +57,21 @@ class SessionStore:
             if session_id is not None:
                 if connection.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
                     raise StoreError(f"no session {session_id}")
-                claimed = claim(self.db, session_id, connection, now)
+                claimed = claim(session_id, connection, now)
                 if claimed is None:
                     raise StoreError(f"session {session_id} is open in another window")
                 return Session(self.db, session_id, *claimed, workspace=key, owns_db=False)
             if not new:
                 for (candidate,) in connection.execute(
                         "SELECT id FROM sessions WHERE workspace = ? ORDER BY updated DESC, created DESC", (key,)).fetchall():
-                    claimed = claim(self.db, candidate, connection, now)
+                    claimed = claim(candidate, connection, now)
                     if claimed is not None:
                         return Session(self.db, candidate, *claimed, workspace=key, owns_db=False)
-            fresh = self._create(connection, key, now) if new else new_session_id()  # else: created on first write
-            return Session(self.db, fresh, *claim(self.db, fresh, connection, now), workspace=key, owns_db=False)
+            fresh = self.create_row(connection, key, now) if new else new_session_id()  # else: created on first write
+            return Session(self.db, fresh, *claim(fresh, connection, now), workspace=key, owns_db=False)
 
     @staticmethod
-    def _create(connection, key: str, now: float, session_id: str | None = None, title: str = "") -> str:
+    def create_row(connection, key: str, now: float, session_id: str | None = None, title: str = "") -> str:
         session_id = session_id or new_session_id()
         connection.execute("INSERT INTO sessions (id, workspace, title, created, updated, turns) VALUES (?, ?, ?, ?, ?, 0)",
                            (session_id, key, title, now, now))

@@ -69,7 +69,7 @@ async def new_session(ls, params: Any) -> dict[str, Any]:
     agent = await host.agent()
     from ...agent.store import open_session
 
-    with host.exclusive("start a new chat"):
+    with host.exclusive("new chat"):
         session = await asyncio.to_thread(open_session, host.session_root, new=True)
         agent.clear(session)
         host.show_session_problems()
@@ -89,7 +89,7 @@ async def resume(ls, params: Any) -> dict[str, Any]:
 
     if session_id == _current_id(agent):
         return {"sessionId": session_id, "transcript": transcript(agent.history())}
-    with host.exclusive("resume a session"):
+    with host.exclusive("session switch"):
         try:
             session = await asyncio.to_thread(open_session, host.session_root, session_id=session_id)
         except StoreError as error:
