@@ -364,8 +364,9 @@ async function main() {
     await shot(page, "07-settings-changed");
     await contextSteps({ page, chat, workspace, shot, palette, statusText, waitFor, log, fail }); // issue 9 (needs the demo model)
     await editorSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
+    await mcpSteps({ page, chat, workspace, python, repo, shot, palette, waitFor, statusText, log, fail }); // issue 12
+    // last: its final step points agentls.pythonPath at a missing interpreter, which stops the server
     await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }); // issue 10
-    await mcpSteps({ page, chat, workspace, python, repo, shot, palette, waitFor, statusText, log, fail });
   }
   if (fake) {
     // 07: approvals — a shell command in a modal, an edit as a diff + modal
