@@ -73,7 +73,7 @@ class History:
     msg_tokens: list[int] = field(default_factory=list)
     total_tokens: int = 0
     category_tokens: dict[str, int] = field(
-        default_factory=lambda: {"user": 0, "assistant": 0, "toolResults": 0}
+        default_factory=lambda: {"user": 0, "assistant": 0, "tool_results": 0}
     )
     records: dict[str, ToolRecord] = field(default_factory=dict)
     results: list[str] = field(default_factory=list)  # tool_use ids by result arrival
@@ -190,7 +190,7 @@ class History:
             self.category_tokens["assistant"] += sign * self.token_of(message_chars(message))
             return
         results = sum(len(result_text(b)) for b in blocks_of(message) if b.get("type") == "tool_result")
-        self.category_tokens["toolResults"] += sign * self.token_of(results)
+        self.category_tokens["tool_results"] += sign * self.token_of(results)
         self.category_tokens["user"] += sign * self.token_of(message_chars(message) - results)
 
     def extend_last_user(self, blocks: list[Block]) -> None:

@@ -9,7 +9,6 @@ the cache-aware policy and says whether a summary (L3) is due; the caller
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from . import rewrite as rw
 from .blocks import Message, blocks_of, result_text
@@ -23,8 +22,10 @@ from .microcompact import is_idle
 from .placeholders import parse_cleared_prose
 from .policy import Batch, plan_batch, plan_emergency
 from .prompt_cache import message_breakpoints
-from .store import MemoryStore, ResultStore, result_ref
-from .tokens import TokenMeter, Usage
+from .report import COMPACT, NONE, TOO_LARGE, TRIM, Categories, ContextReport, LayerFigure, Placeholder
+from .store import MemoryStore, ResultStore, input_ref, result_ref
+from .tokens import TokenMeter
+from .usage import Usage
 from .truncate import cut_oversized, truncate_results
 
 
@@ -274,59 +275,49 @@ class ContextEngine:
 
     # -- reports -----------------------------------------------------------------
 
-    def report(self, tools_tokens: int = 0) -> dict[str, Any]:
-        """What the model sees, for agent/context (camelCase, every field present)."""
+    def report(self, tools_tokens: int = 0) -> ContextReport:
+        """What the model sees: the figures of every context view."""
         cfg = self.config
         estimate = self.estimate()
         cats = self.history.category_tokens
-        return {
-            "window": cfg.window,
-            "effectiveWindow": cfg.effective_window,
-            "used": estimate,
-            "utilization": round(estimate / cfg.effective_window, 4),
-            "level": self.level(),
-            "categories": {
-                "system": max(0, cfg.system_tokens - tools_tokens),
-                "tools": tools_tokens,
-                "user": cats["user"],
-                "assistant": cats["assistant"],
-                "toolResults": cats["toolResults"],
-            },
-            "layers": [
-                {"layer": name, "count": stat.count, "tokensSaved": stat.tokens_saved}
-                for name, stat in self.stats.items()
-            ],
-            "nextRequest": self.next_request(estimate),
-        }
+        return ContextReport(
+            window=cfg.window,
+            effective_window=cfg.effective_window,
+            used=estimate,
+            utilization=round(estimate / cfg.effective_window, 4),
+            level=self.level(),
+            categories=Categories(system=max(0, cfg.system_tokens - tools_tokens), tools=tools_tokens,
+                                  user=cats["user"], assistant=cats["assistant"], tool_results=cats["tool_results"]),
+            layers=tuple(LayerFigure(name, stat.count, stat.tokens_saved) for name, stat in self.stats.items()),
+            next_request=self.next_request(estimate),
+        )
 
     def next_request(self, estimate: int) -> str:
-        """What preparing the next request will do about the size: none, compact, trim or tooLarge."""
+        """What preparing the next request will do about the size: none, compact, trim or too large."""
         cfg = self.config
         window = cfg.effective_window
         summarisable = (self.summary_failures < cfg.breaker_failures
                         and choose_cut(self.history, cfg) is not None)
         if estimate >= cfg.compact_at * window and summarisable:
-            return "compact"
+            return COMPACT
         if estimate <= window:
-            return "none"
-        return "trim" if estimate - plan_emergency(self.history, cfg).saves <= window else "tooLarge"
+            return NONE
+        return TRIM if estimate - plan_emergency(self.history, cfg).saves <= window else TOO_LARGE
 
-    def placeholders(self) -> list[dict[str, Any]]:
+    def placeholders(self) -> list[Placeholder]:
         found = []
         for record in self.history.records.values():
             if record.state:
-                found.append({"toolUseId": record.id, "tool": record.name, "layer": record.state,
-                              "ref": result_ref(record.id), "originalChars": record.original_chars})
+                found.append(Placeholder(record.id, record.name, record.state, result_ref(record.id),
+                                         record.original_chars))
             if record.input_cleared:
-                found.append({"toolUseId": record.id, "tool": record.name, "layer": "clearedInput",
-                              "ref": result_ref(record.id) + "/input", "originalChars": record.input_chars})
+                found.append(Placeholder(record.id, record.name, "clearedInput", input_ref(record.id),
+                                         record.input_chars))
         for message in self.history.messages:  # the report is rare: a scan is fine
             if message["role"] != "assistant":
                 continue
             for block in blocks_of(message):
                 cleared = parse_cleared_prose(block.get("text", "")) if block.get("type") == "text" else None
                 if cleared:
-                    found.append({"toolUseId": "", "tool": "(assistant text)", "layer": "clearedProse",
-                                  "ref": cleared[0], "originalChars": cleared[1]})
+                    found.append(Placeholder("", "(assistant text)", "clearedProse", cleared[0], cleared[1]))
         return found
-

@@ -10,17 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .usage import Usage
 
-@dataclass
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-
-    @property
-    def prompt_tokens(self) -> int:
-        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+__all__ = ["TokenMeter", "Usage"]
 
 
 @dataclass
@@ -28,8 +20,7 @@ class TokenMeter:
     anchor_tokens: int | None = None  # real prompt size of the last call
     anchor_estimate: int = 0  # our estimate of that same prompt
 
-    def record(self, usage: "Usage", estimate_at_call: int) -> None:
-        """usage: anything with prompt_tokens (this Usage, or the model client's)."""
+    def record(self, usage: Usage, estimate_at_call: int) -> None:
         if usage.prompt_tokens > 0:
             self.anchor_tokens = usage.prompt_tokens
             self.anchor_estimate = estimate_at_call

@@ -1,0 +1,80 @@
+"""What the model sees, as plain data: the figures behind every context view.
+
+One definition of utilization (docs/protocol.md, "Utilization"): used tokens
+over the usable window (window − output reserve). Front ends turn these into
+their own wire shapes; nothing here knows a protocol.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Categories:
+    """Tokens of the request by what they are."""
+
+    system: int = 0
+    tools: int = 0
+    user: int = 0
+    assistant: int = 0
+    tool_results: int = 0
+
+
+@dataclass(frozen=True)
+class LayerFigure:
+    """How often a layer rewrote something this session, and what that saved."""
+
+    layer: str
+    count: int
+    tokens_saved: int
+
+
+@dataclass(frozen=True)
+class ContextReport:
+    window: int
+    effective_window: int  # window − output reserve: what utilization is measured against
+    used: int
+    utilization: float
+    level: str  # "ok" | "warn" | "high"
+    categories: Categories
+    layers: tuple[LayerFigure, ...] = ()
+    next_request: str = "none"  # what preparing the next request does about its size: NEXT_REQUEST
+
+
+# What preparing the next request will do about its size. (Identifiers like these and the layer
+# names are shared with docs/protocol.md as they are; only field names differ between core and wire.)
+NONE, COMPACT, TRIM, TOO_LARGE = "none", "compact", "trim", "tooLarge"
+NEXT_REQUEST = (NONE, COMPACT, TRIM, TOO_LARGE)
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """A rewritten block whose full text is re-readable by its ref."""
+
+    tool_use_id: str  # "" for assistant prose
+    tool: str
+    layer: str  # the state it is in: truncated, budgeted, snipped, cleared, clearedInput, clearedProse
+    ref: str
+    original_chars: int
+
+
+@dataclass(frozen=True)
+class ContextDetails:
+    """agent/context and /context: the report plus what explains it."""
+
+    report: ContextReport
+    placeholders: tuple[Placeholder, ...] = ()
+    mcp_tools: tuple[McpToolTokens, ...] = ()
+    tool_list_changes: int = 0
+
+
+@dataclass(frozen=True)
+class McpToolTokens:
+    server: str
+    tools: int
+    tokens: int
+
+
+__all__ = ["COMPACT", "NEXT_REQUEST", "NONE", "TOO_LARGE", "TRIM", "Categories", "ContextDetails",
+           "ContextReport", "LayerFigure", "McpToolTokens", "Placeholder"]
