@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .attachments import is_attachment
 from .blocks import Message, blocks_of, result_text
 from .config import ContextConfig
 from .history import History
@@ -137,9 +138,6 @@ def is_generated(text: str) -> bool:
     return text.startswith(MARKS)
 
 
-ATTACHED_PREFIX = "Attached "  # agent/prompt: an @-mention or a selection, not the user's own words
-
-
 def user_texts_before(history: History, cut: int) -> list[str]:
     """The user's own words before the cut: no generated marks, no attachments."""
     texts = []
@@ -148,7 +146,7 @@ def user_texts_before(history: History, cut: int) -> list[str]:
             continue
         for block in blocks_of(message):
             text = block.get("text") if block.get("type") == "text" else None
-            if text and not is_generated(text) and not text.startswith(ATTACHED_PREFIX):
+            if text and not is_generated(text) and not is_attachment(block):
                 texts.append(text)
     return texts
 

@@ -9,37 +9,28 @@ to the result store under a `context://user-…` ref that read_file reads back
 text's hash, so cutting the same text again (after a restart) names the same ref.
 
 Tool results are not touched here: L0 (context/truncate.py) already bounds
-them when they are appended.
+them when they are appended. The engine applies this (ContextEngine.add_user_turn,
+fit_user_texts); whether an API refusal was about size is model/errors.py's call.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
-from typing import Any, Protocol
+from typing import Any
+
+from .store import ResultStore
 
 # A new user message may take this share of the effective window.
 USER_SHARE = 0.5
 # Head kept of a cut block at the least, so the model sees what it is about.
 MIN_HEAD_CHARS = 2_000
-_TOO_LONG = re.compile(r"too long|too large|exceeds? .*(context|maximum|limit)|maximum context|context.{0,20}(length|window)",
-                       re.IGNORECASE)
-
-
-class Store(Protocol):
-    def put(self, ref: str, text: str) -> None: ...
-
-
-def is_too_long(status: int | None, message: str) -> bool:
-    """Whether a refused request was refused for its size (400 "prompt is too long", 413)."""
-    return status == 413 or (status == 400 and _TOO_LONG.search(message) is not None)
 
 
 def user_ref(text: str) -> str:
     return f"context://user-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
-def _cut(text: str, keep: int, store: Store) -> str:
+def _cut(text: str, keep: int, store: ResultStore) -> str:
     ref = user_ref(text)
     store.put(ref, text)
     lines = text.count("\n") + 1
@@ -60,7 +51,7 @@ def _shares(sizes: list[int], budget: int) -> list[int]:
     return keep
 
 
-def fit_user_blocks(blocks: list[dict[str, Any]], budget_chars: int, store: Store) -> tuple[list[dict[str, Any]], int]:
+def fit_user_blocks(blocks: list[dict[str, Any]], budget_chars: int, store: ResultStore) -> tuple[list[dict[str, Any]], int]:
     """`blocks` with text blocks cut so that together they stay within `budget_chars`; (blocks, how many cut)."""
     texts = [i for i, block in enumerate(blocks) if block.get("type") == "text" and isinstance(block.get("text"), str)]
     sizes = [len(blocks[i]["text"]) for i in texts]
@@ -75,7 +66,7 @@ def fit_user_blocks(blocks: list[dict[str, Any]], budget_chars: int, store: Stor
     return fitted, cut
 
 
-def fit_history(messages: list[dict[str, Any]], budget_chars: int, store: Store) -> tuple[list[dict[str, Any]], int]:
+def fit_history(messages: list[dict[str, Any]], budget_chars: int, store: ResultStore) -> tuple[list[dict[str, Any]], int]:
     """Every user message's text blocks fitted to `budget_chars` (tool results left alone)."""
     out: list[dict[str, Any]] = []
     total = 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import rewrite as rw
-from .blocks import Message, blocks_of, result_text
+from .blocks import Block, Message, blocks_of, result_text
 from .compact import (SummaryError, SummaryRequest, build_summary_request, choose_cut, compacted_messages,
                       parse_summary, user_texts_before)
 from .config import ContextConfig
@@ -19,6 +19,7 @@ from .fit import fit_to_window
 from .frontier import StableFrontier
 from .history import History
 from .microcompact import is_idle
+from .oversize import USER_SHARE, fit_history, fit_user_blocks
 from .placeholders import parse_cleared_prose
 from .policy import Batch, plan_batch, plan_emergency
 from .prompt_cache import message_breakpoints
@@ -125,7 +126,12 @@ class ContextEngine:
             self.stats[rw.TRUNCATE].tokens_saved += self.config.tokens(len(original) - record.chars)
         return cut_ids
 
-    def add_user_blocks(self, blocks: list[Message]) -> Message:
+    def add_user_turn(self, blocks: list[Block]) -> Message:
+        """What the user sent, its texts cut losslessly to their share of the window (oversize.py)."""
+        blocks, _ = fit_user_blocks(blocks, self.user_budget_chars(USER_SHARE), self.store)
+        return self.add_user_blocks(blocks)
+
+    def add_user_blocks(self, blocks: list[Block]) -> Message:
         """A new user turn; merged into a trailing user message that got no answer."""
         cut, count = cut_oversized({"role": "user", "content": blocks}, self.config.oversized_chars, self.store)
         blocks = cut["content"]
@@ -135,6 +141,26 @@ class ContextEngine:
         else:
             self.history.append({"role": "user", "content": blocks})
         return self.history.messages[-1]
+
+    def user_budget_chars(self, share: float) -> int:
+        return int(self.config.effective_window * share * self.config.chars_per_token)
+
+    def fit_user_texts(self, share: float) -> int:
+        """Cut user texts over `share` of the window, losslessly; how many were cut.
+
+        A deliberate rewrite of the history: the prompt cache starts over, which
+        only happens when a request would otherwise be refused.
+        """
+        messages, cut = fit_history(self.history.messages, self.user_budget_chars(share), self.store)
+        if cut:
+            self.history = self.history.rebuilt(messages)
+            self.meter.reset()
+            self.cache_cold = True
+        return cut
+
+    def prompt_head_changed(self) -> None:
+        """The system prompt or the tool list changed: nothing cached is read, so rewrites are free."""
+        self.cache_cold = True
 
     # -- accounting ------------------------------------------------------------
 

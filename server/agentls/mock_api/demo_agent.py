@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..context.attachments import parse_attachment, typed_text
 from .script import Reply, Text, Thinking, ToolUse
 
 DEMO_LABEL = "[demo model — offline, no API key]"
@@ -33,7 +34,6 @@ _LIST_DIR = re.compile(r"\bfiles?\s+(?:in|under|of)\s+([\w./-]+)", re.IGNORECASE
 _RUN = re.compile(r"^\s*(?:please\s+)?run\s+(?:the\s+command\s+)?(.+?)\s*$", re.IGNORECASE | re.DOTALL)
 _REPLACE = re.compile(r"\breplace\s+`([^`]+)`\s+with\s+`([^`]*)`\s+in\s+(\S+)", re.IGNORECASE)
 _EDIT = re.compile(r"\b(?:edit|change|modify)\s+(?:the\s+file\s+)?(\S+)", re.IGNORECASE)
-_ATTACHED = re.compile(r"^Attached (.+?)(?: \(lines \d+-\d+\))?:\n")
 _PREVIEW_LINES = 10
 _EDIT_MARK = "edited by the agentls demo model"
 
@@ -51,24 +51,18 @@ def _text_of(message: dict) -> str:
     return "\n".join(b.get("text", "") for b in _blocks(message) if b.get("type") == "text")
 
 
-def _is_attachment(block: dict) -> bool:
-    return block.get("type") == "text" and bool(_ATTACHED.match(block.get("text", "")))
-
-
 def _typed_text(message: dict) -> str:
     """What the user typed: the message's text without the files and selections attached to it."""
-    return "\n".join(b.get("text", "") for b in _blocks(message)
-                     if b.get("type") == "text" and not _is_attachment(b))
+    return typed_text(_blocks(message), "\n")
 
 
 def _attachments(message: dict) -> dict[str, str]:
     """Attached text by the path (or uri) it came from."""
     found: dict[str, str] = {}
     for block in _blocks(message):
-        match = _ATTACHED.match(block.get("text", "")) if block.get("type") == "text" else None
-        if match:
-            body = block["text"].split("\n", 1)[1] if "\n" in block["text"] else ""
-            found[match.group(1).removeprefix("file://")] = body.strip("`\n")
+        attached = parse_attachment(block)
+        if attached is not None:
+            found[attached.where.removeprefix("file://")] = attached.text
     return found
 
 

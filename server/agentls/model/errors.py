@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+_TOO_LONG = re.compile(r"too long|too large|exceeds? .*(context|maximum|limit)|maximum context|"
+                       r"context.{0,20}(length|window)", re.IGNORECASE)
+
 
 class ModelError(Exception):
     """A model call failed for good.
@@ -27,3 +32,8 @@ def redact(text: str, *secrets: str | None) -> str:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
     return text
+
+
+def is_too_long(status: int | None, message: str) -> bool:
+    """Whether a refused request was refused for its size (400 "prompt is too long", 413)."""
+    return status == 413 or (status == 400 and _TOO_LONG.search(message) is not None)
