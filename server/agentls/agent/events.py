@@ -1,46 +1,36 @@
-"""Typed events of an agent turn; any front end (LSP, terminal) subscribes to them.
+"""Typed events of an agent turn: what every front end (LSP, ACP, terminal) renders.
 
-Each event knows its wire form: the camelCase `agent/event` payload of
-docs/protocol.md, every field present.
+Plain data with snake_case fields; each front end maps them to its own wire
+format in one place (lsp/protocol.py for `agent/event`; the terminal renders
+them as they are).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any, Awaitable, Callable, ClassVar, Union
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
+from ..context.report import ContextReport
+from ..context.usage import Usage
 
 
 @dataclass(frozen=True)
 class AgentEvent:
-    kind: ClassVar[str] = ""
-
-    def wire(self, turn_id: str) -> dict[str, Any]:
-        data = {"turnId": turn_id, "kind": self.kind}
-        for f in fields(self):
-            data[_camel(f.name)] = getattr(self, f.name)
-        return data
+    """Base of every event."""
 
 
 @dataclass(frozen=True)
 class TextDelta(AgentEvent):
-    kind: ClassVar[str] = "textDelta"
     text: str
 
 
 @dataclass(frozen=True)
 class ThinkingDelta(AgentEvent):
-    kind: ClassVar[str] = "thinkingDelta"
     text: str
 
 
 @dataclass(frozen=True)
 class ToolStart(AgentEvent):
-    kind: ClassVar[str] = "toolStart"
     tool_use_id: str
     tool: str
     summary: str
@@ -48,7 +38,6 @@ class ToolStart(AgentEvent):
 
 @dataclass(frozen=True)
 class ToolEnd(AgentEvent):
-    kind: ClassVar[str] = "toolEnd"
     tool_use_id: str
     tool: str
     summary: str
@@ -59,19 +48,18 @@ class ToolEnd(AgentEvent):
 
 @dataclass(frozen=True)
 class UsageEvent(AgentEvent):
-    kind: ClassVar[str] = "usage"
-    usage: dict[str, int] = field(default_factory=dict)
+    """One model call's tokens (or, at a turn's end, the whole turn's)."""
+
+    usage: Usage = field(default_factory=Usage)
 
 
 @dataclass(frozen=True)
 class CompactionStarted(AgentEvent):
-    kind: ClassVar[str] = "compactionStarted"
     reason: str
 
 
 @dataclass(frozen=True)
 class CompactionFinished(AgentEvent):
-    kind: ClassVar[str] = "compactionFinished"
     tokens_before: int
     tokens_after: int
     summary: str = ""  # the summary message as the model now sees it; "" when nothing changed
@@ -83,7 +71,6 @@ class CompactionFinished(AgentEvent):
 class LayerApplied(AgentEvent):
     """Earlier tool results changed form (e.g. cleared); cards can show a badge."""
 
-    kind: ClassVar[str] = "layer"
     layer: str
     tool_use_ids: list[str]
     marker: str
@@ -91,7 +78,6 @@ class LayerApplied(AgentEvent):
 
 @dataclass(frozen=True)
 class RetryEvent(AgentEvent):
-    kind: ClassVar[str] = "retry"
     attempt: int
     delay_seconds: float
     reason: str
@@ -100,7 +86,6 @@ class RetryEvent(AgentEvent):
 
 @dataclass(frozen=True)
 class ErrorEvent(AgentEvent):
-    kind: ClassVar[str] = "error"
     message: str
 
 
@@ -108,7 +93,6 @@ class ErrorEvent(AgentEvent):
 class ToolsChanged(AgentEvent):
     """The tool list changed (an MCP server listed other tools): this request rewrites the cached prompt."""
 
-    kind: ClassVar[str] = "toolsChanged"
     changes: int  # tool-list changes (cache breaks) so far in this session
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
@@ -116,19 +100,9 @@ class ToolsChanged(AgentEvent):
 
 @dataclass(frozen=True)
 class ContextUsage(AgentEvent):
-    """Not part of a turn: the `agent/contextUsage` notification's payload."""
+    """Not part of a turn: the context meter changed (the status bar's figures)."""
 
-    kind: ClassVar[str] = "contextUsage"
-    payload: dict[str, Any] = field(default_factory=dict)
-
-
-EventSink = Callable[[AgentEvent], Union[None, Awaitable[None]]]
+    report: ContextReport
 
 
-def usage_wire(usage: Any) -> dict[str, int]:
-    return {
-        "inputTokens": int(usage.input_tokens),
-        "outputTokens": int(usage.output_tokens),
-        "cacheReadTokens": int(usage.cache_read_input_tokens),
-        "cacheWriteTokens": int(usage.cache_creation_input_tokens),
-    }
+EventSink = Callable[[AgentEvent], None | Awaitable[None]]

@@ -8,30 +8,37 @@ leaves the history ending with the user's message (the next prompt joins it).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import time
 import uuid
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..context import ContextConfig, ContextEngine
+from ..context.attachments import Attachment, attachment_block
 from ..context.compact import SummaryError
+from ..context.oversize import USER_SHARE
 from ..context.pipeline import CompactionResult, NothingToGain, Prepared
+from ..context.report import ContextReport
 from ..context.rewrite import MARKER
+from ..context.usage import Usage
 from ..model import ModelClient, ModelError, ModelSettings
-from ..model.response import Usage
 from ..model import events as model_events
+from ..model.errors import is_too_long
+from ..model.pricing import CostReport
 from . import events as ev
 from .approval import ApprovalCallback, deny_all
 from .mcp.config import ServerConfig
 from .mcp.manager import McpManager
 from .mcp.names import is_mcp_name
-from .oversize import USER_SHARE, fit_history, fit_user_blocks, is_too_long
 from .prompt import system_prompt
-from .sent import SentLog, tool_result_view
+from .sent import SentLog, ToolResultView, tool_result_view
 from .store import Session, StoreError
-from .transcript import tool_summary
+from .transcript import TranscriptEntry, tool_summary, transcript
+from .views import ContextDetails
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
 from .tools.editor import EditorQueries
 from .workspace import Workspace
@@ -46,12 +53,23 @@ class AgentError(Exception):
     """A turn failed in a way the user must hear about (the message is safe to show)."""
 
 
+class AgentBusy(AgentError):
+    """Something else holds the conversation (a turn, a compaction, a session switch): not now."""
+
+
 @dataclass
 class TurnResult:
     turn_id: str
     text: str
     stop_reason: str
-    usage: dict[str, int]
+    usage: Usage
+
+
+def _current_task() -> asyncio.Task[Any] | None:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # called outside a running loop (a synchronous caller)
+        return None
 
 
 async def _emit(sink: ev.EventSink | None, event: ev.AgentEvent) -> None:
@@ -83,8 +101,10 @@ class Agent:
         self._context_config = context or ContextConfig()
         self.engine = self._new_engine()
         self.sent = SentLog()
-        self.busy = False
-        self._retired: list[ModelClient] = []
+        self._busy: str | None = None  # what holds the conversation now (exclusive())
+        self._busy_task: asyncio.Task[Any] | None = None
+        self._retired: list[Callable[[], Awaitable[Any]]] = []  # closers of what a running call may still use
+        self._background: set[asyncio.Future[Any]] = set()
         self._unsaved: str | None = None  # why the last write to the session failed, until reported
         self._unsaved_reported = False
         if session is not None:
@@ -120,7 +140,7 @@ class Agent:
             session.problems.append(f"This conversation could not be restored ({error}); it starts empty.")
         for model, numbers in restored.usage:
             self.client.costs.add(model, Usage(**numbers))
-        self._fit_history(USER_SHARE)  # a session saved with an oversized message must not stay stuck
+        self.engine.fit_user_texts(USER_SHARE)  # a session saved with an oversized message must not stay stuck
         # the restored history is what the last request before the reload carried
         self.sent.sent(list(self.engine.history.messages), self.engine, None)
 
@@ -128,23 +148,6 @@ class Agent:
         """What the user should hear about the session (damage set aside, not saved). Front ends
         may show them at start; the next turn notes them in the chat (error events), once."""
         return list(self.session.problems) if self.session is not None else []
-
-    def _user_budget_chars(self, share: float) -> int:
-        config = self.engine.config
-        return int(config.effective_window * share * config.chars_per_token)
-
-    def _fit_history(self, share: float) -> int:
-        """Cut user texts over `share` of the window (losslessly, see oversize.py); how many were cut.
-
-        A deliberate rewrite of the history: the prompt cache starts over, which
-        only happens when a request would otherwise be refused.
-        """
-        messages, cut = fit_history(self.engine.history.messages, self._user_budget_chars(share), self.engine.store)
-        if cut:
-            self.engine.history = self.engine.history.rebuilt(messages)
-            self.engine.meter.reset()
-            self.engine.cache_cold = True
-        return cut
 
     def reconfigure(self, model: ModelSettings | None = None, context: ContextConfig | None = None,
                     mcp_servers: tuple[ServerConfig, ...] | None = None) -> None:
@@ -157,53 +160,94 @@ class Agent:
             self.client = ModelClient(model)
             self.client.costs = costs
             costs.retarget(model.model, model.prices)  # cost views name the model that answers now
-            self._retired.append(old)  # closed in aclose: a call may still be using it
+            self.retire(old.aclose)
         if context is not None:
             self._context_config = context
             total, _ = self._static_tokens()
             self.engine.reconfigure(context.updated(system_tokens=total))
 
     async def aclose(self) -> None:
+        task = self._busy_task
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            task.cancel()  # the turn ends with a valid history before its client is closed
+            await asyncio.wait([task], timeout=5)
         await self.mcp.aclose()
-        for client in [*self._retired, self.client]:
-            await client.aclose()
-        self._retired.clear()
+        await self._close_retired(force=True)
+        await self.client.aclose()
         if self.session is not None:
             self.session.close()
+
+    # -- one thing at a time ---------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._busy is not None
+
+    @contextlib.contextmanager
+    def exclusive(self, what: str) -> Iterator[None]:
+        """Claim the conversation for `what` (a turn, a compaction, a session switch…).
+
+        Check and claim are synchronous, so two requests cannot interleave; the
+        task that holds the claim may claim again (a front end that claims around
+        several steps calls run_turn, clear or resume inside). Anything else
+        asked meanwhile raises AgentBusy.
+        """
+        task = _current_task()
+        if self._busy is not None:
+            if task is not None and task is self._busy_task:
+                yield
+                return
+            if self._busy == "turn":
+                raise AgentBusy("a turn is already running; cancel it or wait")
+            raise AgentBusy(f"a {self._busy} is running; wait for it to end")
+        self._busy, self._busy_task = what, task
+        try:
+            yield
+        finally:
+            self._busy, self._busy_task = None, None
+            self._schedule(self._close_retired())
+
+    def retire(self, close: Callable[[], Awaitable[Any]]) -> None:
+        """Close something a running call may still use (an old model client, a demo model) once idle."""
+        self._retired.append(close)
+        self._schedule(self._close_retired())
+
+    async def _close_retired(self, force: bool = False) -> None:
+        if self.busy and not force:
+            return  # a stream may still use them; the claim's end closes them
+        closers, self._retired = self._retired, []
+        for close in closers:
+            with contextlib.suppress(Exception):  # closing is best effort
+                await close()
+
+    def _schedule(self, coroutine: Awaitable[Any]) -> None:
+        try:
+            task = asyncio.ensure_future(coroutine)
+        except RuntimeError:  # no running loop (a synchronous caller): closed at aclose
+            if inspect.iscoroutine(coroutine):
+                coroutine.close()
+            return
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # -- a turn ----------------------------------------------------------------
 
     async def run_turn(self, prompt: str, on_event: ev.EventSink | None = None,
-                       attachments: list[dict[str, Any]] | None = None, turn_id: str | None = None) -> TurnResult:
-        if self.busy:
-            raise AgentError("a turn is already running; cancel it or wait")
-        self.busy = True
+                       attachments: list[Attachment] | None = None, turn_id: str | None = None) -> TurnResult:
         turn_id = turn_id or uuid.uuid4().hex[:12]
-        try:
+        with self.exclusive("turn"):
             return await self._turn(turn_id, prompt, attachments or [], on_event)
-        finally:
-            self.busy = False
 
-    def _user_blocks(self, prompt: str, attachments: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        blocks = []
-        for item in attachments:
-            where = item.get("uri", "")
-            if item.get("range"):
-                start, end = item["range"]["start"]["line"] + 1, item["range"]["end"]["line"] + 1
-                where += f" (lines {start}-{end})"
-            blocks.append({"type": "text", "text": f"Attached {where}:\n```\n{item.get('text', '')}\n```"})
-        blocks.append({"type": "text", "text": prompt})
-        return blocks
+    def _user_blocks(self, prompt: str, attachments: list[Attachment]) -> list[dict[str, Any]]:
+        return [*(attachment_block(item) for item in attachments), {"type": "text", "text": prompt}]
 
-    async def _turn(self, turn_id: str, prompt: str, attachments: list[dict[str, Any]],
+    async def _turn(self, turn_id: str, prompt: str, attachments: list[Attachment],
                     on_event: ev.EventSink | None) -> TurnResult:
         async def emit(event: ev.AgentEvent) -> None:
             await _emit(on_event, event)
 
         await self._refresh_tools()
-        blocks = self._user_blocks(prompt, attachments)
-        blocks, _ = fit_user_blocks(blocks, self._user_budget_chars(USER_SHARE), self.engine.store)
-        self.engine.add_user_blocks(blocks)
+        self.engine.add_user_turn(self._user_blocks(prompt, attachments))
         self._log({"role": "user", "content": blocks})  # the loader joins it to an unanswered user message
         texts: list[str] = []
         total = Usage()
@@ -230,8 +274,8 @@ class Agent:
                 break
             await self._run_tools(uses, emit, cut_off=stop_reason == "max_tokens")
         await self._report_store_problems(emit)
-        await emit(ev.UsageEvent(ev.usage_wire(total)))
-        return TurnResult(turn_id, "\n\n".join(texts), stop_reason, ev.usage_wire(total))
+        await emit(ev.UsageEvent(total))
+        return TurnResult(turn_id, "\n\n".join(texts), stop_reason, total)
 
     async def _refresh_tools(self) -> None:
         """At a turn start only: MCP servers start lazily and tool lists change between turns, never mid-turn."""
@@ -242,7 +286,7 @@ class Agent:
             total, _ = self._static_tokens()
             self.engine.reconfigure(self._context_config.updated(system_tokens=total))
             if self._sent_tools is not None:
-                self.engine.cache_cold = True  # the tools head the prompt: nothing cached is read, rewrites are free
+                self.engine.prompt_head_changed()  # the tools head the prompt
 
     def _append_user(self, blocks: list[dict[str, Any]]) -> list[str]:
         message = {"role": "user", "content": blocks}
@@ -283,7 +327,7 @@ class Agent:
             self.sent.prepared(prepared.batch)
         # Still over the window after the pipeline: user texts are what is left to cut. (An estimate
         # only a little over is sent as is: if the API refuses it, _call_model repairs and retries once.)
-        if prepared.estimate > self.engine.config.effective_window and self._fit_history(USER_SHARE):
+        if prepared.estimate > self.engine.config.effective_window and self.engine.fit_user_texts(USER_SHARE):
             prepared = self.engine.prepare(self.clock(), allow_compaction=False)
             self.sent.prepared(prepared.batch)
         return prepared
@@ -322,7 +366,7 @@ class Agent:
                                                 previous_frontier=prepared.previous_frontier)
         except ModelError as error:
             # Refused for its size: cut the user texts further and try exactly once more.
-            if may_repair and is_too_long(error.status, error.message) and self._fit_history(REPAIR_SHARE):
+            if may_repair and is_too_long(error.status, error.message) and self.engine.fit_user_texts(REPAIR_SHARE):
                 prepared = self.engine.prepare(self.clock(), allow_compaction=False)
                 self.sent.prepared(prepared.batch)
                 return await self._call_model(prepared, emit, lead, may_repair=False)
@@ -331,7 +375,7 @@ class Agent:
         self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate)
         await self._announce_sent(prepared, emit)
         self._save(lambda session: session.usage(response.model or self.model_settings.model, asdict(response.usage)))
-        await emit(ev.UsageEvent(ev.usage_wire(response.usage)))
+        await emit(ev.UsageEvent(response.usage))
         return response
 
     async def _run_tools(self, uses: list[dict[str, Any]], emit, cut_off: bool) -> None:
@@ -406,10 +450,7 @@ class Agent:
 
     async def compact(self, instructions: str | None = None, on_event: ev.EventSink | None = None) -> CompactionResult:
         """Manual compaction (/compact); the conversation must not be mid-turn."""
-        if self.busy:
-            raise AgentError("a turn is running; compact after it ends")
-        self.busy = True
-        try:
+        with self.exclusive("compaction"):
             async def emit(event: ev.AgentEvent) -> None:
                 await _emit(on_event, event)
 
@@ -422,48 +463,48 @@ class Agent:
             if result is None:
                 raise AgentError("compaction failed; the conversation is unchanged")
             return result
-        finally:
-            self.busy = False
 
-    def cost(self) -> dict[str, Any]:
-        return self.client.costs.as_dict()
+    def cost(self) -> CostReport:
+        return self.client.costs.report()
 
-    def context_usage(self) -> dict[str, Any]:
+    def context_usage(self) -> ContextReport:
+        """The meter's figures (status bar, chat header, prompt)."""
         _, tools = self._static_tokens()
-        report = self.engine.report(tools_tokens=tools)
-        return {key: report[key] for key in
-                ("used", "window", "effectiveWindow", "utilization", "level", "categories", "layers",
-                 "nextRequest")}
+        return self.engine.report(tools_tokens=tools)
 
-    def tool_result(self, tool_use_id: str, with_original: bool = False) -> dict[str, Any] | None:
+    def tool_result(self, tool_use_id: str, with_original: bool = False) -> ToolResultView | None:
         """A tool call's input and its result as the model last saw it (agent/toolResult)."""
         return tool_result_view(self.sent, self.engine, tool_use_id, with_original)
 
-    def context(self) -> dict[str, Any]:
-        _, tools = self._static_tokens()
-        return {**self.engine.report(tools_tokens=tools), "placeholders": self.engine.placeholders(),
-                "mcpTools": self.mcp.tool_tokens(lambda chars: chars // 4),  # as _static_tokens counts
-                "toolListChanges": self.tool_list_changes}
+    def context(self) -> ContextDetails:
+        """The meter's figures and what explains them (agent/context, /context)."""
+        return ContextDetails(self.context_usage(), tuple(self.engine.placeholders()),
+                              tuple(self.mcp.tool_tokens(lambda chars: chars // 4)),  # as _static_tokens counts
+                              self.tool_list_changes)
 
     def clear(self, new_session: Session | None = None) -> None:
         """A fresh conversation; the old session stays on disk."""
-        if self.busy:
-            raise AgentError("a turn is running; cancel it first")
-        if self.session is not None:
-            self.session.close()
-        self.session = new_session
-        self._unsaved, self._unsaved_reported = None, False
-        self.engine = self._new_engine()
-        self.sent.clear()
-        self.client.costs.reset()
+        with self.exclusive("new chat"):
+            if self.session is not None:
+                self.session.close()
+            self.session = new_session
+            self._unsaved, self._unsaved_reported = None, False
+            self.engine = self._new_engine()
+            self.sent.clear()
+            self.client.costs.reset()
 
     def resume(self, session: Session) -> None:
         """Continue another conversation: its history, its costs; the current one stays on disk."""
-        self.clear(session)
-        self._restore(session)
+        with self.exclusive("session switch"):
+            self.clear(session)
+            self._restore(session)
 
     def history(self) -> list[dict[str, Any]]:
         return list(self.engine.history.messages)
+
+    def transcript(self) -> list[TranscriptEntry]:
+        """The conversation as the user saw it, for a resumed panel or terminal."""
+        return transcript(self.engine.history.messages)
 
 
 def _names(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> tuple[list[str], list[str]]:

@@ -7,7 +7,6 @@ announced once the request carrying it has been answered.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,8 +63,27 @@ def _find_result(messages: list[Message], tool_use_id: str) -> dict[str, Any] | 
     return None
 
 
-def tool_result_view(log: SentLog, engine: ContextEngine, tool_use_id: str, with_original: bool) -> dict[str, Any] | None:
-    """agent/toolResult: a tool call's input and its result as the model last saw it."""
+@dataclass(frozen=True)
+class ToolResultView:
+    """A tool call's input and its result as the model last saw it (agent/toolResult)."""
+
+    tool_use_id: str
+    tool: str
+    input: dict[str, Any]
+    is_error: bool
+    text: str  # the result as the model last saw it
+    sent: bool  # False: it arrived but no request carried it yet
+    marker: str  # "", truncated, budgeted, snipped, cleared, compacted
+    layer: str
+    rewritten_at: float | None  # when the first request carrying the rewrite was sent
+    ref: str  # the context:// ref of the full text, "" when none is kept
+    original_chars: int
+    original: str | None = None  # the full text, when asked for
+
+
+def tool_result_view(log: SentLog, engine: ContextEngine, tool_use_id: str,
+                     with_original: bool) -> ToolResultView | None:
+    """A tool call's input and its result as the model last saw it."""
     record = engine.history.records.get(tool_use_id)
     tool, tool_input = log.calls.get(tool_use_id, ("", {}))
     if record is not None:
@@ -87,17 +105,6 @@ def tool_result_view(log: SentLog, engine: ContextEngine, tool_use_id: str, with
         marker, layer, at = rewritten.marker, rewritten.layer, rewritten.at
     text = result_text(block) if block is not None else ""
     full = original if original is not None else text
-    return {
-        "toolUseId": tool_use_id,
-        "tool": tool,
-        "input": tool_input,
-        "isError": bool(block.get("is_error")) if block is not None else False,
-        "text": text,
-        "sent": sent,
-        "marker": marker,
-        "layer": layer,
-        "rewrittenAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at)) if at is not None else "",
-        "ref": ref if original is not None else "",
-        "originalChars": len(full),
-        "original": full if with_original else None,
-    }
+    return ToolResultView(tool_use_id, tool, tool_input, bool(block.get("is_error")) if block is not None else False,
+                          text, sent, marker, layer, at, ref if original is not None else "", len(full),
+                          full if with_original else None)

@@ -6,8 +6,10 @@ show the transcript again (tool results themselves stay with the agent).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..context.attachments import typed_text
 from ..context.blocks import blocks_of
 
 
@@ -18,12 +20,6 @@ def tool_summary(name: str, tool_input: dict[str, Any]) -> str:
     return name
 
 
-def _typed_text(blocks: list[dict[str, Any]]) -> str:
-    # Attachments are sent as "Attached <path>:" blocks before what the user typed.
-    return "\n\n".join(b.get("text", "") for b in blocks
-                       if b.get("type") == "text" and not b.get("text", "").startswith("Attached "))
-
-
 def _result_chars(block: dict[str, Any]) -> int:
     content = block.get("content", "")
     if isinstance(content, str):
@@ -31,28 +27,43 @@ def _result_chars(block: dict[str, Any]) -> int:
     return sum(len(b.get("text", "")) for b in content if isinstance(b, dict))
 
 
-def transcript(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """TranscriptEntry list (docs/protocol.md): user prompts, assistant text and tool calls."""
+@dataclass(frozen=True)
+class TranscriptTool:
+    id: str
+    name: str
+    summary: str
+    is_error: bool
+    result_chars: int
+
+
+@dataclass
+class TranscriptEntry:
+    role: str  # "user" | "assistant"
+    text: str
+    tools: list[TranscriptTool] = field(default_factory=list)
+
+
+def transcript(messages: list[dict[str, Any]]) -> list[TranscriptEntry]:
+    """User prompts (without their attachments), assistant text and tool calls, one entry per turn."""
     results = {b.get("tool_use_id"): b for m in messages if m.get("role") == "user"
                for b in blocks_of(m) if b.get("type") == "tool_result"}
-    entries: list[dict[str, Any]] = []
+    entries: list[TranscriptEntry] = []
     for message in messages:
         blocks = blocks_of(message)
         if message.get("role") == "user":
-            text = _typed_text(blocks)
+            text = typed_text(blocks)
             if text.strip():
-                entries.append({"role": "user", "text": text, "tools": []})
+                entries.append(TranscriptEntry("user", text))
             continue
         text = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text" and b.get("text"))
-        tools = [{"id": b.get("id", ""), "name": b.get("name", ""),
-                  "summary": tool_summary(b.get("name", ""), b.get("input") or {}),
-                  "isError": bool(results.get(b.get("id"), {}).get("is_error")),
-                  "resultChars": _result_chars(results.get(b.get("id"), {}))}
+        tools = [TranscriptTool(b.get("id", ""), b.get("name", ""), tool_summary(b.get("name", ""), b.get("input") or {}),
+                                bool(results.get(b.get("id"), {}).get("is_error")),
+                                _result_chars(results.get(b.get("id"), {})))
                  for b in blocks if b.get("type") == "tool_use"]
-        if entries and entries[-1]["role"] == "assistant":  # one entry per turn, like the live panel
+        if entries and entries[-1].role == "assistant":  # one entry per turn, like the live panel
             previous = entries[-1]
-            previous["text"] = "\n\n".join(t for t in (previous["text"], text) if t)
-            previous["tools"] += tools
+            previous.text = "\n\n".join(t for t in (previous.text, text) if t)
+            previous.tools += tools
         else:
-            entries.append({"role": "assistant", "text": text, "tools": tools})
+            entries.append(TranscriptEntry("assistant", text, tools))
     return entries

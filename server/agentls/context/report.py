@@ -59,22 +59,5 @@ class Placeholder:
     original_chars: int
 
 
-@dataclass(frozen=True)
-class ContextDetails:
-    """agent/context and /context: the report plus what explains it."""
-
-    report: ContextReport
-    placeholders: tuple[Placeholder, ...] = ()
-    mcp_tools: tuple[McpToolTokens, ...] = ()
-    tool_list_changes: int = 0
-
-
-@dataclass(frozen=True)
-class McpToolTokens:
-    server: str
-    tools: int
-    tokens: int
-
-
-__all__ = ["COMPACT", "NEXT_REQUEST", "NONE", "TOO_LARGE", "TRIM", "Categories", "ContextDetails",
-           "ContextReport", "LayerFigure", "McpToolTokens", "Placeholder"]
+__all__ = ["COMPACT", "NEXT_REQUEST", "NONE", "TOO_LARGE", "TRIM", "Categories", "ContextReport", "LayerFigure",
+           "Placeholder"]

@@ -1,4 +1,4 @@
-"""What model calls cost, and a running total in the shape of `agent/cost`.
+"""What model calls cost, and a running total (the figures of `agent/cost` and `/cost`).
 
 Prices are USD per million tokens, as published by the providers (late 2025).
 Overrides (ModelSettings.prices) map a model-name fragment to any of the four
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Mapping
 
-from .response import Usage
+from ..context.usage import Usage
 
 
 @dataclass(frozen=True)
@@ -125,22 +125,15 @@ class CostTracker:
     def usd(self) -> float:
         return sum(t.usd for t in self._by_model.values())
 
-    def as_dict(self) -> dict:
-        """The CostResult of `agent/cost` (docs/protocol.md)."""
-        return {**_cost_dict(self.model, self.requests, self.usage, self.usd), "cacheTtl": self.cache_ttl}
-
-    def by_model(self) -> dict[str, dict]:
-        return {name: _cost_dict(name, t.requests, t.usage, t.usd) for name, t in self._by_model.items()}
+    def report(self) -> CostReport:
+        """The totals so far, named after the model that answers now."""
+        return CostReport(self.model, self.requests, self.usage, self.usd, self.cache_ttl)
 
 
-def _cost_dict(model: str, requests: int, usage: Usage, usd: float) -> dict:
-    return {
-        "model": model,
-        "requests": requests,
-        "inputTokens": usage.input_tokens,
-        "outputTokens": usage.output_tokens,
-        "cacheReadTokens": usage.cache_read_input_tokens,
-        "cacheWriteTokens": usage.cache_creation_input_tokens,
-        "cacheWrite1hTokens": usage.cache_write_1h_tokens,
-        "usd": round(usd, 6),
-    }
+@dataclass(frozen=True)
+class CostReport:
+    model: str
+    requests: int
+    usage: Usage
+    usd: float
+    cache_ttl: str = "5m"  # the TTL the head and frontier breakpoints use now

@@ -16,14 +16,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
+from ...context.store import ResultStore
 from ..approval import ApprovalCallback, ApprovalRequest
 from ..tools.base import ToolOutput, error
 from .config import ServerConfig
 from .connection import FAILED, IDLE, STOPPED, McpConnection, McpFailure, describe
 from .names import qualified_name
-from .results import WritableStore, result_text
+from .results import result_text
+from .status import McpServerStatus, McpToolStatus, McpToolTokens
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +116,7 @@ class McpManager:
         return any(offered == name for offered, _, _ in self._offered())
 
     async def call(self, name: str, arguments: dict[str, Any], *, approve: ApprovalCallback,
-                   store: WritableStore | None, tool_use_id: str) -> ToolOutput:
+                   store: ResultStore | None, tool_use_id: str) -> ToolOutput:
         target = next(((c, t) for offered, c, t in self._offered() if offered == name), None)
         if target is None:
             return error(f"Unknown MCP tool {name!r}: its server is no longer configured or no longer offers it.",
@@ -139,33 +142,27 @@ class McpManager:
 
     # ---- reports -------------------------------------------------------------------------------
 
-    def tool_tokens(self, tokens_of_chars) -> list[dict[str, Any]]:
+    def tool_tokens(self, tokens_of_chars: Callable[[int], int]) -> list[McpToolTokens]:
         """Per server: how many tools it offers and what their definitions cost on every request."""
         by_server: dict[str, list[dict[str, Any]]] = {}
         for name, connection, tool in self._offered():
             by_server.setdefault(connection.config.name, []).append(_definition(name, tool))
-        return [{"server": server, "tools": len(defs), "tokens": tokens_of_chars(len(json.dumps(defs)))}
+        return [McpToolTokens(server, len(defs), tokens_of_chars(len(json.dumps(defs))))
                 for server, defs in by_server.items()]
 
-    def status(self) -> list[dict[str, Any]]:
-        """agent/mcpServers: every configured server, its state and tools (never env or header values)."""
+    def status(self) -> list[McpServerStatus]:
+        """Every configured server, its state and tools (never env or header values)."""
         offered = {(c.config.name, t.name): name for name, c, t in self._offered()}
         servers = []
         for name, connection in sorted(self.connections.items()):
             config = connection.config
-            servers.append({
-                "name": name,
-                "transport": config.transport,
-                "target": config.shown(),
-                "state": "disabled" if config.disabled else connection.state,
-                "error": connection.error,
-                "envKeys": sorted(config.env),
-                "headerKeys": sorted(config.headers),
-                "tools": [{"name": tool.name, "qualifiedName": offered.get((name, tool.name), ""),
-                           "approval": config.approval_for(tool.name),
-                           "description": _first_line(tool.description or "")}
-                          for tool in sorted(connection.tools, key=lambda t: t.name)],
-            })
+            tools = tuple(McpToolStatus(tool.name, offered.get((name, tool.name), ""), config.approval_for(tool.name),
+                                        _first_line(tool.description or ""))
+                          for tool in sorted(connection.tools, key=lambda t: t.name))
+            servers.append(McpServerStatus(name, config.transport, config.shown(),
+                                           "disabled" if config.disabled else connection.state,
+                                           connection.error, tuple(sorted(config.env)),
+                                           tuple(sorted(config.headers)), tools))
         return servers
 
 

@@ -14,20 +14,15 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any, Protocol
+from typing import Any
 
-from ...context.store import result_ref
-
-
-class WritableStore(Protocol):
-    def put(self, ref: str, text: str) -> None: ...
-
+from ...context.store import ResultStore, result_ref
 
 def item_ref(tool_use_id: str, index: int) -> str:
     return f"{result_ref(tool_use_id)}/item-{index}"
 
 
-def result_text(result: Any, tool_use_id: str, store: WritableStore | None) -> str:
+def result_text(result: Any, tool_use_id: str, store: ResultStore | None) -> str:
     parts: list[str] = []
     for index, item in enumerate(getattr(result, "content", None) or [], start=1):
         parts.append(_item_text(item, item_ref(tool_use_id, index), store))
@@ -37,7 +32,7 @@ def result_text(result: Any, tool_use_id: str, store: WritableStore | None) -> s
     return "\n".join(parts) if parts else "(no content)"
 
 
-def _item_text(item: Any, ref: str, store: WritableStore | None) -> str:
+def _item_text(item: Any, ref: str, store: ResultStore | None) -> str:
     kind = getattr(item, "type", "")
     if kind == "text":
         return item.text
@@ -56,7 +51,7 @@ def _item_text(item: Any, ref: str, store: WritableStore | None) -> str:
     return f"[unsupported {kind or 'unknown'} content]"
 
 
-def _stored(what: str, mime: str, data: str, ref: str, store: WritableStore | None) -> str:
+def _stored(what: str, mime: str, data: str, ref: str, store: ResultStore | None) -> str:
     size = _decoded_size(data)
     if store is None:
         return f"[{what}: {mime}, {size:,} bytes; not kept (no result store)]"

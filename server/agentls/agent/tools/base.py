@@ -6,19 +6,14 @@ import copy
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from ...context.store import ResultStore
 from ..approval import ApprovalCallback
 from ..workspace import Workspace, WorkspaceError
 
 if TYPE_CHECKING:
     from .editor.query import EditorQueries
-
-
-class ResultStore(Protocol):
-    """Anything that maps `context://<id>` refs back to full tool results."""
-
-    def get(self, ref: str) -> str | None: ...
 
 
 @dataclass

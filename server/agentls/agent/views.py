@@ -1,0 +1,18 @@
+"""Views of the agent's state that combine the engine's figures with the agent's own (plain data)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..context.report import ContextReport, Placeholder
+from .mcp.status import McpToolTokens
+
+
+@dataclass(frozen=True)
+class ContextDetails:
+    """agent/context and /context: the meter's report plus what explains it."""
+
+    report: ContextReport
+    placeholders: tuple[Placeholder, ...] = ()
+    mcp_tools: tuple[McpToolTokens, ...] = ()
+    tool_list_changes: int = 0
