@@ -31,6 +31,7 @@ from ..model.errors import is_too_long
 from ..model.pricing import CostReport
 from . import events as ev
 from .approval import ApprovalCallback, deny_all
+from .errors import AgentBusy, AgentError
 from .mcp.config import ServerConfig
 from .mcp.manager import McpManager
 from .mcp.names import is_mcp_name
@@ -47,14 +48,6 @@ CANCELLED = "[cancelled by the user before this tool call finished]"
 # After the API refused a request as too long, user texts are cut to this share of the window.
 REPAIR_SHARE = 0.1
 CUT_OFF = "[not run: the reply was cut off (max_tokens) before this tool call was complete; send it again, shorter]"
-
-
-class AgentError(Exception):
-    """A turn failed in a way the user must hear about (the message is safe to show)."""
-
-
-class AgentBusy(AgentError):
-    """Something else holds the conversation (a turn, a compaction, a session switch): not now."""
 
 
 @dataclass

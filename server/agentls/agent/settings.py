@@ -1,4 +1,7 @@
-"""AgentSettings (docs/protocol.md) → ModelSettings + ContextConfig + approval modes.
+"""AgentSettings (docs/protocol.md), the user's settings → ModelSettings + ContextConfig + approval modes.
+
+One format for every front end: VS Code's `agentls.*` settings, an LSP client's
+initializationOptions or didChangeConfiguration, and the terminal's options.
 
 Parsing never fails: a bad field is reported (the editor shows it) and left
 at its default, so a typo in settings.json cannot keep the agent from starting.
@@ -13,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import credentials
-from ..agent.mcp.config import ServerConfig, parse_servers
+from .mcp.config import ServerConfig, parse_servers
 
 if TYPE_CHECKING:
     from ..context import ContextConfig

@@ -21,6 +21,7 @@ from pygls.exceptions import JsonRpcException
 
 from ..agent.approval import ApprovalDecision, ApprovalRequest
 from ..agent.visible import visible
+from . import protocol
 from .transport import client_request
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CONFIRM = "agent/confirm"
+CONFIRM = protocol.CONFIRM
 APPROVE, REJECT = "Approve", "Reject"
 DIFF_SHOWN = 1500  # characters of a diff put into a message box
 

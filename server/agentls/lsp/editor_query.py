@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any, Callable
 from pygls.exceptions import JsonRpcException
 
 from ..agent.tools.editor import KINDS, EditorQueryError
+from . import protocol
 from .transport import client_request
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
-EDITOR_QUERY = "agent/editorQuery"
+EDITOR_QUERY = protocol.EDITOR_QUERY
 ANSWER_TIMEOUT = 30.0  # seconds the client gets beyond the wait it was asked for
 
 

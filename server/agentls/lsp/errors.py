@@ -14,6 +14,7 @@ from typing import Any, Awaitable, Callable
 
 from pygls.exceptions import JsonRpcException
 
+from ..agent.errors import AgentBusy, AgentError
 from .redact import SECRETS
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,11 @@ def answers(handler: Handler) -> Handler:
         except JsonRpcException as error:
             error.message = SECRETS.scrub(error.message)
             raise
+        except AgentBusy as error:
+            raise turn_running(str(error)) from None
+        except AgentError as error:  # the model or the agent failed: said in plain words, never a traceback
+            log.warning("%s: %s", handler.__name__, SECRETS.scrub(str(error)))
+            raise internal(str(error)) from None
         except Exception as error:  # noqa: BLE001 - the last line before the wire
             log.exception("%s failed", handler.__name__)
             raise internal(f"{handler.__name__} failed: {type(error).__name__}: {error}") from None

@@ -1,54 +1,51 @@
-"""The one agent this server hosts, and what it needs from the editor.
+"""The one agent this server hosts (through the core's AgentRuntime), and what it needs from the editor.
 
 The agent is built in the background after `initialize` (its modules pull
 in the anthropic SDK, slow to import: the import starts in a thread as soon
 as the process does), so the editor gets its initialize answer at once;
 every agent/* request awaits `AgentHost.agent()`.
 
-One thing at a time touches the conversation: a turn, a compaction or a
-clear holds `exclusive()`; anything else asked meanwhile is refused with
--32002. Settings changes reconfigure the running agent (no restart);
-clients and the demo model they replace are closed once nothing runs.
+One thing at a time touches the conversation (the Agent's `exclusive()`);
+what the agent refuses as busy is answered -32002. Settings changes
+reconfigure the running agent (no restart).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
 import importlib
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.uris import to_fs_path
 
+from . import protocol
 from ..agent import events as ev
 from ..agent.approval import ApprovalPolicy
-from ..model.settings import DEFAULT_MODEL, DEMO_MODEL
+from ..agent.runtime import AgentRuntime, ModelInfo
+from ..agent.settings import AgentSettings, parse_settings, settings_section
+from ..demo.model import NOTICE as DEMO_NOTICE
 from .confirm import EditorAsker
-from .demo import NOTICE as DEMO_NOTICE
-from .demo import DemoModel
 from .editor_query import EditorQueryClient, declared_kinds
 from .editor_workspace import EditorWorkspace
-from .errors import internal, not_initialized, turn_running
+from .errors import internal, not_initialized
 from .redact import SECRETS
-from .settings import AgentSettings, context_config, model_settings, parse_settings, settings_section, wants_demo
 from .transport import client_request
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
     from ..agent.loop import Agent
+    from ..context.report import ContextReport
 
 log = logging.getLogger(__name__)
 
-EVENT = "agent/event"
-CONTEXT_USAGE = "agent/contextUsage"
 HEAVY_MODULE = "agentls.agent.loop"
 
 
@@ -98,15 +95,9 @@ class AgentHost:
         self.workspace: EditorWorkspace | None = None
         self.policy: ApprovalPolicy | None = None
         self.session_root: Path | None = None
-        self.demo: DemoModel | None = None
-        self._agent: "Agent | None" = None
+        self.runtime: AgentRuntime | None = None
         self._ready: "asyncio.Future[Agent] | None" = None
         self._warming = warming
-        self._busy: str | None = None
-        self._busy_task: asyncio.Task[Any] | None = None
-        self._settings_lock = asyncio.Lock()
-        self._retired: list[Callable[[], Awaitable[Any]]] = []
-        self._background: set[asyncio.Future[Any]] = set()
 
     # ---- lifecycle ---------------------------------------------------------------
 
@@ -129,10 +120,15 @@ class AgentHost:
         self.problems = problems + more
         _keep_secret(self.settings)
         roots = self._initial_roots(params)
-        self.session_root = roots[0]
+        self.session_root = Path(roots[0])
         self.workspace = EditorWorkspace(self.ls, roots)
         asker = EditorAsker(self.ls, lambda: self.options.supports_confirm, lambda: self.settings.confirm_timeout)
         self.policy = ApprovalPolicy(asker, **self.settings.approval_modes())
+        editor = None
+        if self.options.editor_queries:
+            editor = EditorQueryClient(self.ls, self.options.editor_queries, lambda: self.settings.diagnostics_wait())
+        self.runtime = AgentRuntime(self.workspace, self.policy, session_root=self.session_root,
+                                    api_key=self.options.api_key, editor=editor)
         self._ready = asyncio.ensure_future(self._build())
 
     async def initialized(self) -> None:
@@ -141,24 +137,15 @@ class AgentHost:
         except JsonRpcException as error:
             self.show(types.MessageType.Error, error.message)
             return
-        if self.demo is not None and not self.options.shows_demo_notice:
+        if self.demo_running and not self.options.shows_demo_notice:
             self.show(types.MessageType.Info, DEMO_NOTICE)
         if self.problems:
             self.show(types.MessageType.Warning, "agentls: " + "; ".join(self.problems))
         self.notify_context_usage()
 
     async def shutdown(self) -> None:
-        task = self._busy_task
-        if task is not None and not task.done() and task is not asyncio.current_task():
-            task.cancel()  # the turn ends with a valid history before its client is closed
-            await asyncio.wait([task], timeout=5)
-        agent, self._agent = self._agent, None
-        if agent is not None:
-            await agent.aclose()
-        if self.demo is not None:
-            await self.demo.close()
-            self.demo = None
-        await self._close_retired()
+        if self.runtime is not None:
+            await self.runtime.aclose()  # a running turn is cancelled first: its history stays valid
 
     # ---- the agent -----------------------------------------------------------------
 
@@ -173,77 +160,41 @@ class AgentHost:
     async def _build(self) -> "Agent":
         if self._warming is not None:
             await self._warming
-        from ..agent.loop import Agent
-        from ..agent.store import open_session
-
-        async with self._settings_lock:
-            settings = self.settings
-            model = await self._model_settings()
-        session = await asyncio.to_thread(open_session, self.session_root)  # never fails: at worst unsaved
-        editor = None
-        if self.options.editor_queries:
-            editor = EditorQueryClient(self.ls, self.options.editor_queries, lambda: self.settings.diagnostics_wait())
-        self._agent = await asyncio.to_thread(functools.partial(
-            Agent, self.workspace, model, context=context_config(settings, model.model), approve=self.policy, session=session,
-            editor=editor, mcp_servers=settings.mcp_servers))
+        assert self.runtime is not None
+        agent = await self.runtime.start(self.settings)
         self.show_session_problems()
-        if self.settings is not settings:  # changed while we were building
-            async with self._settings_lock:
-                model = await self._model_settings()
-                self._agent.reconfigure(model, context_config(self.settings, model.model), self.settings.mcp_servers)
-        return self._agent
+        if self.runtime.settings is not self.settings:  # changed while we were building
+            await self.runtime.apply(self.settings)
+        return agent
 
-    async def _model_settings(self):
-        """ModelSettings for the current settings, starting or retiring the demo model as needed."""
-        if wants_demo(self.settings, self.options.api_key):
-            if self.demo is None:
-                self.demo = await DemoModel.start()
-            return model_settings(self.settings, None, self.demo.base_url)
-        if self.demo is not None:
-            self._retire(self.demo.close)
-            self.demo = None
-        return model_settings(self.settings, self.options.api_key)
+    @property
+    def demo_running(self) -> bool:
+        return self.runtime is not None and self.runtime.demo is not None
 
-    def model_info(self) -> dict[str, Any]:
+    def model_info(self) -> ModelInfo:
         """Which model answers: added to contextUsage and agent/context (docs/protocol.md)."""
-        if self._agent is not None:
-            model = self._agent.model_settings.model
-        elif wants_demo(self.settings, self.options.api_key):
-            model = DEMO_MODEL
-        else:
-            model = self.settings.model or DEFAULT_MODEL
-        return {"model": model, "demo": self.demo is not None}
-
-    @contextlib.contextmanager
-    def exclusive(self, what: str) -> Iterator[None]:
-        """Claim the conversation (synchronously: check and claim cannot interleave)."""
-        if self._busy == "turn":
-            raise turn_running()
-        if self._busy is not None:
-            raise turn_running(f"a {self._busy} is running; wait for it to end")
-        self._busy, self._busy_task = what, asyncio.current_task()
-        try:
-            yield
-        finally:
-            self._busy, self._busy_task = None, None
-            self._schedule(self._close_retired())
+        if self.runtime is None:
+            return ModelInfo(self.settings.model or "", False)
+        return self.runtime.model_info()
 
     # ---- notifications -----------------------------------------------------------------
 
     def show_session_problems(self) -> None:
         """Damage set aside or an unsaved conversation: told once here, and in the chat at the next turn."""
-        problems = self._agent.session_problems() if self._agent is not None else []
+        agent = self.runtime.agent if self.runtime is not None else None
+        problems = agent.session_problems() if agent is not None else []
         if problems:
             self.show(types.MessageType.Warning, "agentls: " + " ".join(problems))
 
     def show(self, kind: types.MessageType, message: str) -> None:
         self.ls.window_show_message(types.ShowMessageParams(type=kind, message=SECRETS.scrub(message)))
 
-    def notify_context_usage(self, payload: dict[str, Any] | None = None) -> None:
-        if self._agent is None:
+    def notify_context_usage(self, report: "ContextReport | None" = None) -> None:
+        agent = self.runtime.agent if self.runtime is not None else None
+        if agent is None:
             return
-        usage = payload if payload is not None else self._agent.context_usage()
-        self.ls.protocol.notify(CONTEXT_USAGE, {**usage, **self.model_info()})
+        report = report if report is not None else agent.context_usage()
+        self.ls.protocol.notify(protocol.CONTEXT_USAGE, protocol.context_usage(report, self.model_info()))
 
     def event_sink(self, turn_id: str, on_tool: Callable[[ev.ToolStart], None] | None = None):
         """Agent events → agent/event (and contextUsage) notifications, written as they happen."""
@@ -252,13 +203,13 @@ class AgentHost:
 
         def sink(event: ev.AgentEvent) -> None:
             if isinstance(event, ev.ContextUsage):
-                self.notify_context_usage(event.payload)
+                self.notify_context_usage(event.report)
                 return
             if send_events:
-                payload = event.wire(turn_id)
+                payload = protocol.event(event, turn_id)
                 if isinstance(event, ev.ErrorEvent):
                     payload["message"] = SECRETS.scrub(payload["message"])
-                notify(EVENT, payload)
+                notify(protocol.EVENT, payload)
             if on_tool is not None and isinstance(event, ev.ToolStart):
                 on_tool(event)
 
@@ -276,20 +227,14 @@ class AgentHost:
         _keep_secret(settings)
         if problems:
             self.show(types.MessageType.Warning, "agentls: " + "; ".join(problems))
-        async with self._settings_lock:
-            self.settings = settings
-            if self._agent is None:
-                return  # the build picks the new settings up
-            was_demo = self.demo is not None
-            old_client = self._agent.client
-            model = await self._model_settings()
-            self._agent.reconfigure(model, context_config(settings, model.model), settings.mcp_servers)
-            if self._agent.client is not old_client:
-                self._retire(old_client.aclose)
-            if self.policy is not None:
-                self.policy.configure(settings.approval_modes())
-            if self.demo is not None and not was_demo and not self.options.shows_demo_notice:
-                self.show(types.MessageType.Info, DEMO_NOTICE)
+        self.settings = settings
+        if self.runtime is None or self.runtime.agent is None:
+            return  # the build picks the new settings up
+        demo_started = await self.runtime.apply(settings)
+        if self.policy is not None:
+            self.policy.configure(settings.approval_modes())
+        if demo_started and not self.options.shows_demo_notice:
+            self.show(types.MessageType.Info, DEMO_NOTICE)
         self.notify_context_usage()
 
     async def _pull_settings(self) -> dict[str, Any] | None:
@@ -323,27 +268,6 @@ class AgentHost:
         if not roots and params.root_path and os.path.isdir(params.root_path):
             roots = [params.root_path]
         return roots or [os.getcwd()]  # a single file opened without a folder
-
-    # ---- housekeeping ---------------------------------------------------------------------
-
-    def _retire(self, close: Callable[[], Awaitable[Any]]) -> None:
-        self._retired.append(close)
-        self._schedule(self._close_retired())
-
-    async def _close_retired(self) -> None:
-        if self._busy is not None or (self._agent is not None and self._agent.busy):
-            return  # a stream may still use them
-        closers, self._retired = self._retired, []
-        for close in closers:
-            try:
-                await close()
-            except Exception:  # noqa: BLE001 - closing is best effort
-                log.debug("closing a retired client failed", exc_info=True)
-
-    def _schedule(self, coroutine: Awaitable[Any]) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
 
 
 def _keep_secret(settings: AgentSettings) -> None:

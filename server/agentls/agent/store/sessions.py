@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...model.pricing import cost_usd
-from ...model.response import Usage
+from ...context.usage import Usage
 from .base import Database, StoreError
 from .lease import is_live, lease_of
 from .records import clean_usage
@@ -32,8 +32,12 @@ class SessionInfo:
     cost_usd: float
     in_use: bool  # open in a window (this process included)
 
-    def as_dict(self) -> dict:
-        return asdict(self)
+
+
+def matches(info: SessionInfo, query: str) -> bool:
+    """Every word of the query occurs in the title or the id (case-insensitive)."""
+    title, ident = (info.title or "(untitled)").lower(), info.id.lower()
+    return all(word in title or word in ident for word in query.lower().split())
 
 
 class SessionStore:

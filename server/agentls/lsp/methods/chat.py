@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...agent import events as ev
-from ..errors import answers, internal, invalid_params
+from .. import protocol
+from ..errors import answers, invalid_params
 from ..params import as_object, lsp_range, optional_text, optional_token, required_text
 from ..progress import TurnProgress, progress_message
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-METHOD = "agent/chat"
+METHOD = protocol.CHAT
 MAX_ATTACHMENTS = 100
 
 
@@ -92,12 +93,13 @@ def _lines(text: str, where: dict[str, Any] | None) -> str:
 
 
 @answers
-async def handle(ls, params: Any) -> dict[str, Any]:
+async def handle(ls, params: Any) -> protocol.ChatResult:
     request = parse(params)
     host = ls.host
     agent = await host.agent()
-    with host.exclusive("turn"):
-        attachments = await resolve_attachments(host.workspace, request.attachments)
+    with agent.exclusive("turn"):
+        attachments = [protocol.attachment(item) for item in await resolve_attachments(host.workspace,
+                                                                                        request.attachments)]
         turn_id = uuid.uuid4().hex[:12]
         progress = None
         if request.work_done_token is not None:
@@ -108,8 +110,6 @@ async def handle(ls, params: Any) -> dict[str, Any]:
             if progress is not None:
                 progress.report(progress_message(event.tool, event.summary))
 
-        from ...agent.loop import AgentError
-
         try:
             result = await agent.run_turn(request.prompt, host.event_sink(turn_id, on_tool), attachments,
                                           turn_id=turn_id)
@@ -117,11 +117,10 @@ async def handle(ls, params: Any) -> dict[str, Any]:
             if progress is not None:
                 progress.end("Cancelled")
             raise
-        except AgentError as error:
+        except Exception:
             if progress is not None:
                 progress.end("Failed")
-            log.warning("turn %s failed: %s", turn_id, error)
-            raise internal(str(error)) from None
+            raise
         if progress is not None:
             progress.end("Done")
-    return {"turnId": turn_id, "text": result.text, "stopReason": result.stop_reason, "usage": result.usage}
+    return protocol.chat_result(turn_id, result.text, result.stop_reason, result.usage)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import protocol
 from ..errors import answers
 from .sessions import new_session
 
-METHOD = "agent/clear"
+METHOD = protocol.CLEAR
 
 
 @answers

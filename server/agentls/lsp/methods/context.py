@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import protocol
 from ..errors import answers
 from ..params import as_object
 
-METHOD = "agent/context"
+METHOD = protocol.CONTEXT
 
 
 @answers
-async def handle(ls, params: Any) -> dict[str, Any]:
+async def handle(ls, params: Any) -> protocol.ContextResult:
     as_object(params)
     host = ls.host
     agent = await host.agent()
-    return {**agent.context(), **host.model_info()}
+    return protocol.context(agent.context(), host.model_info())

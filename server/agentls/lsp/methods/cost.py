@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import protocol
 from ..errors import answers
 from ..params import as_object
 
-METHOD = "agent/cost"
+METHOD = protocol.COST
 
 
 @answers
-async def handle(ls, params: Any) -> dict[str, Any]:
+async def handle(ls, params: Any) -> protocol.CostResult:
     as_object(params)
     agent = await ls.host.agent()
-    return dict(agent.cost())
+    return protocol.cost(agent.cost())

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import protocol
 from ..errors import answers
 from ..params import as_object
 
-METHOD = "agent/models"
+METHOD = protocol.MODELS
 
 
 @answers
@@ -19,5 +20,5 @@ async def handle(ls, params: Any) -> dict[str, Any]:
     host = ls.host
     await host.agent()  # the demo model is known to run (or not) once the agent is ready
     info = host.model_info()
-    return {"models": [describe(m) for m in KNOWN_MODELS], "current": info["model"],
-            "configured": host.settings.model or DEFAULT_MODEL, "demo": info["demo"]}
+    return {"models": [describe(m) for m in KNOWN_MODELS], "current": info.model,
+            "configured": host.settings.model or DEFAULT_MODEL, "demo": info.demo}

@@ -10,22 +10,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from ...agent.store.sessions import SessionInfo, matches
+from .. import protocol
 from ..errors import answers, invalid_params
 from ..params import as_object, optional_text, required_text
 
-LIST, NEW, RESUME, RENAME, DELETE = ("agent/sessions", "agent/newSession", "agent/resume",
-                                     "agent/renameSession", "agent/deleteSession")
-
-
-def _wire(info, current: str | None) -> dict[str, Any]:
-    return {"id": info.id, "title": info.title or "(untitled)", "workspace": info.workspace,
-            "created": info.created, "updated": info.updated, "turns": info.turns, "tokens": info.tokens,
-            "costUsd": round(info.cost_usd, 6), "inUse": info.in_use and info.id != current,
-            "current": info.id == current}
-
-
-def _matches(entry: dict[str, Any], query: str) -> bool:
-    return all(word in entry["title"].lower() or word in entry["id"].lower() for word in query.lower().split())
+LIST, NEW, RESUME, RENAME, DELETE = (protocol.SESSIONS, protocol.NEW_SESSION, protocol.RESUME,
+                                     protocol.RENAME_SESSION, protocol.DELETE_SESSION)
 
 
 async def _with_store(work):
@@ -47,29 +38,27 @@ def _current_id(agent) -> str | None:
 
 
 @answers
-async def list_sessions(ls, params: Any) -> dict[str, Any]:
+async def list_sessions(ls, params: Any) -> protocol.SessionsResult:
     query = optional_text(as_object(params), "query") or ""
     host = ls.host
     agent = await host.agent()
     current = _current_id(agent)
     infos = await _with_store(lambda store: store.sessions(host.session_root))
-    entries = [_wire(info, current) for info in infos]
-    if current is not None and not any(e["current"] for e in entries):
+    if current is not None and not any(info.id == current for info in infos):
         # Not written yet (no prompt so far): still the window's conversation.
-        entries.insert(0, {"id": current, "title": "(new chat)", "workspace": str(host.session_root),
-                           "created": 0.0, "updated": 0.0, "turns": 0, "tokens": 0, "costUsd": 0.0,
-                           "inUse": False, "current": True})
-    return {"sessions": [e for e in entries if _matches(e, query)], "current": current}
+        infos.insert(0, SessionInfo(current, str(host.session_root), "(new chat)", 0.0, 0.0, 0, 0, 0.0, False))
+    return {"sessions": [protocol.session_info(info, current) for info in infos if matches(info, query)],
+            "current": current}
 
 
 @answers
-async def new_session(ls, params: Any) -> dict[str, Any]:
+async def new_session(ls, params: Any) -> protocol.NewSessionResult:
     as_object(params)
     host = ls.host
     agent = await host.agent()
     from ...agent.store import open_session
 
-    with host.exclusive("new chat"):
+    with agent.exclusive("new chat"):
         session = await asyncio.to_thread(open_session, host.session_root, new=True)
         agent.clear(session)
         host.show_session_problems()
@@ -80,16 +69,15 @@ async def new_session(ls, params: Any) -> dict[str, Any]:
 
 
 @answers
-async def resume(ls, params: Any) -> dict[str, Any]:
+async def resume(ls, params: Any) -> protocol.ResumeResult:
     session_id = required_text(as_object(params), "sessionId")
     host = ls.host
     agent = await host.agent()
     from ...agent.store import StoreError, open_session
-    from ...agent.transcript import transcript
 
     if session_id == _current_id(agent):
-        return {"sessionId": session_id, "transcript": transcript(agent.history())}
-    with host.exclusive("session switch"):
+        return {"sessionId": session_id, "transcript": protocol.transcript(agent.transcript())}
+    with agent.exclusive("session switch"):
         try:
             session = await asyncio.to_thread(open_session, host.session_root, session_id=session_id)
         except StoreError as error:
@@ -99,7 +87,7 @@ async def resume(ls, params: Any) -> dict[str, Any]:
         if host.policy is not None:
             host.policy.forget()
     host.notify_context_usage()
-    return {"sessionId": session.id, "transcript": transcript(agent.history())}
+    return {"sessionId": session.id, "transcript": protocol.transcript(agent.transcript())}
 
 
 @answers

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import protocol
 from ..errors import answers, invalid_params
 from ..params import as_object, required_text
 
-METHOD = "agent/toolResult"
+METHOD = protocol.TOOL_RESULT
 
 
 @answers
-async def handle(ls, params: Any) -> dict[str, Any]:
+async def handle(ls, params: Any) -> protocol.ToolResult:
     obj = as_object(params)
     tool_use_id = required_text(obj, "toolUseId")
     with_original = obj.get("original", False)
@@ -21,4 +22,4 @@ async def handle(ls, params: Any) -> dict[str, Any]:
     found = agent.tool_result(tool_use_id, with_original)
     if found is None:
         raise invalid_params(f"toolUseId: no tool call {tool_use_id!r} in this conversation")
-    return found
+    return protocol.tool_result(found)

@@ -1,0 +1,433 @@
+"""The wire protocol of the language server, in one place: method names and the shapes on the wire.
+
+docs/protocol.md is the reference; client-vscode/src/protocol.ts mirrors it for
+the extension, and this module for the server (tests/lsp/test_protocol_doc.py
+checks every TypedDict here against the doc, field for field). The core
+(context/, model/, agent/) speaks plain dataclasses with snake_case fields;
+the functions below are the only place they become camelCase JSON, and the
+only place JSON from a client becomes core objects again (the terminal chat
+client reads the server's answers through the `*_from_wire` functions).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import fields
+from typing import Any, TypedDict
+
+from ..agent import events as ev
+from ..agent.mcp.status import McpServerStatus, McpToolStatus, McpToolTokens
+from ..agent.runtime import ModelInfo
+from ..agent.sent import ToolResultView
+from ..agent.store.sessions import SessionInfo
+from ..agent.transcript import TranscriptEntry, TranscriptTool
+from ..agent.views import ContextDetails
+from ..context.attachments import Attachment
+from ..context.pipeline import CompactionResult
+from ..context.report import Categories, ContextReport, LayerFigure, Placeholder
+from ..context.usage import Usage
+from ..model.pricing import CostReport
+
+# ---------------------------------------------------------------- method names
+
+CHAT = "agent/chat"
+COMPACT = "agent/compact"
+COST = "agent/cost"
+MODELS = "agent/models"
+TOOL_RESULT = "agent/toolResult"
+CLEAR = "agent/clear"
+SESSIONS = "agent/sessions"
+NEW_SESSION = "agent/newSession"
+RESUME = "agent/resume"
+RENAME_SESSION = "agent/renameSession"
+DELETE_SESSION = "agent/deleteSession"
+CONTEXT = "agent/context"
+MCP_SERVERS = "agent/mcpServers"
+# server → client
+EVENT = "agent/event"
+CONTEXT_USAGE = "agent/contextUsage"
+CONFIRM = "agent/confirm"
+EDITOR_QUERY = "agent/editorQuery"
+
+REQUESTS = (CHAT, COMPACT, COST, MODELS, TOOL_RESULT, CLEAR, SESSIONS, NEW_SESSION, RESUME, RENAME_SESSION,
+            DELETE_SESSION, CONTEXT, MCP_SERVERS)
+
+
+# ---------------------------------------------------------------- shapes (docs/protocol.md)
+
+class UsageWire(TypedDict):
+    inputTokens: int
+    outputTokens: int
+    cacheReadTokens: int
+    cacheWriteTokens: int
+
+
+class ChatResult(TypedDict):
+    turnId: str
+    text: str
+    stopReason: str
+    usage: UsageWire
+
+
+class CompactResult(TypedDict):
+    tokensBefore: int
+    tokensAfter: int
+    summary: str
+    compacted: bool
+    note: str
+
+
+class CostResult(TypedDict):
+    model: str
+    requests: int
+    inputTokens: int
+    outputTokens: int
+    cacheReadTokens: int
+    cacheWriteTokens: int
+    cacheWrite1hTokens: int
+    cacheTtl: str
+    usd: float
+
+
+class ToolResult(TypedDict):
+    toolUseId: str
+    tool: str
+    input: dict[str, Any]
+    isError: bool
+    text: str
+    sent: bool
+    marker: str
+    layer: str
+    rewrittenAt: str
+    ref: str
+    originalChars: int
+    original: str | None
+
+
+class SessionInfoWire(TypedDict):
+    id: str
+    title: str
+    workspace: str
+    created: float
+    updated: float
+    turns: int
+    tokens: int
+    costUsd: float
+    inUse: bool
+    current: bool
+
+
+class SessionsResult(TypedDict):
+    sessions: list[SessionInfoWire]
+    current: str | None
+
+
+class NewSessionResult(TypedDict):
+    sessionId: str
+
+
+class TranscriptToolWire(TypedDict):
+    id: str
+    name: str
+    summary: str
+    isError: bool
+    resultChars: int
+
+
+class TranscriptEntryWire(TypedDict):
+    role: str
+    text: str
+    tools: list[TranscriptToolWire]
+
+
+class ResumeResult(TypedDict):
+    sessionId: str
+    transcript: list[TranscriptEntryWire]
+
+
+class CategoriesWire(TypedDict):
+    system: int
+    tools: int
+    user: int
+    assistant: int
+    toolResults: int
+
+
+class LayerStat(TypedDict):
+    layer: str
+    count: int
+    tokensSaved: int
+
+
+class PlaceholderWire(TypedDict):
+    toolUseId: str
+    tool: str
+    layer: str
+    ref: str
+    originalChars: int
+
+
+class McpToolTokensWire(TypedDict):
+    server: str
+    tools: int
+    tokens: int
+
+
+class ContextUsageWire(TypedDict):
+    used: int
+    window: int
+    effectiveWindow: int
+    utilization: float
+    level: str
+    categories: CategoriesWire
+    layers: list[LayerStat]
+    nextRequest: str
+    model: str
+    demo: bool
+
+
+class ContextResult(ContextUsageWire):
+    placeholders: list[PlaceholderWire]
+    mcpTools: list[McpToolTokensWire]
+    toolListChanges: int
+
+
+class McpToolStatusWire(TypedDict):
+    name: str
+    qualifiedName: str
+    approval: str
+    description: str
+
+
+class McpServerStatusWire(TypedDict):
+    name: str
+    transport: str
+    target: str
+    state: str
+    error: str
+    envKeys: list[str]
+    headerKeys: list[str]
+    tools: list[McpToolStatusWire]
+
+
+class McpServersResult(TypedDict):
+    servers: list[McpServerStatusWire]
+    toolListChanges: int
+
+
+# Which TypedDict above mirrors which interface of docs/protocol.md (the doc test reads this).
+DOC_INTERFACES: dict[str, type] = {
+    "Usage": UsageWire, "ChatResult": ChatResult, "CompactResult": CompactResult, "CostResult": CostResult,
+    "ToolResult": ToolResult, "SessionInfo": SessionInfoWire, "SessionsResult": SessionsResult,
+    "NewSessionResult": NewSessionResult, "TranscriptTool": TranscriptToolWire,
+    "TranscriptEntry": TranscriptEntryWire, "ResumeResult": ResumeResult, "LayerStat": LayerStat,
+    "Placeholder": PlaceholderWire, "McpToolTokens": McpToolTokensWire, "ContextUsage": ContextUsageWire,
+    "ContextResult": ContextResult, "McpToolStatus": McpToolStatusWire, "McpServerStatus": McpServerStatusWire,
+    "McpServersResult": McpServersResult,
+}
+
+
+# ---------------------------------------------------------------- core → wire
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def usage(value: Usage) -> UsageWire:
+    return {"inputTokens": value.input_tokens, "outputTokens": value.output_tokens,
+            "cacheReadTokens": value.cache_read_input_tokens, "cacheWriteTokens": value.cache_creation_input_tokens}
+
+
+def chat_result(turn_id: str, text: str, stop_reason: str, total: Usage) -> ChatResult:
+    return {"turnId": turn_id, "text": text, "stopReason": stop_reason, "usage": usage(total)}
+
+
+def compact_result(result: CompactionResult) -> CompactResult:
+    return {"tokensBefore": result.tokens_before, "tokensAfter": result.tokens_after, "summary": result.summary,
+            "compacted": result.compacted, "note": result.note}
+
+
+def cost(report: CostReport) -> CostResult:
+    return {"model": report.model, "requests": report.requests,
+            "inputTokens": report.usage.input_tokens, "outputTokens": report.usage.output_tokens,
+            "cacheReadTokens": report.usage.cache_read_input_tokens,
+            "cacheWriteTokens": report.usage.cache_creation_input_tokens,
+            "cacheWrite1hTokens": report.usage.cache_write_1h_tokens, "cacheTtl": report.cache_ttl,
+            "usd": round(report.usd, 6)}
+
+
+def _iso(at: float | None) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at)) if at is not None else ""
+
+
+def tool_result(view: ToolResultView) -> ToolResult:
+    return {"toolUseId": view.tool_use_id, "tool": view.tool, "input": view.input, "isError": view.is_error,
+            "text": view.text, "sent": view.sent, "marker": view.marker, "layer": view.layer,
+            "rewrittenAt": _iso(view.rewritten_at), "ref": view.ref, "originalChars": view.original_chars,
+            "original": view.original}
+
+
+def session_info(info: SessionInfo, current: str | None) -> SessionInfoWire:
+    return {"id": info.id, "title": info.title or "(untitled)", "workspace": info.workspace,
+            "created": info.created, "updated": info.updated, "turns": info.turns, "tokens": info.tokens,
+            "costUsd": round(info.cost_usd, 6), "inUse": info.in_use and info.id != current,
+            "current": info.id == current}
+
+
+def transcript(entries: list[TranscriptEntry]) -> list[TranscriptEntryWire]:
+    return [{"role": entry.role, "text": entry.text,
+             "tools": [{"id": t.id, "name": t.name, "summary": t.summary, "isError": t.is_error,
+                        "resultChars": t.result_chars} for t in entry.tools]}
+            for entry in entries]
+
+
+def categories(value: Categories) -> CategoriesWire:
+    return {"system": value.system, "tools": value.tools, "user": value.user, "assistant": value.assistant,
+            "toolResults": value.tool_results}
+
+
+def context_usage(report: ContextReport, model: ModelInfo) -> ContextUsageWire:
+    return {"used": report.used, "window": report.window, "effectiveWindow": report.effective_window,
+            "utilization": report.utilization, "level": report.level, "categories": categories(report.categories),
+            "layers": [{"layer": f.layer, "count": f.count, "tokensSaved": f.tokens_saved} for f in report.layers],
+            "nextRequest": report.next_request, "model": model.model, "demo": model.demo}
+
+
+def placeholder(item: Placeholder) -> PlaceholderWire:
+    return {"toolUseId": item.tool_use_id, "tool": item.tool, "layer": item.layer, "ref": item.ref,
+            "originalChars": item.original_chars}
+
+
+def context(details: ContextDetails, model: ModelInfo) -> ContextResult:
+    usage_part = context_usage(details.report, model)
+    return {**usage_part, "placeholders": [placeholder(p) for p in details.placeholders],  # type: ignore[typeddict-item]
+            "mcpTools": [{"server": t.server, "tools": t.tools, "tokens": t.tokens} for t in details.mcp_tools],
+            "toolListChanges": details.tool_list_changes}
+
+
+def mcp_server(status: McpServerStatus, scrub: Any = None) -> McpServerStatusWire:
+    error = scrub(status.error) if scrub is not None else status.error
+    return {"name": status.name, "transport": status.transport, "target": status.target, "state": status.state,
+            "error": error, "envKeys": list(status.env_keys), "headerKeys": list(status.header_keys),
+            "tools": [{"name": t.name, "qualifiedName": t.qualified_name, "approval": t.approval,
+                       "description": t.description} for t in status.tools]}
+
+
+# Events: the `kind` on the wire of each core event; its fields in camelCase, every field present.
+EVENT_KINDS: dict[type[ev.AgentEvent], str] = {
+    ev.TextDelta: "textDelta", ev.ThinkingDelta: "thinkingDelta", ev.ToolStart: "toolStart",
+    ev.ToolEnd: "toolEnd", ev.UsageEvent: "usage", ev.CompactionStarted: "compactionStarted",
+    ev.CompactionFinished: "compactionFinished", ev.LayerApplied: "layer", ev.RetryEvent: "retry",
+    ev.ToolsChanged: "toolsChanged", ev.ErrorEvent: "error",
+}
+_EVENT_BY_KIND = {kind: cls for cls, kind in EVENT_KINDS.items()}
+
+
+def event(item: ev.AgentEvent, turn_id: str) -> dict[str, Any]:
+    """The `agent/event` payload of a turn's event (ContextUsage is a notification of its own)."""
+    data: dict[str, Any] = {"turnId": turn_id, "kind": EVENT_KINDS[type(item)]}
+    for f in fields(item):
+        value = getattr(item, f.name)
+        data[_camel(f.name)] = usage(value) if isinstance(value, Usage) else value
+    return data
+
+
+# ---------------------------------------------------------------- wire → core (clients of this protocol)
+
+def attachment(item: dict[str, Any]) -> Attachment:
+    """A checked ChatParams attachment (lsp/methods/chat.py checks and resolves it first)."""
+    where = item.get("range")
+    lines = (where["start"]["line"] + 1, where["end"]["line"] + 1) if where else None
+    return Attachment(str(item.get("uri", "")), str(item.get("text") or ""), lines)
+
+
+def usage_from_wire(data: dict[str, Any]) -> Usage:
+    return Usage(input_tokens=int(data.get("inputTokens", 0)), output_tokens=int(data.get("outputTokens", 0)),
+                 cache_creation_input_tokens=int(data.get("cacheWriteTokens", 0)),
+                 cache_read_input_tokens=int(data.get("cacheReadTokens", 0)))
+
+
+def event_from_wire(data: dict[str, Any]) -> ev.AgentEvent | None:
+    """The core event an `agent/event` payload stands for; None for a kind this version does not know."""
+    cls = _EVENT_BY_KIND.get(str(data.get("kind")))
+    if cls is None:
+        return None
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        key = _camel(f.name)
+        if key in data:
+            values[f.name] = usage_from_wire(data[key]) if cls is ev.UsageEvent else data[key]
+    try:
+        return cls(**values)
+    except TypeError:  # a required field missing: not an event we can show
+        return None
+
+
+def context_report_from_wire(data: dict[str, Any]) -> ContextReport:
+    cats = data.get("categories") or {}
+    return ContextReport(
+        window=int(data.get("window", 0)), effective_window=int(data.get("effectiveWindow", 0)),
+        used=int(data.get("used", 0)), utilization=float(data.get("utilization", 0.0)),
+        level=str(data.get("level", "ok")),
+        categories=Categories(system=cats.get("system", 0), tools=cats.get("tools", 0), user=cats.get("user", 0),
+                              assistant=cats.get("assistant", 0), tool_results=cats.get("toolResults", 0)),
+        layers=tuple(LayerFigure(str(f.get("layer", "")), int(f.get("count", 0)), int(f.get("tokensSaved", 0)))
+                     for f in data.get("layers") or []),
+        next_request=str(data.get("nextRequest", "none")))
+
+
+def model_info_from_wire(data: dict[str, Any]) -> ModelInfo:
+    return ModelInfo(str(data.get("model", "")), bool(data.get("demo", False)))
+
+
+def context_from_wire(data: dict[str, Any]) -> ContextDetails:
+    return ContextDetails(
+        context_report_from_wire(data),
+        tuple(Placeholder(p.get("toolUseId", ""), p.get("tool", ""), p.get("layer", ""), p.get("ref", ""),
+                          int(p.get("originalChars", 0))) for p in data.get("placeholders") or []),
+        tuple(McpToolTokens(t.get("server", ""), int(t.get("tools", 0)), int(t.get("tokens", 0)))
+              for t in data.get("mcpTools") or []),
+        int(data.get("toolListChanges", 0)))
+
+
+def cost_from_wire(data: dict[str, Any]) -> CostReport:
+    total = Usage(int(data.get("inputTokens", 0)), int(data.get("outputTokens", 0)),
+                  int(data.get("cacheWriteTokens", 0)), int(data.get("cacheReadTokens", 0)),
+                  int(data.get("cacheWrite1hTokens", 0)))
+    return CostReport(str(data.get("model", "")), int(data.get("requests", 0)), total, float(data.get("usd", 0.0)),
+                      str(data.get("cacheTtl", "5m")))
+
+
+def compaction_from_wire(data: dict[str, Any]) -> CompactionResult:
+    return CompactionResult(int(data.get("tokensBefore", 0)), int(data.get("tokensAfter", 0)),
+                            str(data.get("summary", "")), "manual", compacted=bool(data.get("compacted", True)),
+                            note=str(data.get("note", "")))
+
+
+def session_from_wire(data: dict[str, Any]) -> tuple[SessionInfo, bool]:
+    """(the session, whether it is the window's current one)."""
+    info = SessionInfo(id=str(data.get("id", "")), workspace=str(data.get("workspace", "")),
+                       title=str(data.get("title", "")), created=float(data.get("created", 0)),
+                       updated=float(data.get("updated", 0)), turns=int(data.get("turns", 0)),
+                       tokens=int(data.get("tokens", 0)), cost_usd=float(data.get("costUsd", 0.0)),
+                       in_use=bool(data.get("inUse", False)))
+    return info, bool(data.get("current", False))
+
+
+def transcript_from_wire(entries: list[dict[str, Any]]) -> list[TranscriptEntry]:
+    return [TranscriptEntry(str(e.get("role", "")), str(e.get("text", "")),
+                            [TranscriptTool(str(t.get("id", "")), str(t.get("name", "")), str(t.get("summary", "")),
+                                            bool(t.get("isError", False)), int(t.get("resultChars", 0)))
+                             for t in e.get("tools") or []])
+            for e in entries]
+
+
+def mcp_servers_from_wire(servers: list[dict[str, Any]]) -> list[McpServerStatus]:
+    return [McpServerStatus(str(s.get("name", "")), str(s.get("transport", "")), str(s.get("target", "")),
+                            str(s.get("state", "")), str(s.get("error", "")), tuple(s.get("envKeys") or ()),
+                            tuple(s.get("headerKeys") or ()),
+                            tuple(McpToolStatus(str(t.get("name", "")), str(t.get("qualifiedName", "")),
+                                                str(t.get("approval", "")), str(t.get("description", "")))
+                                  for t in s.get("tools") or []))
+            for s in servers]
