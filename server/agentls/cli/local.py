@@ -1,0 +1,191 @@
+"""`agentls ask` and `agentls repl`: the agent in this process, through the same runtime as the server.
+
+Without an API key or base URL the runtime starts the offline demo model (a
+local Anthropic-compatible server) and the terminal says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import credentials
+from ..agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
+from ..agent.errors import AgentError
+from ..agent.mcp.config import read_mcp_json
+from ..agent.mcp.status import McpServerStatus
+from ..agent.runtime import AgentRuntime, ModelInfo
+from ..agent.settings import AgentSettings, parse_settings
+from ..agent.store.sessions import SessionInfo, matches
+from ..agent.transcript import TranscriptEntry
+from ..agent.views import ContextDetails
+from ..agent.workspace import Workspace
+from ..context.pipeline import CompactionResult
+from ..context.report import ContextReport
+from ..model.pricing import CostReport
+from .render import Renderer
+from .repl import Repl, ask_yes_no_always
+
+DEMO_NOTICE = "[agentls] no ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL: using the offline demo model"
+
+
+def terminal_asker(renderer: Renderer, approve_all: bool):
+    """Approvals on the terminal: what is asked is shown (escaped), then y / n / always."""
+    async def ask(request: ApprovalRequest) -> ApprovalDecision:
+        renderer.approval(request)
+        if approve_all:
+            renderer.line("    approved (--yes)", "2")
+            return ApprovalDecision(True)
+        approved, remember = await ask_yes_no_always()
+        return ApprovalDecision(approved, remember)
+
+    return ask
+
+
+def workspace_folder(arg: str) -> Path:
+    path = Path(arg).expanduser().resolve()
+    if not path.is_dir():
+        raise SystemExit(f"agentls: workspace {arg!r} is not a folder")
+    return path
+
+
+def terminal_settings(args: argparse.Namespace) -> AgentSettings:
+    """The command line's options in the settings format every front end reads (problems on stderr)."""
+    raw: dict[str, Any] = {}
+    if getattr(args, "model", None):
+        raw["model"] = args.model
+    if getattr(args, "base_url", None):
+        raw["baseUrl"] = args.base_url
+    if getattr(args, "mcp_config", None):
+        try:
+            raw["mcpServers"] = read_mcp_json(args.mcp_config)
+        except (OSError, ValueError) as error:
+            raise SystemExit(f"agentls: --mcp-config: {error}") from None
+    settings, problems = parse_settings(raw)
+    for problem in problems:
+        print(f"agentls: {problem}", file=sys.stderr)
+    return settings
+
+
+class LocalBackend:
+    """The Repl's backend over an in-process agent."""
+
+    def __init__(self, runtime: AgentRuntime, renderer: Renderer, policy: ApprovalPolicy) -> None:
+        self.runtime = runtime
+        self.renderer = renderer
+        self.policy = policy
+        self._turn: asyncio.Future[Any] | None = None
+
+    @property
+    def agent(self):
+        assert self.runtime.agent is not None, "start the runtime first"
+        return self.runtime.agent
+
+    async def chat(self, prompt: str) -> None:
+        self._turn = asyncio.ensure_future(self.agent.run_turn(prompt, self.renderer))
+        try:
+            await self._turn
+        finally:
+            self._turn = None
+
+    def cancel(self) -> None:
+        if self._turn is not None:
+            self._turn.cancel()
+
+    async def compact(self, instructions: str | None) -> CompactionResult:
+        return await self.agent.compact(instructions, self.renderer)
+
+    async def cost(self) -> CostReport:
+        return self.agent.cost()
+
+    async def new_session(self) -> None:
+        from ..agent.store import open_session
+
+        session = await asyncio.to_thread(open_session, self.runtime.session_root, new=True)
+        self.agent.clear(session)
+        self.policy.forget()
+
+    async def sessions(self, query: str) -> list[tuple[SessionInfo, bool]]:
+        from ..agent.store import SessionStore
+
+        def listed() -> list[SessionInfo]:
+            store = SessionStore.open()
+            try:
+                return store.sessions(self.runtime.session_root)
+            finally:
+                store.close()
+
+        current = self.agent.session.id if self.agent.session is not None else None
+        return [(info, info.id == current) for info in await asyncio.to_thread(listed) if matches(info, query)]
+
+    async def resume(self, session_id: str) -> list[TranscriptEntry]:
+        from ..agent.store import StoreError, open_session
+
+        try:
+            session = await asyncio.to_thread(open_session, self.runtime.session_root, session_id=session_id)
+        except StoreError as error:
+            raise AgentError(f"cannot resume: {error}") from None
+        self.agent.resume(session)
+        self.policy.forget()
+        return self.agent.transcript()
+
+    async def context(self) -> tuple[ContextDetails, ModelInfo]:
+        return self.agent.context(), self.runtime.model_info()
+
+    async def mcp(self) -> tuple[list[McpServerStatus], int]:
+        await self.agent.mcp.refresh(retry_failed=True)
+        return self.agent.mcp.status(), self.agent.tool_list_changes
+
+    def status(self) -> tuple[ContextReport | None, ModelInfo | None]:
+        if self.runtime.agent is None:
+            return None, None
+        return self.agent.context_usage(), self.runtime.model_info()
+
+
+async def _start(args: argparse.Namespace, renderer: Renderer) -> LocalBackend:
+    workspace = workspace_folder(args.workspace)
+    settings = terminal_settings(args)
+    policy = ApprovalPolicy(terminal_asker(renderer, args.yes))
+    runtime = AgentRuntime(Workspace([workspace]), policy, session_root=workspace, new_session=args.new)
+    await runtime.start(settings)
+    if runtime.demo is not None:
+        print(DEMO_NOTICE, file=sys.stderr, flush=True)
+    return LocalBackend(runtime, renderer, policy)
+
+
+async def _ask(args: argparse.Namespace) -> int:
+    renderer = Renderer(sys.stdout, notes=sys.stderr)  # stdout: the answer alone, ready to pipe
+    backend = await _start(args, renderer)
+    try:
+        await backend.chat(args.prompt)
+        renderer.end_turn()
+        print()
+        return 0
+    except AgentError as error:
+        print(f"\nagentls: {error}", file=sys.stderr)
+        return 1
+    finally:
+        await backend.runtime.aclose()
+
+
+async def _repl(args: argparse.Namespace) -> int:
+    backend = await _start(args, Renderer())
+    session = backend.agent.session.id if backend.agent.session is not None else "unsaved"
+    try:
+        return await Repl(backend).run(f"agentls — {backend.runtime.session_root} — session {session}; "
+                                       "/help for commands, /quit to leave")
+    finally:
+        await backend.runtime.aclose()
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    credentials.take_from_environment()  # the agent's shell commands are our children
+    return asyncio.run(_ask(args))
+
+
+def run_repl(args: argparse.Namespace) -> int:
+    credentials.take_from_environment()
+    return asyncio.run(_repl(args))

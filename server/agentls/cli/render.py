@@ -1,0 +1,254 @@
+"""How the terminal shows the agent: one renderer of core events and views for every terminal front end.
+
+`agentls ask`, `agentls repl` (the agent in-process) and `agentls chat` (an
+LSP client of a spawned server) all print through a Renderer, so a tool line,
+a cost line or a resumed transcript reads the same everywhere. Every string
+that comes from outside (tool summaries, titles, MCP names and errors, error
+messages) goes through `visible()`: no escape sequence reaches the terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from ..agent import events as ev
+from ..agent.approval import ApprovalRequest
+from ..agent.mcp.status import McpServerStatus
+from ..agent.runtime import ModelInfo
+from ..agent.store.sessions import SessionInfo
+from ..agent.transcript import TranscriptEntry
+from ..agent.views import ContextDetails
+from ..agent.visible import visible
+from ..context.pipeline import CompactionResult
+from ..context.report import ContextReport
+from ..model.pricing import CostReport
+
+HELP = """commands: /compact [instructions]  /cost  /new (or /clear)  /sessions [words]  /resume N|ID  /context  /mcp  /help  /quit
+Ctrl-C cancels a running turn; Ctrl-D or /quit leaves."""
+
+DIM, RED, YELLOW, GREEN, CYAN = "2", "31", "33", "32", "36"
+# The names the protocol gives the categories: what docs/protocol.md and Show Context call them.
+CATEGORY_NAMES = (("system", "system"), ("tools", "tools"), ("user", "user"), ("assistant", "assistant"),
+                  ("tool_results", "toolResults"))
+
+
+def k(tokens: float) -> str:
+    """84K, 8.4K, 512: token counts the way the status bar writes them."""
+    if tokens >= 10_000:
+        return f"{tokens / 1000:.0f}K"
+    return f"{tokens / 1000:.1f}K" if tokens >= 1000 else f"{tokens:.0f}"
+
+
+def status_text(report: ContextReport, model: ModelInfo | None) -> str:
+    """`42% · 75.6K/180K`: used over the usable window, as every view shows it (docs/protocol.md, Utilization)."""
+    text = f"{round(report.utilization * 100)}% · {k(report.used)}/{k(report.effective_window)}"
+    return text + (" demo" if model is not None and model.demo else "")
+
+
+class Renderer:
+    """Streamed text on `out`; notes (tools, compaction, retries, errors) on `notes` (stderr for `ask`)."""
+
+    def __init__(self, out: TextIO | None = None, notes: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self.notes = notes or self.out
+        self.color = self.out.isatty()
+        self._mid_line = False
+        self._thinking = False
+
+    # ---- pieces ------------------------------------------------------------
+
+    def _style(self, text: str, code: str, stream: TextIO | None = None) -> str:
+        color = (stream or self.out).isatty() if stream is not None else self.color
+        return f"\033[{code}m{text}\033[0m" if color and code else text
+
+    def write(self, text: str) -> None:
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self._mid_line = not text.endswith("\n")
+
+    def _end_text(self) -> None:
+        if self._mid_line:
+            self.write("\n")
+
+    def line(self, text: str, style: str = "") -> None:
+        """A line of its own on `out` (after ending any streamed text)."""
+        self._end_text()
+        self.write(self._style(text, style) + "\n")
+
+    def note(self, text: str, style: str = "") -> None:
+        """A line about what happens (tools, compaction, errors): on `notes`."""
+        self._end_text()
+        if self.notes is self.out:
+            self.line(text, style)
+            return
+        self.notes.write(self._style(text, style, self.notes) + "\n")
+        self.notes.flush()
+
+    def end_turn(self) -> None:
+        self._end_text()
+        self._thinking = False
+
+    def prompt(self, report: ContextReport | None, model: ModelInfo | None) -> str:
+        """`[42% · 75.6K/180K] > `, coloured by the meter's level."""
+        if report is None:
+            return "> "
+        style = {"warn": YELLOW, "high": RED}.get(report.level, DIM)
+        return f"{self._style('[' + status_text(report, model) + ']', style)} > "
+
+    # ---- a turn ------------------------------------------------------------------
+
+    def __call__(self, event: ev.AgentEvent) -> None:
+        """An EventSink: every event of a turn as it happens."""
+        if isinstance(event, ev.TextDelta):
+            if self._thinking:
+                self._thinking = False
+                self._end_text()
+            self.write(event.text)
+        elif isinstance(event, ev.ThinkingDelta):
+            if not self._thinking:
+                self._thinking = True
+                self.note("thinking…", DIM)
+        elif isinstance(event, ev.ToolStart):
+            self.note(f"  ⏺ {visible(event.summary or event.tool)}", CYAN)
+        elif isinstance(event, ev.ToolEnd):
+            mark = "✗" if event.is_error else "✓"
+            badge = f" [{event.marker}]" if event.marker else ""
+            self.note(f"    {mark} {visible(event.summary)} ({event.result_chars:,} chars){badge}",
+                      RED if event.is_error else DIM)
+        elif isinstance(event, ev.RetryEvent):
+            self.note(f"  ↻ retry {event.attempt} in {event.delay_seconds:.1f}s: {visible(event.reason)}", YELLOW)
+        elif isinstance(event, ev.CompactionStarted):
+            self.note(f"  ⋯ compacting the conversation ({event.reason})", DIM)
+        elif isinstance(event, ev.CompactionFinished):
+            self.note(f"  ⋯ compacted: {k(event.tokens_before)} → {k(event.tokens_after)}", DIM)
+        elif isinstance(event, ev.ToolsChanged):
+            self.note(f"  ⋯ {tools_changed_text(event.added, event.removed)}", DIM)
+        elif isinstance(event, ev.ErrorEvent):
+            self.note(f"  ! {visible(event.message)}", RED)
+
+    def error(self, message: str) -> None:
+        self.note(f"! {visible(message)}", RED)
+
+    # ---- answers to commands ------------------------------------------------------
+
+    def cost(self, cost: CostReport) -> None:
+        u = cost.usage
+        self.line(f"{cost.requests} requests · {u.input_tokens:,} in / {u.output_tokens:,} out tokens "
+                  f"· cache {u.cache_read_input_tokens:,} read / {u.cache_creation_input_tokens:,} written "
+                  f"(TTL {cost.cache_ttl}, {u.cache_write_1h_tokens:,} for 1 h) "
+                  f"· ${cost.usd:.4f} ({visible(cost.model)})")
+
+    def compaction(self, result: CompactionResult) -> None:
+        if result.compacted:
+            self.line(f"compacted: {result.tokens_before:,} → {result.tokens_after:,} tokens")
+        else:
+            self.line(f"not compacted: {result.note or 'nothing to gain'}")
+
+    def context(self, details: ContextDetails, model: ModelInfo | None) -> None:
+        report = details.report
+        who = " · demo model" if model is not None and model.demo else f" · {visible(model.model)}" if model else ""
+        self.line(f"{report.used:,} of {report.effective_window:,} tokens ({report.utilization:.0%}, {report.level})"
+                  f" · window {report.window:,}{who}")
+        for field, name in CATEGORY_NAMES:
+            self.line(f"  {name:<12} {getattr(report.categories, field):>9,}")
+        for layer in report.layers:
+            if layer.count:
+                self.line(f"  {layer.layer:<12} {layer.count:>4}× saved {layer.tokens_saved:,} tokens", DIM)
+        for server in details.mcp_tools:
+            self.line(f"  mcp {visible(server.server):<8} {server.tools:>4} tools {server.tokens:>7,} tokens", DIM)
+        if details.tool_list_changes:
+            self.line(f"  {details.tool_list_changes} tool-list change(s): each one prompt-cache break", DIM)
+        if details.placeholders:
+            self.line(f"  {len(details.placeholders)} placeholders (re-readable via context://…)", DIM)
+
+    def sessions(self, sessions: list[tuple[SessionInfo, bool]]) -> None:
+        for row in session_lines(sessions, time.time()):
+            self.line(row)
+
+    def transcript(self, entries: list[TranscriptEntry], last: int = 6) -> None:
+        """The end of a resumed conversation, so the user knows where it stands."""
+        if len(entries) > last:
+            self.line(f"  … {len(entries) - last} earlier messages", DIM)
+        for entry in entries[-last:]:
+            who = "you" if entry.role == "user" else "agent"
+            text = " ".join(visible(entry.text).split())
+            self.line(f"  {who}: {text[:160]}{'…' if len(text) > 160 else ''}", DIM if who == "agent" else "")
+            for tool in entry.tools:
+                self.line(f"    ⏺ {visible(tool.summary)}", CYAN)
+
+    def mcp(self, servers: list[McpServerStatus], tool_list_changes: int) -> None:
+        for row in mcp_lines(servers, tool_list_changes):
+            self.line(row)
+
+    def approval(self, request: ApprovalRequest) -> None:
+        """What is asked, with every control character visible: what is approved is what runs."""
+        if request.kind == "shell":
+            self.line(f"  ? run: {visible(request.command or '')}", YELLOW)
+        elif request.kind == "mcp":
+            self.line(f"  ? call {visible(request.tool or '')} on MCP server '{visible(request.server or '')}'",
+                      YELLOW)
+            for row in visible(request.input or "").splitlines()[:40]:
+                self.line(f"    {row}", DIM)
+        else:
+            self.line(f"  ? {visible(request.kind)} {visible(request.path or '')}", YELLOW)
+            for row in visible(request.diff or "").split("\n")[:60]:
+                self.line(f"    {row}", GREEN if row.startswith("+") else RED if row.startswith("-") else DIM)
+
+
+def tools_changed_text(added: list[str], removed: list[str]) -> str:
+    changes = [*(f"+{visible(name)}" for name in added), *(f"-{visible(name)}" for name in removed)]
+    return f"tools changed ({' '.join(changes) or 'definitions'}): the prompt cache is written again once"
+
+
+def _ago(seconds: float, now: float) -> str:
+    if not seconds:
+        return "not started"
+    gap = max(0, now - seconds)
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if gap >= size:
+            return f"{int(gap // size)} {unit} ago"
+    return "just now"
+
+
+def session_lines(sessions: list[tuple[SessionInfo, bool]], now: float) -> list[str]:
+    """`/sessions`: one numbered line each (`/resume N` picks one); (info, whether it is this chat)."""
+    if not sessions:
+        return ["no conversations yet"]
+    lines = []
+    for number, (info, current) in enumerate(sessions, 1):
+        mark = " (this chat)" if current else " (open in another window)" if info.in_use else ""
+        title = visible(info.title or "(untitled)")[:60]
+        lines.append(f"{number:>3}. {title:<60} {_ago(info.updated, now):>12} · {info.turns} turns"
+                     f" · ${info.cost_usd:.2f} · {visible(info.id)}{mark}")
+    return lines
+
+
+def pick_session(sessions: list[tuple[SessionInfo, bool]], choice: str) -> str | None:
+    """The id a `/resume` argument names: a number from the last list, an id or a unique id prefix."""
+    choice = choice.strip()
+    if choice.isdigit() and 1 <= int(choice) <= len(sessions):
+        return sessions[int(choice) - 1][0].id
+    matches = [info.id for info, _ in sessions if info.id.startswith(choice)] if choice else []
+    return matches[0] if len(matches) == 1 else None
+
+
+def mcp_lines(servers: list[McpServerStatus], tool_list_changes: int) -> list[str]:
+    """`/mcp`: every server with its state, secrets by name only, and its tools."""
+    if not servers:
+        return ["no MCP servers configured (agentls.mcpServers, or --mcp-config FILE in the terminal)"]
+    lines = []
+    for server in servers:
+        secrets = [*(f"env {visible(key)}=***" for key in server.env_keys),
+                   *(f"header {visible(key)}: ***" for key in server.header_keys)]
+        lines.append(f"{visible(server.name)} [{server.state}] {server.transport} {visible(server.target)}"
+                     + (f" ({', '.join(secrets)})" if secrets else ""))
+        if server.error:
+            lines.extend(f"  ! {row}" for row in visible(server.error).splitlines())
+        for tool in server.tools:
+            offered = visible(tool.qualified_name) or "not offered"
+            lines.append(f"  {visible(tool.name):<24} {tool.approval:<6} {offered} — {visible(tool.description)}")
+    lines.append(f"tool-list changes this session (each one prompt-cache break): {tool_list_changes}")
+    return lines

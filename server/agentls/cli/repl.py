@@ -1,0 +1,154 @@
+"""The terminal conversation: one prompt loop and one set of slash commands for every terminal front end.
+
+`agentls repl` runs it over the agent in this process (local.py), `agentls
+chat` over a spawned language server (lsp_chat.py); both are a Backend, so
+the commands and what they print are the same. Reading the keyboard happens
+in a thread, so events keep flowing while it waits; Ctrl-C cancels the
+running turn, Ctrl-D or /quit leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from typing import Protocol
+
+from ..agent.errors import AgentError
+from ..agent.mcp.status import McpServerStatus
+from ..agent.runtime import ModelInfo
+from ..agent.store.sessions import SessionInfo
+from ..agent.transcript import TranscriptEntry
+from ..agent.views import ContextDetails
+from ..context.pipeline import CompactionResult
+from ..context.report import ContextReport
+from ..model.pricing import CostReport
+from .render import HELP, Renderer, pick_session
+
+ASK = "    allow? [y]es / [n]o / [a]lways this session: "
+
+
+class Backend(Protocol):
+    """What the loop asks of the agent, wherever it runs. Failures raise AgentError (said plainly)."""
+
+    renderer: Renderer
+
+    async def chat(self, prompt: str) -> None: ...  # streams the turn's events to the renderer
+
+    def cancel(self) -> None: ...  # the running turn, if any
+
+    async def compact(self, instructions: str | None) -> CompactionResult: ...
+
+    async def cost(self) -> CostReport: ...
+
+    async def new_session(self) -> None: ...
+
+    async def sessions(self, query: str) -> list[tuple[SessionInfo, bool]]: ...
+
+    async def resume(self, session_id: str) -> list[TranscriptEntry]: ...
+
+    async def context(self) -> tuple[ContextDetails, ModelInfo]: ...
+
+    async def mcp(self) -> tuple[list[McpServerStatus], int]: ...
+
+    def status(self) -> tuple[ContextReport | None, ModelInfo | None]: ...  # for the prompt
+
+
+async def read_line(prompt: str) -> str | None:
+    """One line from stdin without blocking the event loop; None at end of input."""
+    try:
+        line = await asyncio.to_thread(input, prompt)
+    except EOFError:
+        return None
+    if not sys.stdin.isatty():
+        print(line, flush=True)  # piped input: echo it so the transcript reads like a session
+    return line
+
+
+async def ask_yes_no_always() -> tuple[bool, bool]:
+    """(approved, remember) from the keyboard; anything but y or a is a no."""
+    answer = await read_line(ASK)
+    choice = (answer or "n").strip().lower()[:1]
+    return choice in ("y", "a"), choice == "a"
+
+
+class Repl:
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.render = backend.renderer
+        self.listed: list[tuple[SessionInfo, bool]] = []  # the last /sessions list, for /resume N
+
+    async def run(self, greeting: str) -> int:
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGINT, self.backend.cancel)  # Ctrl-C stops the turn
+        try:
+            self.render.line(greeting, "2")
+            while True:
+                line = await read_line(self.render.prompt(*self.backend.status()))
+                if line is None:
+                    self.render.line("")
+                    return 0
+                line = line.strip()
+                if not line:
+                    continue
+                if line.startswith("/"):
+                    if not await self.command(line):
+                        return 0
+                    continue
+                await self.turn(line)
+        finally:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signal.SIGINT)
+
+    async def turn(self, prompt: str) -> None:
+        try:
+            await self.backend.chat(prompt)
+        except asyncio.CancelledError:
+            self.render.end_turn()
+            self.render.line("(cancelled)", "31")
+            return
+        except AgentError as error:
+            self.render.end_turn()
+            self.render.error(str(error))
+            return
+        self.render.end_turn()
+
+    async def command(self, line: str) -> bool:
+        """Run a /command; False means leave."""
+        name, _, rest = line.partition(" ")
+        rest = rest.strip()
+        backend, render = self.backend, self.render
+        try:
+            if name in ("/quit", "/exit"):
+                return False
+            if name == "/compact":
+                render.compaction(await backend.compact(rest or None))
+            elif name == "/cost":
+                render.cost(await backend.cost())
+            elif name in ("/clear", "/new"):
+                await backend.new_session()
+                render.line("new conversation (the previous one stays saved: /sessions lists it)")
+            elif name == "/sessions":
+                self.listed = await backend.sessions(rest)
+                render.sessions(self.listed)
+            elif name == "/resume":
+                if not self.listed:
+                    self.listed = await backend.sessions("")
+                session_id = pick_session(self.listed, rest)
+                if session_id is None:
+                    render.error("/resume N (a number from /sessions) or a session id")
+                else:
+                    entries = await backend.resume(session_id)
+                    render.line(f"resumed {session_id}")
+                    render.transcript(entries)
+            elif name == "/context":
+                render.context(*await backend.context())
+            elif name == "/mcp":
+                render.mcp(*await backend.mcp())
+            else:
+                render.line(HELP)
+        except AgentError as error:
+            render.error(str(error))
+        return True
