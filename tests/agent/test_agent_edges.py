@@ -11,6 +11,7 @@ from agentls.agent.loop import AgentError
 from agentls.context import ContextConfig
 from agentls.mock_api import Fault, Reply, Text, ToolUse
 from agentls.mock_api.tokens import count_input_tokens
+from agentls.context.attachments import Attachment
 
 
 async def test_invalid_sse_data_is_retried_like_a_truncated_stream(make_agent, mock_api):
@@ -57,9 +58,9 @@ async def test_an_oversized_attachment_is_cut_losslessly_and_never_refused(make_
     mock_api.max_prompt_tokens = 20_000
     agent = make_agent(context=WINDOW)
     mock_api.script(Reply([Text("Reading its start.")]))
-    result = await agent.run_turn("what is in this bundle?", attachments=[{"uri": "dist/bundle.min.js", "text": BIG}])
+    result = await agent.run_turn("what is in this bundle?", attachments=[Attachment("dist/bundle.min.js", BIG)])
     assert result.text == "Reading its start." and _refused(mock_api) == 0
-    assert agent.context()["utilization"] < 1  # not 368%
+    assert agent.context().report.utilization < 1  # not 368%
     ref = _ref_in(mock_api.message_bodies[-1])
     mock_api.script(Reply([ToolUse("read_file", {"path": ref, "start_line": 40_000, "end_line": 40_001})]),
                     Reply([Text("line 39999 and 40000")]))
@@ -80,7 +81,7 @@ async def test_a_too_long_refusal_is_repaired_and_retried_exactly_once(make_agen
     agent = make_agent(context=WINDOW)
     mock_api.script(Reply([Text("got it")]))
     text = "word " * 12_000  # 60,000 chars: within our half-window share once cut, not within the real limit
-    result = await agent.run_turn("summarise", attachments=[{"uri": "notes.txt", "text": text}])
+    result = await agent.run_turn("summarise", attachments=[Attachment("notes.txt", text)])
     assert result.text == "got it"
     assert _refused(mock_api) == 1 and len(mock_api.message_bodies) == 2
     mock_api.script(Reply([Text("next")]))
@@ -93,6 +94,6 @@ async def test_a_session_saved_with_an_oversized_message_restarts_usable(make_ag
     first._log({"role": "user", "content": [{"type": "text", "text": BIG}]})  # as the old code saved it
     await first.aclose()
     again = make_agent(context=WINDOW, new=False)
-    assert again.context()["utilization"] < 1
+    assert again.context().report.utilization < 1
     mock_api.script(Reply([Text("back")]))
     assert (await again.run_turn("hello again")).text == "back" and _refused(mock_api) == 0

@@ -11,6 +11,7 @@ from agentls.context import ContextConfig
 from agentls.context.structure import request_problems
 from agentls.mock_api import DEMO_LABEL, Fault, Reply, Text, Thinking, ToolUse
 from conftest import SECRET
+from agentls.lsp import protocol
 
 
 class Recorder:
@@ -21,7 +22,8 @@ class Recorder:
         self.events.append(event)
 
     def kinds(self):
-        return [e.kind for e in self.events]
+        # the wire kinds of docs/protocol.md (ContextUsage travels as its own notification)
+        return [protocol.EVENT_KINDS.get(type(e), "contextUsage") for e in self.events]
 
     def of(self, cls):
         return [e for e in self.events if isinstance(e, cls)]
@@ -162,7 +164,7 @@ async def test_session_resumes_with_every_message(make_agent, mock_api, workspac
     resumed = make_agent(new=False)
     assert resumed.session.id == session_id
     assert resumed.history() == before
-    assert resumed.cost()["requests"] == cost["requests"]
+    assert resumed.cost().requests == cost.requests
     mock_api.script(Reply([Text("still here")]))
     assert (await resumed.run_turn("and?")).text == "still here"
 
@@ -177,12 +179,12 @@ async def test_manual_compact_cost_context_and_clear(make_agent, mock_api, works
     assert agent.history()[0]["content"][0]["text"].startswith("[Conversation summary")
     assert "focus on notes" in str(mock_api.message_bodies[-1]["messages"][-1])
     cost = agent.cost()
-    assert cost["requests"] == 3 and cost["usd"] > 0
-    context = agent.context()
-    assert context["categories"]["system"] > 0 and context["level"] == "ok"
+    assert cost.requests == 3 and cost.usd > 0
+    context = agent.context().report
+    assert context.categories.system > 0 and context.level == "ok"
     old = agent.session.id
     agent.clear(open_session(agent.workspace.roots[0], new=True))
-    assert agent.history() == [] and agent.cost()["requests"] == 0
+    assert agent.history() == [] and agent.cost().requests == 0
     assert agent.session.id != old and SessionStore(agent.session.db).info(old).turns == 1  # the old one is kept
 
 
@@ -213,7 +215,7 @@ async def test_a_stream_dropped_mid_reply_is_retried_and_says_to_discard_the_par
     seen = Recorder()
     result = await agent.run_turn("count", seen)
     retries = seen.of(ev.RetryEvent)
-    assert retries and retries[0].discard_partial and retries[0].wire("t")["discardPartial"] is True
+    assert retries and retries[0].discard_partial and protocol.event(retries[0], "t")["discardPartial"] is True
     after = seen.events[seen.events.index(retries[0]) + 1:]
     assert "".join(e.text for e in after if isinstance(e, ev.TextDelta)) == result.text
 
@@ -240,7 +242,7 @@ async def test_after_a_batch_the_request_still_reads_up_to_the_stable_frontier(m
     agent = make_agent(context=config, force_cache_control=True, cache_placement=placement)
     recorder = Recorder()
     await agent.run_turn("read the modules", on_event=recorder)
-    reads = [e.usage["cacheReadTokens"] for e in recorder.of(ev.UsageEvent)][:-1]  # the last is the turn's total
+    reads = [e.usage.cache_read_input_tokens for e in recorder.of(ev.UsageEvent)][:-1]  # the last is the turn's total
     bodies = mock_api.message_bodies
     batch = next(i for i, body in enumerate(bodies) if any(
         isinstance(m["content"], list) and any(str(b.get("content", "")).startswith("[old result cleared")

@@ -12,6 +12,14 @@ from agentls.agent import events as ev
 from agentls.agent.loop import AgentError
 from agentls.context import ContextConfig
 from agentls.mock_api import Fault, Reply, Text, ToolUse
+from agentls.lsp import protocol
+
+
+def tool_result(agent, tool_use_id, with_original=False):
+    """agent/toolResult's answer for the agent's view of one call (None for an unknown id)."""
+    view = agent.tool_result(tool_use_id, with_original)
+    return protocol.tool_result(view) if view is not None else None
+
 
 EAGER = ContextConfig(clear_at=0.0, clear_keep_recent=1, min_batch_tokens=0, batch_payoff=0.0)
 DEEP = "zebra-7731"  # sits only deep inside the file, far from its head
@@ -37,7 +45,7 @@ async def test_a_cleared_badge_arrives_only_after_the_request_carrying_it_was_se
     seen = []  # (event, how many requests the API had received when it was emitted)
     await agent.run_turn("read notes then app", on_event=lambda e: seen.append((e, len(mock_api.message_bodies))))
     cleared = [(e, n) for e, n in seen if isinstance(e, ev.LayerApplied) and "toolu_notes" in e.tool_use_ids]
-    assert cleared, [e.kind for e, _ in seen]
+    assert cleared, [type(e).__name__ for e, _ in seen]
     event, received = cleared[0]
     carried = mock_api.message_bodies[received - 1]["messages"][2]["content"][0]["content"]
     assert carried.startswith("[old result cleared"), "the badge came before the request that cleared it"
@@ -61,7 +69,7 @@ async def test_no_badge_when_the_request_that_would_clear_never_got_through(make
     with pytest.raises(AgentError):
         await agent.run_turn("read notes then app", on_event=sink)
     assert not [e for e in events if isinstance(e, ev.LayerApplied)]
-    view = agent.tool_result("toolu_notes")
+    view = tool_result(agent, "toolu_notes")
     assert view["marker"] == "" and DEEP in view["text"]  # the model last saw it in full
 
 
@@ -69,12 +77,12 @@ async def test_tool_result_view_gives_input_text_as_sent_layer_and_original(make
     two_reads(mock_api, workspace)
     agent = make_agent(context=EAGER)
     await agent.run_turn("read notes then app")
-    view = agent.tool_result("toolu_notes", with_original=True)
+    view = tool_result(agent, "toolu_notes", True)
     assert view["tool"] == "read_file" and view["input"] == {"path": "notes.md"}
     assert view["sent"] and view["marker"] == "cleared" and view["layer"] == "clear"
     assert view["text"].startswith("[old result cleared") and DEEP not in view["text"]
     assert view["ref"] == "context://toolu_notes" and view["rewrittenAt"].endswith("Z")
     assert DEEP in view["original"] and view["originalChars"] == len(view["original"])
-    fresh = agent.tool_result("toolu_app")
+    fresh = tool_result(agent, "toolu_app")
     assert fresh["marker"] == "" and fresh["ref"] == "" and fresh["original"] is None
-    assert agent.tool_result("toolu_nope") is None
+    assert tool_result(agent, "toolu_nope") is None

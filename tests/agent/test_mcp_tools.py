@@ -22,6 +22,19 @@ from agentls.context.structure import request_problems
 from agentls.mock_api import Reply, Text, ToolUse
 from conftest import settings_for
 from mcp_fixtures import HttpServer, stdio_config
+from agentls.agent.runtime import ModelInfo
+from agentls.lsp import protocol
+
+
+def wire_status(agent):
+    """agent/mcpServers' shape of the servers (the test reads the protocol's names)."""
+    return [protocol.mcp_server(status) for status in agent.mcp.status()]
+
+
+def wire_context(agent):
+    """agent/context's shape of the agent's context details."""
+    return protocol.context(agent.context(), ModelInfo("", False))
+
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 SECRET_ENV = "tok-never-shown-8731"
@@ -127,7 +140,7 @@ async def test_a_large_result_is_cleared_and_read_back_by_its_ref(make_mcp_agent
     agent = make_mcp_agent({"test": stdio_config(approval="always")})
     seen = Recorder()
     await agent.run_turn("big", seen)
-    placeholders = {p["toolUseId"]: p for p in agent.context()["placeholders"]}
+    placeholders = {p["toolUseId"]: p for p in wire_context(agent)["placeholders"]}
     big = placeholders["toolu_big"]
     assert big["ref"] == "context://toolu_big" and big["layer"] == "truncated" and big["originalChars"] > 100_000
     bodies = mock_api.message_bodies
@@ -161,15 +174,15 @@ async def test_a_server_killed_mid_call_is_reported_and_the_next_turn_works(make
     assert "MCP server 'test' closed the connection during the call" in crashed["content"]
     assert "about to crash: goodbye" in crashed["content"]  # its stderr explains
     assert seen.of(ev.ToolEnd)[0].is_error
-    [status] = agent.mcp.status()
+    [status] = wire_status(agent)
     assert status["state"] == "failed" and "closed the connection" in status["error"]
     assert (await agent.run_turn("again")).text == "back"  # the next call started it again
     [value] = results_of(mock_api.message_bodies[3])
     assert value["content"] == "set" and not value.get("is_error")
-    assert agent.mcp.status()[0]["state"] == "running"
+    assert wire_status(agent)[0]["state"] == "running"
     assert mock_api.message_bodies[0]["tools"] == mock_api.message_bodies[3]["tools"]  # no cache break
     assert agent.tool_list_changes == 0
-    shown = repr(agent.mcp.status()) + repr(agent.mcp.connections["test"].config) + caplog.text
+    shown = repr(wire_status(agent)) + repr(agent.mcp.connections["test"].config) + caplog.text
     assert SECRET_ENV not in shown and status["envKeys"] == ["TOKEN"]
 
 
@@ -203,7 +216,7 @@ async def test_streamable_http_server_called_killed_and_the_agent_keeps_working(
     echo, notes = results_of(mock_api.message_bodies[5])
     assert echo["is_error"] and "could not start" in echo["content"]  # the server is gone for good
     assert "The answer is 42." in notes["content"]
-    assert SECRET_ENV not in repr(agent.mcp.status()) + echo["content"] + crashed["content"]
+    assert SECRET_ENV not in repr(wire_status(agent)) + echo["content"] + crashed["content"]
 
 
 async def test_a_changed_tool_list_is_one_counted_cache_break_at_a_turn_start(make_mcp_agent, mock_api):
@@ -225,7 +238,7 @@ async def test_a_changed_tool_list_is_one_counted_cache_break_at_a_turn_start(ma
         assert after["messages"][: len(before["messages"])] == before["messages"]
     [changed] = seen.of(ev.ToolsChanged)
     assert (changed.changes, changed.added, changed.removed) == (1, ["mcp__test__extra"], [])
-    report = agent.context()
+    report = wire_context(agent)
     assert report["toolListChanges"] == 1
     [per_server] = report["mcpTools"]
     assert per_server["server"] == "test" and per_server["tools"] == 9 and per_server["tokens"] > 100
@@ -244,7 +257,7 @@ async def test_an_old_mcp_result_is_cleared_by_the_pipeline_and_reads_back(make_
     agent = make_mcp_agent({"test": stdio_config(approval="always")}, context=context)
     seen = Recorder()
     await agent.run_turn("big then more", seen)
-    placeholders = {p["toolUseId"]: p for p in agent.context()["placeholders"]}
+    placeholders = {p["toolUseId"]: p for p in wire_context(agent)["placeholders"]}
     assert placeholders["toolu_old"]["layer"] == "cleared"
     assert "toolu_old" in [i for e in seen.of(ev.LayerApplied) for i in e.tool_use_ids]
     final = mock_api.message_bodies[-1]
@@ -294,7 +307,7 @@ async def test_a_server_hanging_at_startup_is_reported_and_the_turn_goes_on(make
                                                        "import time; time.sleep(600)"], "startupTimeout": 1}
     agent = make_mcp_agent({"silent": silent, "test": stdio_config()})
     assert (await agent.run_turn("read notes")).text == "read without it"
-    silent_status, test_status = agent.mcp.status()
+    silent_status, test_status = wire_status(agent)
     assert silent_status["state"] == "failed" and "did not start within 1 s" in silent_status["error"]
     assert "warming up" in silent_status["error"]  # its stderr says what it was doing
     assert test_status["state"] == "running"  # the other server started anyway

@@ -98,7 +98,7 @@ async def test_an_unanswered_confirm_times_out_as_a_refusal(start_editor, mock_a
 
 
 def test_confirm_timeout_setting_is_checked():
-    from agentls.lsp.settings import parse_settings
+    from agentls.agent.settings import parse_settings
 
     assert parse_settings({"approvals": {"timeoutSeconds": 2.5}})[0].confirm_timeout == 2.5
     settings, problems = parse_settings({"approvals": {"timeoutSeconds": -1, "shell": "always"}})

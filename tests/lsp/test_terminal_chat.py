@@ -26,7 +26,7 @@ async def test_chat_with_the_demo_model_and_every_command(workspace, data_dir):
     assert "2 requests" in out and "$0.0" in out  # /cost
     assert "toolResults" in out  # /context
     assert "compacted:" in out and "new conversation" in out and "/compact [instructions]" in out
-    assert "% " in out and "K/200K]" in out  # utilization in the prompt
+    assert "% " in out and "K/180K demo]" in out  # utilization in the prompt: over the usable window
 
 
 async def test_approvals_are_answered_on_the_terminal(workspace, data_dir, mock_api):

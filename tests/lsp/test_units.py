@@ -6,11 +6,12 @@ import pytest
 from pygls.exceptions import JsonRpcException
 
 from agentls.agent.approval import ApprovalRequest
-from agentls.lsp.confirm import confirm_params, decision, message_text
+from agentls.lsp.confirm import decision, message_text
+from agentls.lsp.protocol import confirm_params
 from agentls.lsp.methods import chat
 from agentls.lsp.progress import progress_message
 from agentls.lsp.redact import Secrets
-from agentls.lsp.settings import context_config, model_settings, parse_settings, settings_section, wants_demo
+from agentls.agent.settings import context_config, model_settings, parse_settings, settings_section, wants_demo
 
 
 def test_settings_map_onto_model_and_context_config():

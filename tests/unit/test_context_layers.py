@@ -4,6 +4,7 @@ from agentls.context import ContextConfig, ContextEngine, MemoryStore
 from agentls.context.blocks import message_sha1, result_text
 from agentls.context.store import input_ref, result_ref
 from synth import read_turn, results, tool_call, user
+from dataclasses import asdict
 
 OFF = 10.0  # a threshold that is never reached
 
@@ -162,11 +163,11 @@ def test_context_report_names_placeholders_and_layers():
     engine = engine_with(clear_at=0.0, clear_keep_recent=1)
     ids = [read_turn(engine, f"c{i}.py", "c\n" * 500) for i in range(3)]
     engine.prepare(now=0)
-    report = engine.report(tools_tokens=100)
+    report = asdict(engine.report(tools_tokens=100))
     assert set(report) >= {"window", "used", "utilization", "level", "categories", "layers"}
-    assert {"system", "tools", "user", "assistant", "toolResults"} == set(report["categories"])
+    assert {"system", "tools", "user", "assistant", "tool_results"} == set(report["categories"])
     clear = next(layer for layer in report["layers"] if layer["layer"] == "clear")
-    assert clear["count"] == 2 and clear["tokensSaved"] > 0
-    refs = {p["toolUseId"]: p["ref"] for p in engine.placeholders()}
+    assert clear["count"] == 2 and clear["tokens_saved"] > 0
+    refs = {p.tool_use_id: p.ref for p in engine.placeholders()}
     assert set(refs) == set(ids[:2])
     assert engine.store.get(refs[ids[0]]) == "c\n" * 500

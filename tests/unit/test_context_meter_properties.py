@@ -24,6 +24,10 @@ from agentls.agent.workspace import Workspace
 from agentls.context.compact import SummaryError
 from agentls.context.tokens import Usage
 from agentls.model import ModelSettings
+from agentls.agent.runtime import ModelInfo
+from agentls.lsp import protocol
+
+NO_MODEL = ModelInfo("", False)
 
 EXAMPLES = int(os.environ.get("AGENTLS_METER_EXAMPLES", "2000"))
 SHARED = ("used", "window", "effectiveWindow", "utilization", "level", "nextRequest")
@@ -42,7 +46,8 @@ class MeterDriver(base.Driver):
         self.compactions = 0
 
     def check_meter(self) -> None:
-        usage, context = self.agent.context_usage(), self.agent.context()
+        usage = protocol.context_usage(self.agent.context_usage(), NO_MODEL)
+        context = protocol.context(self.agent.context(), NO_MODEL)
         assert {k: usage[k] for k in SHARED} == {k: context[k] for k in SHARED}
         used, usable = usage["used"], usage["effectiveWindow"]
         assert usable == usage["window"] - self.engine.config.reserve

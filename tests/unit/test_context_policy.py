@@ -83,9 +83,9 @@ def test_old_assistant_prose_is_cleared_and_reads_back_but_not_in_the_newest_tur
         assert engine.store.get(ref) == original
     assert all(any(b["type"] == "tool_use" for b in blocks_of(m))
                for m in engine.history.messages if m["role"] == "assistant")  # the calls stay
-    listed = [p for p in engine.placeholders() if p["layer"] == "clearedProse"]
-    assert [engine.store.get(p["ref"]) for p in listed] == thoughts[:3]
-    assert [p["originalChars"] for p in listed] == [len(t) for t in thoughts[:3]]
+    listed = [p for p in engine.placeholders() if p.layer == "clearedProse"]
+    assert [engine.store.get(p.ref) for p in listed] == thoughts[:3]
+    assert [p.original_chars for p in listed] == [len(t) for t in thoughts[:3]]
 
 
 def test_server_side_clearing_keeps_three_tool_uses_once_over_the_trigger():

@@ -9,6 +9,7 @@ from agentls.context.prompt_cache import AnthropicCache, minimum_cacheable_token
 from agentls.mock_api import MockAnthropicServer, Reply
 from agentls.mock_api.tokens import MockCache, request_blocks
 from agentls.model import ModelClient, ModelSettings
+from agentls.lsp import protocol
 
 SYSTEM = "You are a careful coding agent. Follow the rules. " * 120  # about 1,500 tokens
 TOOLS = [{"name": "read_file", "description": "Read a file", "input_schema": {"type": "object"}},
@@ -79,7 +80,7 @@ async def test_usage_equals_the_cache_model_over_a_scripted_session(api, clock):
             body = api.message_bodies[-1]
             assert usage_of(response) == expected_of(model, body, clock.now)
             seen.append(usage_of(response))
-        cost = client.costs.as_dict()
+        cost = protocol.cost(client.costs.report())
 
     first, second, _, after_pause, hour_written, hour_read, rewrite = seen
     assert first[1] == 0 and first[2] > 1_500  # everything written

@@ -4,6 +4,7 @@ from agentls.model.catalog import KNOWN_MODELS, describe, window_for
 from agentls.model.pricing import CostTracker
 from agentls.model.response import Usage
 from agentls.model.settings import DEFAULT_MODEL
+from agentls.lsp import protocol
 
 
 def test_the_default_model_is_known_and_windows_follow_the_name():
@@ -24,5 +25,5 @@ def test_retarget_names_and_prices_the_new_model_and_keeps_the_totals():
     costs.add("claude-sonnet-5-5", Usage(input_tokens=1_000_000))
     costs.retarget("my-model", {"my-model": {"input": 1.0}})
     costs.add("my-model", Usage(input_tokens=1_000_000))
-    assert costs.as_dict()["model"] == "my-model"
-    assert costs.as_dict()["usd"] == 3.0 + 1.0
+    assert protocol.cost(costs.report())["model"] == "my-model"
+    assert protocol.cost(costs.report())["usd"] == 3.0 + 1.0

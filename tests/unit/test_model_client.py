@@ -9,6 +9,7 @@ import time
 import pytest
 
 from agentls.mock_api import Fault, MockAnthropicServer, RedactedThinking, Reply, Text, Thinking, ToolUse
+from agentls.lsp import protocol
 from agentls.model import (
     DEFAULT_MODEL,
     ModelClient,
@@ -134,7 +135,7 @@ async def test_usage_reports_cache_fields_and_cost_is_tracked(api):
         first = await client.stream(system=system, messages=USER_HI, tools=TOOLS, on_event=None)
         history = USER_HI + [first.as_message(), {"role": "user", "content": "and again"}]
         second = await client.stream(system=system, messages=history, tools=TOOLS, on_event=None)
-        cost = client.costs.as_dict()
+        cost = protocol.cost(client.costs.report())
 
     assert first.usage.cache_read_input_tokens == 0 and first.usage.cache_creation_input_tokens > 1_000
     # The second request shares system + tools + first message with the first one.

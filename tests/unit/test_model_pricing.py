@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentls.model import CostTracker, Usage, cost_usd, price_for
+from agentls.lsp import protocol
 
 MILLION = 1_000_000
 
@@ -59,7 +60,7 @@ def test_tracker_accumulates_and_matches_protocol_shape():
     tracker = CostTracker("claude-sonnet-4-5")
     tracker.add("claude-sonnet-4-5", Usage(10, 20, 30, 40))
     tracker.add("claude-haiku-4-5", Usage(1, 2, 3, 4))
-    result = tracker.as_dict()
+    result = protocol.cost(tracker.report())
     assert set(result) == {"model", "requests", "inputTokens", "outputTokens", "cacheReadTokens",
                            "cacheWriteTokens", "cacheWrite1hTokens", "cacheTtl", "usd"}
     assert result["model"] == "claude-sonnet-4-5" and result["requests"] == 2
@@ -69,4 +70,4 @@ def test_tracker_accumulates_and_matches_protocol_shape():
                                           + cost_usd("claude-haiku-4-5", Usage(1, 2, 3, 4)), abs=1e-6)
     assert set(tracker.by_model()) == {"claude-sonnet-4-5", "claude-haiku-4-5"}
     tracker.reset()
-    assert tracker.as_dict()["requests"] == 0
+    assert protocol.cost(tracker.report())["requests"] == 0

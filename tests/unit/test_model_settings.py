@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentls.model import DEFAULT_MODEL, ModelSettings, Usage
+from agentls.lsp import protocol
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
@@ -58,4 +59,4 @@ def test_env_fallbacks_and_native_detection(monkeypatch):
 def test_usage_helpers():
     usage = Usage.from_api({"input_tokens": 3, "output_tokens": None, "cache_read_input_tokens": 5})
     assert usage == Usage(3, 0, 0, 5) and usage.prompt_tokens == 8
-    assert usage.as_protocol() == {"inputTokens": 3, "outputTokens": 0, "cacheReadTokens": 5, "cacheWriteTokens": 0}
+    assert protocol.usage(usage) == {"inputTokens": 3, "outputTokens": 0, "cacheReadTokens": 5, "cacheWriteTokens": 0}

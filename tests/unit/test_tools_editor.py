@@ -11,7 +11,8 @@ from agentls.agent.tools import ToolContext, run_tool, tool_definitions
 from agentls.agent.tools.editor import EditorQueryError
 from agentls.agent.workspace import Workspace
 from agentls.lsp.editor_query import declared_kinds
-from agentls.lsp.settings import parse_settings
+from agentls.agent.settings import parse_settings
+from agentls.lsp import protocol
 
 
 class ScriptedEditor:
@@ -24,7 +25,8 @@ class ScriptedEditor:
     def diagnostics_wait(self) -> float:
         return self._wait
 
-    async def query(self, params):
+    async def query(self, query):
+        params = protocol.editor_query_params(query)  # as the editor would receive it
         self.asked.append(params)
         return self.answer(params)
 

@@ -14,10 +14,10 @@ import sys
 
 from agentls.agent.approval import ApprovalRequest
 from agentls.agent.visible import visible
+from agentls.cli.local import terminal_asker
+from agentls.cli.render import Renderer
 from agentls.lsp.confirm import message_text
-from agentls.lsp.terminal import Terminal
 from agentls.mock_api import MockAnthropicServer, Reply, Text, ToolUse
-from agentls.terminal import terminal_asker
 
 SPOOF = "rm -rf ~/precious\r\x1b[2Kls -la"
 HIDDEN = ["\r", "\x1b", "\b", "\x07", "\x7f", "\x9b", "\u202e", "\u2066", "\u200b", "\u2028", "\ufeff"]
@@ -34,8 +34,8 @@ def test_visible_escapes_every_hidden_character_and_keeps_the_rest() -> None:
 
 def test_chat_terminal_approval_shows_escapes() -> None:
     out = io.StringIO()
-    Terminal(out).approval({"kind": "shell", "command": SPOOF})
-    Terminal(out).approval({"kind": "write", "path": "a\u202eb.txt", "diff": "+ok\r\x1b[1Ahidden\n-x\n"})
+    Renderer(out).approval(ApprovalRequest("shell", command=SPOOF))
+    Renderer(out).approval(ApprovalRequest("write", path="a\u202eb.txt", diff="+ok\r\x1b[1Ahidden\n-x\n"))
     shown = out.getvalue()
     assert "rm -rf ~/precious\\r\\x1b[2Kls -la" in shown
     assert "a\\u202eb.txt" in shown and "+ok\\r\\x1b[1Ahidden" in shown
@@ -55,9 +55,10 @@ MCP_SPOOF = ApprovalRequest("mcp", server="git\u202e", tool="run\x1b[2K", input=
 def test_mcp_approvals_show_escapes_in_every_python_front_end() -> None:
     text = message_text(MCP_SPOOF)
     out = io.StringIO()
-    Terminal(out).approval({"kind": "mcp", "server": MCP_SPOOF.server, "tool": MCP_SPOOF.tool, "input": MCP_SPOOF.input})
+    Renderer(out).approval(MCP_SPOOF)
     err = io.StringIO()
-    assert asyncio.run(terminal_asker(io.StringIO("n\n"), err)(MCP_SPOOF)) is False
+    assert asyncio.run(terminal_asker(Renderer(io.StringIO(), notes=err), reader=io.StringIO("n\n"))(MCP_SPOOF)
+                       ).approved is False
     for shown in (text, out.getvalue(), err.getvalue()):
         assert "run\\x1b[2K" in shown and "git\\u202e" in shown and "\\r\\x1b[2K{}" in shown, shown
         assert not any(char in shown for char in HIDDEN)
@@ -73,5 +74,5 @@ def test_agentls_ask_prompt_shows_the_real_command(tmp_path) -> None:
         done = subprocess.run([sys.executable, "-m", "agentls", "ask", "list", "--workspace", str(root)],
                               input="n\n", capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "Run `rm -rf ~/precious\\r\\x1b[2Kls -la`? [y/N]" in done.stderr
+    assert "? run: rm -rf ~/precious\\r\\x1b[2Kls -la" in done.stderr and "allow? [y]es" in done.stderr
     assert "\x1b[2K" not in done.stderr and "\r" not in done.stderr

@@ -240,7 +240,7 @@ class Agent:
             await _emit(on_event, event)
 
         await self._refresh_tools()
-        self.engine.add_user_turn(self._user_blocks(prompt, attachments))
+        blocks = self.engine.add_user_turn(self._user_blocks(prompt, attachments))
         self._log({"role": "user", "content": blocks})  # the loader joins it to an unanswered user message
         texts: list[str] = []
         total = Usage()

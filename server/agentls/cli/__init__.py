@@ -1,4 +1,9 @@
-"""The agentls command line: serve | ask | repl | chat | sessions | replay | bench."""
+"""The agentls command line: serve | ask | repl | chat | sessions | replay | bench.
+
+The terminal front ends live here (local.py: ask and repl in-process;
+lsp_chat.py: chat over LSP; both render through render.py and share repl.py);
+the other commands are dispatched to their packages, imported only when run.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ import sys
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from .context.replay import format_table, load_trace, replay_trace, total_of
+    from ..context.replay import format_table, load_trace, replay_trace, total_of
 
     if args.compare:
         return _replay_compare(args)
@@ -40,8 +45,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_compare(args: argparse.Namespace) -> int:
-    from .context.replay import load_trace
-    from .context.replay_compare import compare, comparison_json, format_comparison
+    from ..context.replay import load_trace
+    from ..context.replay_compare import compare, comparison_json, format_comparison
 
     for path in args.traces:  # fail early and plainly, not inside a worker
         try:
@@ -56,10 +61,10 @@ def _replay_compare(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     if args.what == "lsp":
-        from .lsp.bench import main as lsp_bench
+        from ..lsp.bench import main as lsp_bench
 
         return lsp_bench(["--json"] if args.json else []) or 0
-    from .context.bench import format_bench, run_pipeline_bench
+    from ..context.bench import format_bench, run_pipeline_bench
 
     figures = run_pipeline_bench()
     print(json.dumps(figures, indent=1) if args.json else format_bench(figures))
@@ -67,31 +72,31 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from .terminal import run_ask
+    from .local import run_ask
 
     return run_ask(args)
 
 
 def _repl(args: argparse.Namespace) -> int:
-    from .terminal import run_repl
+    from .local import run_repl
 
     return run_repl(args)
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .lsp.server import serve_stdio
+    from ..lsp.server import serve_stdio
 
     return serve_stdio(args) or 0
 
 
 def _chat(args: argparse.Namespace) -> int:
-    from .lsp.chat import run_chat
+    from .lsp_chat import run_chat
 
     return run_chat(args) or 0
 
 
 def _sessions(args: argparse.Namespace) -> int:
-    from .sessions_cli import run_sessions
+    from .sessions import run_sessions
 
     return run_sessions(args)
 

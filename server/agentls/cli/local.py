@@ -10,7 +10,7 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .. import credentials
 from ..agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
@@ -32,14 +32,14 @@ from .repl import Repl, ask_yes_no_always
 DEMO_NOTICE = "[agentls] no ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL: using the offline demo model"
 
 
-def terminal_asker(renderer: Renderer, approve_all: bool):
+def terminal_asker(renderer: Renderer, approve_all: bool = False, reader: TextIO | None = None):
     """Approvals on the terminal: what is asked is shown (escaped), then y / n / always."""
     async def ask(request: ApprovalRequest) -> ApprovalDecision:
         renderer.approval(request)
         if approve_all:
-            renderer.line("    approved (--yes)", "2")
+            renderer.note("    approved (--yes)", "2")
             return ApprovalDecision(True)
-        approved, remember = await ask_yes_no_always()
+        approved, remember = await ask_yes_no_always(renderer, reader)
         return ApprovalDecision(approved, remember)
 
     return ask

@@ -1,10 +1,11 @@
-"""`agentls chat`: a terminal REPL that is a real LSP client of a spawned `agentls serve --stdio`.
+"""`agentls chat`: the terminal conversation as a real LSP client of a spawned `agentls serve --stdio`.
 
-It speaks only the protocol (docs/protocol.md): agent/chat with streamed
-agent/event notifications, agent/compact|cost|clear|context, the status from
-agent/contextUsage in the prompt, and agent/confirm answered on the terminal
-(or by --yes). Reading the keyboard happens in a thread, so notifications keep
-flowing while it waits; Ctrl-C cancels the running turn ($/cancelRequest).
+It speaks only the protocol (docs/protocol.md, through lsp/protocol.py):
+agent/chat with streamed agent/event notifications, the session and view
+methods, the status from agent/contextUsage in the prompt, and agent/confirm
+answered on the terminal (or by --yes). The loop and what it prints are the
+in-process REPL's (repl.py, render.py); Ctrl-C cancels the turn with
+$/cancelRequest.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import signal
 import sys
 import uuid
 from pathlib import Path
@@ -23,67 +23,78 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
 from .. import __version__
+from ..agent.errors import AgentError
 from ..agent.mcp.config import read_mcp_json
-from ..agent.mcp.report import mcp_lines
-from .terminal import Terminal, pick_session
-from .transport import raw_converter
+from ..agent.mcp.status import McpServerStatus
+from ..agent.runtime import ModelInfo
+from ..agent.store.sessions import SessionInfo
+from ..agent.transcript import TranscriptEntry
+from ..agent.views import ContextDetails
+from ..context.pipeline import CompactionResult
+from ..context.report import ContextReport
+from ..lsp import protocol
+from ..lsp.transport import raw_converter
+from ..model.pricing import CostReport
+from .render import Renderer
+from .repl import Repl, ask_yes_no_always
 
-HELP = """commands: /compact [instructions]  /cost  /new (or /clear)  /sessions [words]  /resume N|ID  /context  /mcp  /help  /quit
-Ctrl-C cancels a running turn; Ctrl-D or /quit leaves."""
-
-
-async def read_line(prompt: str) -> str | None:
-    """One line from stdin without blocking the event loop; None at end of input."""
-    try:
-        line = await asyncio.to_thread(input, prompt)
-    except EOFError:
-        return None
-    if not sys.stdin.isatty():
-        print(line, flush=True)  # piped input: echo it so the transcript reads like a session
-    return line
+CANCELLED = -32800
 
 
-class ChatClient:
-    def __init__(self, workspace: Path, approve_all: bool, terminal: Terminal,
+class LspBackend:
+    """The Repl's backend over LSP: every call is a request, every answer read back into core objects."""
+
+    def __init__(self, workspace: Path, approve_all: bool, renderer: Renderer,
                  mcp_servers: dict[str, Any] | None = None) -> None:
         self.workspace = workspace
         self.mcp_servers = mcp_servers  # sent as settings.mcpServers at initialize
         self.approve_all = approve_all
-        self.terminal = terminal
+        self.renderer = renderer
         self.client = LanguageClient("agentls-chat", __version__, converter_factory=raw_converter)
         self.turn_id: str | None = None  # msg id of the running agent/chat
-        self.listed: list[dict[str, Any]] = []  # the last /sessions list, for /resume N
+        self.usage: tuple[ContextReport, ModelInfo] | None = None  # from the last agent/contextUsage
         self._stderr: asyncio.Task[None] | None = None
         self._register()
 
     def _register(self) -> None:
-        terminal = self.terminal
-        self.client.feature("agent/event")(lambda ls, params: terminal.event(params))
+        renderer = self.renderer
 
-        @self.client.feature("agent/contextUsage")
+        @self.client.feature(protocol.EVENT)
+        def event(ls, params: dict[str, Any]) -> None:
+            found = protocol.event_from_wire(params) if isinstance(params, dict) else None
+            if found is not None:
+                renderer(found)
+
+        @self.client.feature(protocol.CONTEXT_USAGE)
         def context_usage(ls, params: dict[str, Any]) -> None:
-            terminal.usage = params
+            if isinstance(params, dict):
+                self.usage = protocol.context_report_from_wire(params), protocol.model_info_from_wire(params)
 
         @self.client.feature(types.WINDOW_SHOW_MESSAGE)
-        def show_message(ls, params: types.ShowMessageParams) -> None:
-            terminal.line(params.message, "2" if params.type != types.MessageType.Error else "31")
+        def show_message(ls, params: Any) -> None:
+            message = params.get("message", "") if isinstance(params, dict) else getattr(params, "message", "")
+            kind = params.get("type") if isinstance(params, dict) else getattr(params, "type", None)
+            if kind in (types.MessageType.Error, 1):
+                renderer.error(str(message))
+            else:
+                renderer.line(str(message), "2")
 
         @self.client.feature(types.WINDOW_LOG_MESSAGE)
-        def log_message(ls, params: types.LogMessageParams) -> None:
+        def log_message(ls, params: Any) -> None:
             pass
 
-        @self.client.feature("agent/confirm")
+        @self.client.feature(protocol.CONFIRM)
         async def confirm(ls, params: dict[str, Any]) -> dict[str, bool]:
             return await self.ask(params)
 
-    async def ask(self, params: dict[str, Any]) -> dict[str, bool]:
-        self.terminal.approval(params)
+    async def ask(self, params: Any) -> dict[str, bool]:
+        request = protocol.approval_request_from_wire(params if isinstance(params, dict) else {})
+        self.renderer.approval(request)
         if self.approve_all:
-            self.terminal.line("    approved (--yes)", "2")
-            return {"approved": True}
-        answer = await read_line("    allow? [y]es / [n]o / [a]lways this session: ")
-        choice = (answer or "n").strip().lower()[:1]
-        return {"approved": choice in ("y", "a"), "remember": choice == "a"}
+            self.renderer.note("    approved (--yes)", "2")
+            return protocol.confirm_result(True, False)
+        approved, remember = await ask_yes_no_always(self.renderer)
+        return protocol.confirm_result(approved, remember)
 
     # ---- connection ------------------------------------------------------------
 
@@ -100,10 +111,8 @@ class ChatClient:
         self.client.initialized(types.InitializedParams())
 
     def _init_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {"supportsConfirm": True}
-        if self.mcp_servers is not None:
-            options["settings"] = {"mcpServers": self.mcp_servers}
-        return options
+        settings = {"mcpServers": self.mcp_servers} if self.mcp_servers is not None else None  # agentls.* keys
+        return protocol.initialization_options(True, settings)
 
     async def stop(self) -> None:
         try:
@@ -122,63 +131,55 @@ class ChatClient:
             self._stderr.cancel()
 
     async def request(self, method: str, params: Any = None, msg_id: str | None = None) -> Any:
-        return await self.client.protocol.send_request_async(method, params, msg_id=msg_id)
+        """A request; an error answer becomes AgentError (its message is the server's, already safe)."""
+        try:
+            return await self.client.protocol.send_request_async(method, params, msg_id=msg_id)
+        except JsonRpcException as error:
+            if error.code == CANCELLED:
+                raise asyncio.CancelledError() from None
+            raise AgentError(error.message) from None
 
-    def cancel_turn(self) -> None:
-        if self.turn_id is not None:
-            self.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=self.turn_id))
-
-    # ---- the conversation ----------------------------------------------------------
+    # ---- the Backend ------------------------------------------------------------
 
     async def chat(self, prompt: str) -> None:
         self.turn_id = f"chat-{uuid.uuid4().hex[:8]}"
         try:
-            await self.request("agent/chat", {"prompt": prompt}, msg_id=self.turn_id)
-        except JsonRpcException as error:
-            self.terminal.end_turn()
-            self.terminal.line("(cancelled)" if error.code == -32800 else f"! {error.message}", "31")
+            await self.request(protocol.CHAT, {"prompt": prompt}, msg_id=self.turn_id)
         finally:
             self.turn_id = None
-        self.terminal.end_turn()
 
-    async def command(self, line: str) -> bool:
-        """Run a /command; False means leave."""
-        name, _, rest = line.partition(" ")
-        try:
-            if name in ("/quit", "/exit"):
-                return False
-            if name == "/compact":
-                result = await self.request("agent/compact", {"instructions": rest.strip()} if rest.strip() else {})
-                self.terminal.line(f"compacted: {result['tokensBefore']:,} → {result['tokensAfter']:,} tokens")
-            elif name == "/cost":
-                self.terminal.cost(await self.request("agent/cost"))
-            elif name in ("/clear", "/new"):
-                await self.request("agent/newSession")
-                self.terminal.line("new conversation (the previous one stays saved: /sessions lists it)")
-            elif name == "/sessions":
-                self.listed = (await self.request("agent/sessions", {"query": rest.strip()}))["sessions"]
-                self.terminal.sessions(self.listed)
-            elif name == "/resume":
-                if not self.listed:
-                    self.listed = (await self.request("agent/sessions"))["sessions"]
-                session_id = pick_session(self.listed, rest)
-                if session_id is None:
-                    self.terminal.line("! /resume N (a number from /sessions) or a session id", "31")
-                else:
-                    resumed = await self.request("agent/resume", {"sessionId": session_id})
-                    self.terminal.line(f"resumed {session_id}")
-                    self.terminal.transcript(resumed["transcript"])
-            elif name == "/context":
-                self.terminal.context(await self.request("agent/context"))
-            elif name == "/mcp":
-                listing = await self.request("agent/mcpServers", {})
-                for row in mcp_lines(listing["servers"], listing["toolListChanges"]):
-                    self.terminal.line(row)
-            else:
-                self.terminal.line(HELP)
-        except JsonRpcException as error:
-            self.terminal.line(f"! {error.message}", "31")
-        return True
+    def cancel(self) -> None:
+        if self.turn_id is not None:
+            self.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=self.turn_id))
+
+    async def compact(self, instructions: str | None) -> CompactionResult:
+        answer = await self.request(protocol.COMPACT, {"instructions": instructions} if instructions else {})
+        return protocol.compaction_from_wire(answer)
+
+    async def cost(self) -> CostReport:
+        return protocol.cost_from_wire(await self.request(protocol.COST))
+
+    async def new_session(self) -> None:
+        await self.request(protocol.NEW_SESSION)
+
+    async def sessions(self, query: str) -> list[tuple[SessionInfo, bool]]:
+        answer = await self.request(protocol.SESSIONS, {"query": query})
+        return [protocol.session_from_wire(item) for item in answer.get("sessions", [])]
+
+    async def resume(self, session_id: str) -> list[TranscriptEntry]:
+        answer = await self.request(protocol.RESUME, protocol.resume_params(session_id))
+        return protocol.transcript_from_wire(answer.get("transcript", []))
+
+    async def context(self) -> tuple[ContextDetails, ModelInfo]:
+        answer = await self.request(protocol.CONTEXT)
+        return protocol.context_from_wire(answer), protocol.model_info_from_wire(answer)
+
+    async def mcp(self) -> tuple[list[McpServerStatus], int]:
+        answer = await self.request(protocol.MCP_SERVERS, {})
+        return protocol.mcp_servers_from_wire(answer.get("servers", [])), int(answer.get("toolListChanges", 0))
+
+    def status(self) -> tuple[ContextReport | None, ModelInfo | None]:
+        return self.usage if self.usage is not None else (None, None)
 
 
 async def _forward(stream: asyncio.StreamReader) -> None:
@@ -192,52 +193,27 @@ async def chat_loop(args: argparse.Namespace) -> int:
     if not workspace.is_dir():
         print(f"agentls chat: {workspace} is not a folder", file=sys.stderr)
         return 2
-    terminal = Terminal()
     try:
         mcp_servers = read_mcp_json(args.mcp_config) if getattr(args, "mcp_config", None) else None
     except (OSError, ValueError) as error:
         print(f"agentls chat: --mcp-config: {error}", file=sys.stderr)
         return 2
-    chat = ChatClient(workspace, args.yes, terminal, mcp_servers)
+    backend = LspBackend(workspace, args.yes, Renderer(), mcp_servers)
     try:
-        await chat.start()
+        await backend.start()
     except (RuntimeError, JsonRpcException, OSError) as error:
         print(f"agentls chat: the server did not start: {error}", file=sys.stderr)
-        await chat.client.stop()
+        await backend.client.stop()
         return 1
-    loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGINT, chat.cancel_turn)
-    except (NotImplementedError, RuntimeError):
-        pass
     try:
         if args.new:
-            await chat.request("agent/clear")
-        terminal.line(f"agentls chat in {workspace} — /help for commands", "2")
-        while True:
-            line = await read_line(terminal.prompt())
-            if line is None:
-                terminal.line("")
-                break
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                if line.startswith("/"):
-                    if not await chat.command(line):
-                        break
-                else:
-                    await chat.chat(line)
-            except RuntimeError as error:  # pygls: the server process exited
-                terminal.line(f"! {error}", "31")
-                return 1
+            await backend.request(protocol.CLEAR)
+        return await Repl(backend).run(f"agentls chat in {workspace} — /help for commands")
+    except RuntimeError as error:  # pygls: the server process exited
+        backend.renderer.error(str(error))
+        return 1
     finally:
-        try:
-            loop.remove_signal_handler(signal.SIGINT)
-        except (NotImplementedError, RuntimeError):
-            pass
-        await chat.stop()
-    return 0
+        await backend.stop()
 
 
 def run_chat(args: argparse.Namespace) -> int:

@@ -87,6 +87,14 @@ class Renderer:
         self.notes.write(self._style(text, style, self.notes) + "\n")
         self.notes.flush()
 
+    def ask(self, question: str) -> None:
+        """A question on `notes`, the answer typed after it on the same line."""
+        self._end_text()
+        self.notes.write(question)
+        self.notes.flush()
+        if self.notes is self.out:
+            self._mid_line = True
+
     def end_turn(self) -> None:
         self._end_text()
         self._thinking = False
@@ -186,16 +194,16 @@ class Renderer:
     def approval(self, request: ApprovalRequest) -> None:
         """What is asked, with every control character visible: what is approved is what runs."""
         if request.kind == "shell":
-            self.line(f"  ? run: {visible(request.command or '')}", YELLOW)
+            self.note(f"  ? run: {visible(request.command or '')}", YELLOW)
         elif request.kind == "mcp":
-            self.line(f"  ? call {visible(request.tool or '')} on MCP server '{visible(request.server or '')}'",
+            self.note(f"  ? call {visible(request.tool or '')} on MCP server '{visible(request.server or '')}'",
                       YELLOW)
             for row in visible(request.input or "").splitlines()[:40]:
-                self.line(f"    {row}", DIM)
+                self.note(f"    {row}", DIM)
         else:
-            self.line(f"  ? {visible(request.kind)} {visible(request.path or '')}", YELLOW)
+            self.note(f"  ? {visible(request.kind)} {visible(request.path or '')}", YELLOW)
             for row in visible(request.diff or "").split("\n")[:60]:
-                self.line(f"    {row}", GREEN if row.startswith("+") else RED if row.startswith("-") else DIM)
+                self.note(f"    {row}", GREEN if row.startswith("+") else RED if row.startswith("-") else DIM)
 
 
 def tools_changed_text(added: list[str], removed: list[str]) -> str:

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from typing import Protocol
+from typing import Protocol, TextIO
 
 from ..agent.errors import AgentError
 from ..agent.mcp.status import McpServerStatus
@@ -66,9 +66,14 @@ async def read_line(prompt: str) -> str | None:
     return line
 
 
-async def ask_yes_no_always() -> tuple[bool, bool]:
-    """(approved, remember) from the keyboard; anything but y or a is a no."""
-    answer = await read_line(ASK)
+async def ask_yes_no_always(render: Renderer, reader: TextIO | None = None) -> tuple[bool, bool]:
+    """(approved, remember) from the keyboard; anything but y or a is a no. Asked where the
+    renderer puts its notes (stderr for `ask`, whose stdout is the answer alone)."""
+    reader = reader or sys.stdin
+    render.ask(ASK)
+    answer = await asyncio.to_thread(reader.readline)
+    if not reader.isatty():
+        render.note(answer.rstrip("\n"))  # piped input: echo it so the transcript reads like a session
     choice = (answer or "n").strip().lower()[:1]
     return choice in ("y", "a"), choice == "a"
 

@@ -6,8 +6,9 @@ import sys
 import time
 from pathlib import Path
 
-from .agent.store import Database, SessionStore, StoreError, data_dir
-from .agent.store.jsonl import export_jsonl, import_jsonl
+from ..agent.store import Database, SessionStore, StoreError, data_dir
+from ..agent.store.jsonl import export_jsonl, import_jsonl
+from ..agent.visible import visible
 
 
 def _list(store: SessionStore, workspace: Path | None) -> int:
@@ -19,7 +20,7 @@ def _list(store: SessionStore, workspace: Path | None) -> int:
         flag = " (open)" if info.in_use else ""
         where = "" if workspace else f"  {info.workspace}"
         print(f"{info.id}  {when}  {info.turns:>3} turns  {info.tokens:>9,} tokens  ${info.cost_usd:.4f}  "
-              f"{info.title or '(untitled)'}{flag}{where}")
+              f"{visible(info.title or '(untitled)')}{flag}{visible(where)}")
     return 0
 
 

@@ -126,10 +126,12 @@ class ContextEngine:
             self.stats[rw.TRUNCATE].tokens_saved += self.config.tokens(len(original) - record.chars)
         return cut_ids
 
-    def add_user_turn(self, blocks: list[Block]) -> Message:
-        """What the user sent, its texts cut losslessly to their share of the window (oversize.py)."""
+    def add_user_turn(self, blocks: list[Block]) -> list[Block]:
+        """What the user sent, its texts cut losslessly to their share of the window (oversize.py);
+        returns the blocks as kept (what a session log saves)."""
         blocks, _ = fit_user_blocks(blocks, self.user_budget_chars(USER_SHARE), self.store)
-        return self.add_user_blocks(blocks)
+        self.add_user_blocks(blocks)
+        return blocks
 
     def add_user_blocks(self, blocks: list[Block]) -> Message:
         """A new user turn; merged into a trailing user message that got no answer."""

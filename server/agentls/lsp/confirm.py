@@ -34,16 +34,6 @@ APPROVE, REJECT = "Approve", "Reject"
 DIFF_SHOWN = 1500  # characters of a diff put into a message box
 
 
-def confirm_params(request: ApprovalRequest) -> dict[str, Any]:
-    """ConfirmParams: kind, plus command (shell), path and diff (write/edit) or server, tool and input (mcp)."""
-    params: dict[str, Any] = {"kind": request.kind}
-    for name in ("command", "path", "diff", "server", "tool", "input"):
-        value = getattr(request, name)
-        if value is not None:
-            params[name] = value
-    return params
-
-
 def message_text(request: ApprovalRequest) -> str:
     if request.kind == "shell":
         return f"agentls wants to run:\n{visible(request.command or '')}"
@@ -59,10 +49,11 @@ def message_text(request: ApprovalRequest) -> str:
 
 def decision(answer: Any) -> ApprovalDecision:
     """A ConfirmResult; anything else is a refusal."""
-    if isinstance(answer, dict) and isinstance(answer.get("approved"), bool):
-        return ApprovalDecision(answer["approved"], answer.get("remember") is True)
-    log.warning("agent/confirm answer is not {approved: boolean}; taken as a refusal")
-    return ApprovalDecision(False)
+    found = protocol.confirm_decision(answer)
+    if found is None:
+        log.warning("agent/confirm answer is not {approved: boolean}; taken as a refusal")
+        return ApprovalDecision(False)
+    return found
 
 
 class EditorAsker:
@@ -86,7 +77,7 @@ class EditorAsker:
     async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
         try:
             if self._supports_confirm():
-                return decision(await self._ask(CONFIRM, confirm_params(request)))
+                return decision(await self._ask(CONFIRM, protocol.confirm_params(request)))
             if self._can_show_message_request():
                 params = types.ShowMessageRequestParams(
                     type=types.MessageType.Warning, message=message_text(request),

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from pygls.exceptions import JsonRpcException
 
-from ..agent.tools.editor import KINDS, EditorQueryError
+from ..agent.tools.editor import KINDS, EditorQuery, EditorQueryError
 from . import protocol
 from .transport import client_request
 
@@ -45,10 +45,11 @@ class EditorQueryClient:
     def diagnostics_wait(self) -> float:
         return self._wait_ms() / 1000
 
-    async def query(self, params: dict[str, Any]) -> dict[str, Any]:
-        if params.get("kind") not in self.kinds:
-            raise EditorQueryError(f"the editor does not answer {params.get('kind')!r} queries")
-        timeout = ANSWER_TIMEOUT + params.get("waitMs", 0) / 1000
+    async def query(self, query: EditorQuery) -> dict[str, Any]:
+        if query.kind not in self.kinds:
+            raise EditorQueryError(f"the editor does not answer {query.kind!r} queries")
+        params = protocol.editor_query_params(query)
+        timeout = ANSWER_TIMEOUT + query.wait_ms / 1000
         try:
             result = await asyncio.wait_for(client_request(self._ls.protocol, EDITOR_QUERY, params), timeout)
         except asyncio.TimeoutError:

@@ -16,10 +16,12 @@ from dataclasses import fields
 from typing import Any, TypedDict
 
 from ..agent import events as ev
+from ..agent.approval import ApprovalDecision, ApprovalRequest
 from ..agent.mcp.status import McpServerStatus, McpToolStatus, McpToolTokens
 from ..agent.runtime import ModelInfo
 from ..agent.sent import ToolResultView
 from ..agent.store.sessions import SessionInfo
+from ..agent.tools.editor.query import EditorQuery
 from ..agent.transcript import TranscriptEntry, TranscriptTool
 from ..agent.views import ContextDetails
 from ..context.attachments import Attachment
@@ -333,7 +335,64 @@ def event(item: ev.AgentEvent, turn_id: str) -> dict[str, Any]:
     return data
 
 
+def confirm_params(request: ApprovalRequest) -> dict[str, Any]:
+    """ConfirmParams: kind, plus command (shell), path and diff (write/edit) or server, tool and input (mcp)."""
+    params: dict[str, Any] = {"kind": request.kind}
+    for name in ("command", "path", "diff", "server", "tool", "input"):
+        value = getattr(request, name)
+        if value is not None:
+            params[name] = value
+    return params
+
+
+def editor_query_params(query: EditorQuery) -> dict[str, Any]:
+    """EditorQueryParams: only the fields that apply to its kind."""
+    params: dict[str, Any] = {"kind": query.kind}
+    if query.uri is not None:
+        params["uri"] = query.uri
+    if query.line is not None and query.character is not None:
+        params["position"] = {"line": query.line, "character": query.character}
+    if query.query is not None:
+        params["query"] = query.query
+    if query.severity is not None:
+        params["severity"] = query.severity
+    if query.changed_since is not None:
+        params["changedSince"] = query.changed_since
+    if query.wait_ms:
+        params["waitMs"] = query.wait_ms
+    return params
+
+
+def initialization_options(supports_confirm: bool, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a terminal client declares at initialize (the extension builds its own in TypeScript)."""
+    options: dict[str, Any] = {"supportsConfirm": supports_confirm}
+    if settings is not None:
+        options["settings"] = settings
+    return options
+
+
+def resume_params(session_id: str) -> dict[str, str]:
+    return {"sessionId": session_id}
+
+
+def confirm_result(approved: bool, remember: bool) -> dict[str, bool]:
+    return {"approved": approved, "remember": remember}
+
+
 # ---------------------------------------------------------------- wire → core (clients of this protocol)
+
+def confirm_decision(answer: Any) -> ApprovalDecision | None:
+    """A ConfirmResult; None when the answer is not one (the caller counts that as a refusal)."""
+    if isinstance(answer, dict) and isinstance(answer.get("approved"), bool):
+        return ApprovalDecision(answer["approved"], answer.get("remember") is True)
+    return None
+
+
+def approval_request_from_wire(params: dict[str, Any]) -> ApprovalRequest:
+    kind = params.get("kind")
+    texts = {name: str(params[name]) for name in ("command", "path", "diff", "server", "tool", "input")
+             if params.get(name) is not None}
+    return ApprovalRequest(kind if kind in ("shell", "write", "edit", "mcp") else "shell", **texts)
 
 def attachment(item: dict[str, Any]) -> Attachment:
     """A checked ChatParams attachment (lsp/methods/chat.py checks and resolves it first)."""

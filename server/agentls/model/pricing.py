@@ -129,6 +129,9 @@ class CostTracker:
         """The totals so far, named after the model that answers now."""
         return CostReport(self.model, self.requests, self.usage, self.usd, self.cache_ttl)
 
+    def by_model(self) -> dict[str, CostReport]:
+        return {name: CostReport(name, t.requests, t.usage, t.usd, self.cache_ttl) for name, t in self._by_model.items()}
+
 
 @dataclass(frozen=True)
 class CostReport:

@@ -1,7 +1,7 @@
 """Stored records → a history the API accepts, whatever the rows hold.
 
 A record is (kind, body): `message` {message}, `compaction` {messages, summary,
-tokensBefore, tokensAfter}, `usage` {model, usage}. Every row is checked on
+tokens_before, tokens_after}, `usage` {model, usage}. Every row is checked on
 its own; one that does not decode (torn text, wrong types, unknown kind) is
 skipped and counted, never fatal. `repaired` then makes the message list valid:
 roles alternate, it starts with the user, every tool_use is answered

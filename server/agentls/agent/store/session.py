@@ -74,7 +74,7 @@ class Session:
         self._write("message", {"message": message})
 
     def compaction(self, messages: list[Message], summary: str, tokens_before: int, tokens_after: int) -> None:
-        self._write("compaction", {"summary": summary, "tokensBefore": tokens_before, "tokensAfter": tokens_after,
+        self._write("compaction", {"summary": summary, "tokens_before": tokens_before, "tokens_after": tokens_after,
                                    "messages": messages})
 
     def usage(self, model: str, usage: dict[str, int]) -> None:

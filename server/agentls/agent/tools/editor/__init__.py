@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from ..base import Tool
 from . import diagnostics, navigation, symbols
-from .query import KINDS, EditorQueries, EditorQueryError
+from .query import KINDS, EditorQueries, EditorQuery, EditorQueryError
 
 # tool → the query kind it needs, in the order offered (part of the prompt cache key)
 NEEDS: dict[str, str] = {
@@ -29,4 +29,4 @@ def offered(kinds: Iterable[str]) -> list[Tool]:
     return [tool for name, tool in TOOLS.items() if NEEDS[name] in declared]
 
 
-__all__ = ["KINDS", "NEEDS", "TOOLS", "EditorQueries", "EditorQueryError", "offered"]
+__all__ = ["KINDS", "NEEDS", "TOOLS", "EditorQueries", "EditorQuery", "EditorQueryError", "offered"]

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..base import ToolContext, plural
 from .diagnostics import diagnostic_line
-from .query import EditorQueryError, items, uri_of
+from .query import EditorQuery, EditorQueryError, items, uri_of
 
 SHOWN = 10
 
@@ -38,7 +38,7 @@ async def before(ctx: ToolContext, path: Path) -> Snapshot | None:
         return None
     uri = uri_of(path)
     try:
-        result = await editor.query({"kind": "diagnostics", "uri": uri, "severity": "error"})
+        result = await editor.query(EditorQuery("diagnostics", uri, severity="error"))
     except EditorQueryError:
         return None
     generation = result.get("generation")
@@ -49,12 +49,10 @@ async def new_errors(ctx: ToolContext, path: Path, snapshot: Snapshot | None) ->
     """Text to append to the tool result ("" when there is nothing to say)."""
     if snapshot is None or ctx.editor is None or ctx.workspace.live_text(path) is None:
         return ""  # only documents open in the editor get fresh diagnostics
-    params: dict[str, Any] = {"kind": "diagnostics", "uri": snapshot.uri, "severity": "error",
-                              "waitMs": round(ctx.editor.diagnostics_wait * 1000)}
-    if snapshot.generation is not None:
-        params["changedSince"] = snapshot.generation
+    query = EditorQuery("diagnostics", snapshot.uri, severity="error", changed_since=snapshot.generation,
+                        wait_ms=round(ctx.editor.diagnostics_wait * 1000))
     try:
-        result = await ctx.editor.query(params)
+        result = await ctx.editor.query(query)
     except EditorQueryError as exc:
         return f"\n(The editor's diagnostics are unavailable: {exc})"
     after = items(result, "diagnostics")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import Tool, ToolContext, ToolOutput, error, plural
-from .query import SEVERITIES, SHORT_SEVERITY, ask, capped, inside, items, one_line, shown, start_line
+from .query import SEVERITIES, SHORT_SEVERITY, EditorQuery, ask, capped, inside, items, one_line, shown, start_line
 
 CAP = 150
 DESCRIPTION = (
@@ -47,7 +47,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     severity = input.get("severity") or "warning"
     if severity not in SEVERITIES:
         return error(f"severity must be one of {', '.join(SEVERITIES)}.", "Diagnostics (bad severity)")
-    answer = await ask(ctx, {"kind": "diagnostics", "severity": severity}, raw, "report diagnostics", "Diagnostics")
+    answer = await ask(ctx, EditorQuery("diagnostics", severity=severity), raw, "report diagnostics", "Diagnostics")
     if isinstance(answer, ToolOutput):
         return answer
     result, where = answer

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base import Tool, ToolContext, ToolOutput, describe_failure, error, plural, split_lines
-from .query import EditorQueryError, capped, items, one_line, shown, source_lines, start_line, uri_of
+from .query import EditorQuery, EditorQueryError, capped, items, one_line, shown, source_lines, start_line, uri_of
 
 NEARBY = 5  # lines searched either side when the name is not on the given line
 CAP = 100
@@ -38,8 +38,8 @@ class Spot:
     character: int  # UTF-16 code units, as LSP positions count by default
     note: str  # "" or why the line differs from the one asked for
 
-    def params(self, kind: str) -> dict[str, Any]:
-        return {"kind": kind, "uri": uri_of(self.path), "position": {"line": self.line, "character": self.character}}
+    def query(self, kind: str) -> EditorQuery:
+        return EditorQuery(kind, uri_of(self.path), self.line, self.character)
 
     @property
     def where(self) -> str:
@@ -98,7 +98,7 @@ async def locations_of(input: dict[str, Any], ctx: ToolContext, kind: str, what:
     if isinstance(spot, ToolOutput):
         return spot
     try:
-        result = await ctx.editor.query(spot.params(kind))
+        result = await ctx.editor.query(spot.query(kind))
     except EditorQueryError as exc:
         return error(f"The editor could not find {what}: {exc}", f"{verb} {input['symbol'].strip()} (failed)")
     return spot, await location_lines(ctx, items(result, "locations"))
@@ -109,7 +109,7 @@ async def hover_text(ctx: ToolContext, spot: Spot) -> str:
     if "hover" not in ctx.editor.kinds:
         return ""
     try:
-        answer = await ctx.editor.query(spot.params("hover"))
+        answer = await ctx.editor.query(spot.query("hover"))
     except EditorQueryError:
         return ""  # the signature is a bonus; the definition stands without it
     text = answer.get("hover") if isinstance(answer, dict) else None

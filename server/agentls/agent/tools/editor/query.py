@@ -8,6 +8,7 @@ ranges) and turn them into compact `path:line` text for the model.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlparse
@@ -24,6 +25,20 @@ class EditorQueryError(Exception):
     """The editor could not answer (error reply, timeout, malformed result)."""
 
 
+@dataclass(frozen=True)
+class EditorQuery:
+    """A question for the editor's own language features (a front end puts it on its wire)."""
+
+    kind: str  # diagnostics, symbols, definition, references, hover
+    uri: str | None = None
+    line: int | None = None  # 0-based, with character: a position in the document
+    character: int | None = None  # UTF-16 code units, as LSP positions count by default
+    query: str | None = None  # symbols: the name to look for
+    severity: str | None = None  # diagnostics: this severity or worse
+    changed_since: int | None = None  # diagnostics of a uri: answer once its generation is above this…
+    wait_ms: int = 0  # …or after this long at most
+
+
 class EditorQueries(Protocol):
     kinds: frozenset[str]  # what the client declared it answers
 
@@ -32,8 +47,9 @@ class EditorQueries(Protocol):
         """Seconds to wait for a file's diagnostics after an edit (0: do not wait)."""
         ...
 
-    async def query(self, params: dict[str, Any]) -> dict[str, Any]:
-        """One agent/editorQuery round trip; raises EditorQueryError."""
+    async def query(self, query: EditorQuery) -> dict[str, Any]:
+        """One round trip to the editor: its answer (LSP's own shapes: Location, Diagnostic…);
+        raises EditorQueryError."""
         ...
 
 
@@ -109,7 +125,7 @@ async def source_lines(ws: Workspace, locations: list[tuple[str, int]]) -> dict[
     return found
 
 
-async def ask(ctx: ToolContext, params: dict[str, Any], path: str | None, what: str,
+async def ask(ctx: ToolContext, query: EditorQuery, path: str | None, what: str,
               verb: str) -> tuple[dict[str, Any], str] | ToolOutput:
     """Query the editor, about the workspace file `path` when given: (result, where) or an error result.
 
@@ -121,9 +137,9 @@ async def ask(ctx: ToolContext, params: dict[str, Any], path: str | None, what: 
             resolved = ctx.workspace.resolve(path)
         except Exception as exc:  # noqa: BLE001
             return error(describe_failure(exc, path), f"{verb} {path} (failed)")
-        params = {**params, "uri": uri_of(resolved)}
+        query = replace(query, uri=uri_of(resolved))
         where = ctx.workspace.display(resolved)
     try:
-        return await ctx.editor.query(params), where
+        return await ctx.editor.query(query), where
     except EditorQueryError as exc:
         return error(f"The editor could not {what}: {exc}", f"{verb} {where} (failed)")

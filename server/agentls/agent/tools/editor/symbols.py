@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import Tool, ToolContext, ToolOutput, error, plural
-from .query import ask, capped, items, shown, start_line
+from .query import EditorQuery, ask, capped, items, shown, start_line
 
 CAP = 100
 DESCRIPTION = (
@@ -47,7 +47,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     raw = input.get("path")
     if not query and not raw:
         return error("Give a query (a symbol name) or a path (a file to outline).", "Symbols (no query)")
-    answer = await ask(ctx, {"kind": "symbols", "query": query}, raw, "list symbols", "Symbols")
+    answer = await ask(ctx, EditorQuery("symbols", query=query), raw, "list symbols", "Symbols")
     if isinstance(answer, ToolOutput):
         return answer
     result, where = answer
