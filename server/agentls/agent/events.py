@@ -115,6 +115,16 @@ class ToolsChanged(AgentEvent):
 
 
 @dataclass(frozen=True)
+class CheckpointTaken(AgentEvent):
+    """The turn changed files: its checkpoint (id = the turn's id) can restore what was there before."""
+
+    kind: ClassVar[str] = "checkpoint"
+    checkpoint: str
+    files: list[dict[str, str]] = field(default_factory=list)  # {path, change}
+    skipped: list[dict[str, str]] = field(default_factory=list)  # {path, change, reason}
+
+
+@dataclass(frozen=True)
 class ContextUsage(AgentEvent):
     """Not part of a turn: the `agent/contextUsage` notification's payload."""
 

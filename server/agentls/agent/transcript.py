@@ -56,3 +56,21 @@ def transcript(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             entries.append({"role": "assistant", "text": text, "tools": tools})
     return entries
+
+
+def with_checkpoints(entries: list[dict[str, Any]], prompts: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Give each user entry the id of the checkpoint taken before it (`checkpoint`), where known.
+
+    `prompts` are (checkpoint id, prompt) of the turns still in the conversation, oldest first. They
+    are matched from the end, by text: a compaction may have summarized the oldest prompts away.
+    """
+    pending = list(prompts)
+    for entry in reversed(entries):
+        if entry["role"] != "user" or not pending:
+            continue
+        for i in range(len(pending) - 1, -1, -1):
+            if pending[i][1].strip() == entry["text"].strip():
+                entry["checkpoint"] = pending[i][0]
+                del pending[i:]
+                break
+    return entries

@@ -83,14 +83,18 @@ class EditorAsker:
         return await asyncio.wait_for(client_request(self._ls.protocol, method, params), self._timeout())
 
     async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
+        return await self.ask(confirm_params(request), message_text(request), request.kind)
+
+    async def ask(self, params: dict[str, Any], message: str, kind: str) -> ApprovalDecision:
+        """Ask with agent/confirm `params`, or a message request showing `message`; no answer is a no."""
         try:
             if self._supports_confirm():
-                return decision(await self._ask(CONFIRM, confirm_params(request)))
+                return decision(await self._ask(CONFIRM, params))
             if self._can_show_message_request():
-                params = types.ShowMessageRequestParams(
-                    type=types.MessageType.Warning, message=message_text(request),
+                request = types.ShowMessageRequestParams(
+                    type=types.MessageType.Warning, message=message,
                     actions=[types.MessageActionItem(title=APPROVE), types.MessageActionItem(title=REJECT)])
-                item = await self._ask(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
+                item = await self._ask(types.WINDOW_SHOW_MESSAGE_REQUEST, request)
                 return ApprovalDecision(getattr(item, "title", None) == APPROVE)
         except asyncio.TimeoutError:
             message = f"agentls: no answer to the approval request within {self._timeout():g} s; taken as a refusal"
@@ -100,5 +104,5 @@ class EditorAsker:
         except JsonRpcException as error:
             log.warning("asking for approval failed (%s); taken as a refusal", error.message)
             return ApprovalDecision(False)
-        log.info("the client cannot be asked for approval; refused %s", request.kind)
+        log.info("the client cannot be asked for approval; refused %s", kind)
         return ApprovalDecision(False)

@@ -97,6 +97,7 @@ class AgentHost:
         self.problems: list[str] = []
         self.workspace: EditorWorkspace | None = None
         self.policy: ApprovalPolicy | None = None
+        self.asker: EditorAsker | None = None
         self.session_root: Path | None = None
         self.demo: DemoModel | None = None
         self._agent: "Agent | None" = None
@@ -132,6 +133,7 @@ class AgentHost:
         self.session_root = roots[0]
         self.workspace = EditorWorkspace(self.ls, roots)
         asker = EditorAsker(self.ls, lambda: self.options.supports_confirm, lambda: self.settings.confirm_timeout)
+        self.asker = asker  # also asks before a rewind overwrites files changed outside the agent
         self.policy = ApprovalPolicy(asker, **self.settings.approval_modes())
         self._ready = asyncio.ensure_future(self._build())
 

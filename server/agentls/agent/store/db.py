@@ -33,6 +33,11 @@ TABLES: dict[str, tuple[tuple[str, ...], str]] = {
     "migrated": (("source TEXT PRIMARY KEY", "at REAL NOT NULL"), ""),
     # records that could not be read, moved out of the conversation (kept, never deleted)
     "set_aside": (("session TEXT", "seq INTEGER", "kind", "at", "body"), ""),
+    # checkpoints of the agent's file changes (agent/checkpoints): one row per turn or rewind
+    "checkpoints": (("session TEXT NOT NULL", "id TEXT NOT NULL", "seq INTEGER NOT NULL", "at REAL NOT NULL",
+                     "body TEXT NOT NULL"), "PRIMARY KEY (session, id)"),
+    # conversation records cut off by a rewind (kept, never deleted; usage records stay in `records`)
+    "rewound": (("session TEXT", "seq INTEGER", "kind", "at", "body"), ""),
 }
 INDEXES = ("CREATE INDEX IF NOT EXISTS sessions_of_workspace ON sessions (workspace, updated)",)
 

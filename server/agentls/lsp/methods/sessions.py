@@ -85,10 +85,10 @@ async def resume(ls, params: Any) -> dict[str, Any]:
     host = ls.host
     agent = await host.agent()
     from ...agent.store import StoreError, open_session
-    from ...agent.transcript import transcript
+    from .checkpoints import transcript_of
 
     if session_id == _current_id(agent):
-        return {"sessionId": session_id, "transcript": transcript(agent.history())}
+        return {"sessionId": session_id, "transcript": await transcript_of(agent)}
     with host.exclusive("session switch"):
         try:
             session = await asyncio.to_thread(open_session, host.session_root, session_id=session_id)
@@ -99,7 +99,7 @@ async def resume(ls, params: Any) -> dict[str, Any]:
         if host.policy is not None:
             host.policy.forget()
     host.notify_context_usage()
-    return {"sessionId": session.id, "transcript": transcript(agent.history())}
+    return {"sessionId": session.id, "transcript": await transcript_of(agent)}
 
 
 @answers
