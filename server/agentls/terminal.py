@@ -193,6 +193,10 @@ async def _command(agent: Agent, line: str, printer: Printer) -> None:
         print(f"resumed {session_id}")
         terminal = Terminal()
         terminal.transcript(transcript(agent.history()))
+    elif name == "/checkpoints":
+        await _checkpoints(agent)
+    elif name == "/rewind":
+        await _rewind(agent, rest)
     elif name == "/context":
         print(json.dumps(agent.context(), indent=1))
     elif name == "/mcp":
@@ -200,7 +204,40 @@ async def _command(agent: Agent, line: str, printer: Printer) -> None:
         print("\n".join(mcp_lines(agent.mcp.status(), agent.tool_list_changes)))
     else:
         print("commands: /compact [instructions], /cost, /new (or /clear), /sessions [words], /resume N|ID, "
-              "/context, /mcp, /quit")
+              "/checkpoints, /rewind N [code|conversation|both], /context, /mcp, /quit")
+
+
+async def _checkpoints(agent: Agent) -> list[dict[str, Any]]:
+    from .rewind_cli import as_wire, checkpoint_lines
+
+    listed = [as_wire(c) for c in await agent.checkpoints.listed()] if agent.checkpoints is not None else []
+    print("\n".join(checkpoint_lines(listed)))
+    return listed
+
+
+async def _rewind(agent: Agent, rest: str) -> None:
+    from .agent.checkpoints import CheckpointError
+    from .rewind_cli import USAGE, as_wire, conflict_question, parse_rewind, rewind_lines
+
+    listed = [as_wire(c) for c in await agent.checkpoints.listed()] if agent.checkpoints is not None else []
+    parsed = parse_rewind(rest, listed)
+    if parsed is None:
+        print(USAGE)
+        return
+
+    async def confirm(plan) -> bool:
+        print(f"{conflict_question([f.path for f in plan.conflicts])} [y/N] ", end="", flush=True)
+        return (await asyncio.to_thread(sys.stdin.readline)).strip().lower() in ("y", "yes")
+
+    try:
+        result = await agent.rewind(parsed[0], parsed[1], confirm)
+    except CheckpointError as error:
+        print(f"cannot rewind: {error}")
+        return
+    print("\n".join(rewind_lines({"cancelled": result.cancelled, "conflicts": result.conflicts,
+                                  "restored": result.restored, "conversation": result.conversation,
+                                  "undo": result.undo,
+                                  "skipped": [{"path": s.path, "reason": s.reason} for s in result.cannot]})))
 
 
 def _sessions(agent: Agent, query: str) -> list[dict[str, Any]]:

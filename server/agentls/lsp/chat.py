@@ -28,7 +28,8 @@ from ..agent.mcp.report import mcp_lines
 from .terminal import Terminal, pick_session
 from .transport import raw_converter
 
-HELP = """commands: /compact [instructions]  /cost  /new (or /clear)  /sessions [words]  /resume N|ID  /context  /mcp  /help  /quit
+HELP = """commands: /compact [instructions]  /cost  /new (or /clear)  /sessions [words]  /resume N|ID  /checkpoints
+          /rewind N [code|conversation|both]  /context  /mcp  /help  /quit
 Ctrl-C cancels a running turn; Ctrl-D or /quit leaves."""
 
 
@@ -168,6 +169,23 @@ class ChatClient:
                     resumed = await self.request("agent/resume", {"sessionId": session_id})
                     self.terminal.line(f"resumed {session_id}")
                     self.terminal.transcript(resumed["transcript"])
+            elif name == "/checkpoints":
+                from ..rewind_cli import checkpoint_lines
+
+                self.checkpoints = (await self.request("agent/checkpoints", {}))["checkpoints"]
+                for row in checkpoint_lines(self.checkpoints):
+                    self.terminal.line(row)
+            elif name == "/rewind":
+                from ..rewind_cli import USAGE, parse_rewind, rewind_lines
+
+                listed = (await self.request("agent/checkpoints", {}))["checkpoints"]
+                parsed = parse_rewind(rest, listed)
+                if parsed is None:
+                    self.terminal.line(f"! {USAGE}", "31")
+                else:
+                    result = await self.request("agent/rewind", {"checkpoint": parsed[0], "restore": parsed[1]})
+                    for row in rewind_lines(result):
+                        self.terminal.line(row)
             elif name == "/context":
                 self.terminal.context(await self.request("agent/context"))
             elif name == "/mcp":

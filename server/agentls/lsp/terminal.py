@@ -129,6 +129,11 @@ class Terminal:
     def approval(self, params: dict[str, Any]) -> None:
         if params.get("kind") == "shell":
             self.line(f"  ? run: {visible(str(params.get('command')))}", "33")
+        elif params.get("kind") == "rewind":
+            paths = ", ".join(visible(str(p)) for p in params.get("paths") or [])
+            self.line(f"  ? rewind: overwrite files changed outside the agent: {paths}", "33")
+            for row in visible(str(params.get("diff") or "")).split("\n")[:60]:
+                self.line(f"    {row}", "32" if row.startswith("+") else "31" if row.startswith("-") else "2")
         elif params.get("kind") == "mcp":
             self.line(f"  ? call {visible(str(params.get('tool')))} on MCP server "
                       f"'{visible(str(params.get('server')))}'", "33")

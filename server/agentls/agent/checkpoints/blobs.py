@@ -32,6 +32,8 @@ class BlobMissing(Exception):
 class BlobStore:
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
+        self._known: set[str] = set()  # names seen stored by this process: no stat for them again
+        self._folders: set[str] = set()
 
     def _path(self, name: str) -> Path:
         return self.folder / name[:2] / name[2:]
@@ -42,13 +44,17 @@ class BlobStore:
     def put(self, data: bytes, name: str | None = None) -> str:
         """Store `data` (its hash may be passed when already known); the hash."""
         name = name or digest(data)
-        path = self._path(name)
-        if path.exists():
+        if name in self._known:
             return name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temporary.write_bytes(zlib.compress(data, LEVEL))
-        os.replace(temporary, path)
+        path = self._path(name)
+        if not path.exists():
+            if name[:2] not in self._folders:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._folders.add(name[:2])
+            temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            temporary.write_bytes(zlib.compress(data, LEVEL))
+            os.replace(temporary, path)
+        self._known.add(name)
         return name
 
     def get(self, name: str) -> bytes:

@@ -54,6 +54,7 @@ class Checkpoints:
         self._roots: list[Path] = []
         self._snapshotter: Snapshotter | None = None
         self._lock = asyncio.Lock()
+        self._warming: asyncio.Future | None = None
 
     # -- taking ----------------------------------------------------------------------------
 
@@ -84,6 +85,12 @@ class Checkpoints:
         return await asyncio.to_thread(snapshotter.take, overlay)
 
     def begin(self, checkpoint_id: str, prompt: str) -> TurnRecorder:
+        """A turn starts. The first snapshot of a session reads and stores every file (seconds on a
+        large tree): it is started now, in the background, while the model thinks, so the snapshot
+        taken when a tool is approved finds the cache warm."""
+        if self._warming is None:
+            self._warming = asyncio.ensure_future(self.snapshot())
+            self._warming.add_done_callback(lambda task: task.cancelled() or task.exception())
         return TurnRecorder(self, checkpoint_id, prompt, self.session.position)
 
     async def save(self, checkpoint: Checkpoint) -> None:
