@@ -29,7 +29,8 @@ from .blobs import fsync_dir
 from .snapshot import TEMP_MARK
 
 JOURNAL = "restore-journal.json"
-FAULT_ENV = "AGENTLS_RESTORE_FAULT"  # "commit:N": die after N renames of the commit step (tests only)
+# "prepare:N" / "commit:N": die after the Nth temporary file, or the Nth rename (tests only)
+FAULT_ENV = "AGENTLS_RESTORE_FAULT"
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def restore(puts: list[Put], journal_folder: Path) -> None:
         steps.append({"path": str(put.path), "temp": str(temporary) if temporary else None})
     _write_journal(journal_folder, {"state": "prepare", "steps": steps})
     try:
-        for put, step in zip(puts, steps):
+        for written, (put, step) in enumerate(zip(puts, steps), start=1):
             if put.data is None:
                 continue
             put.path.parent.mkdir(parents=True, exist_ok=True)
@@ -85,6 +86,7 @@ def restore(puts: list[Put], journal_folder: Path) -> None:
             _write_synced(Path(step["temp"]), put.data)
             if mode is not None:
                 os.chmod(step["temp"], mode)
+            _fault("prepare", written)
     except OSError as error:
         _roll_back(steps, journal_folder)
         raise RestoreError(f"{error.filename or 'a file'} cannot be written ({error.strerror or error}); "
