@@ -46,6 +46,11 @@ def test_snapshot_respects_gitignore_skips_git_binary_and_large_files_and_reread
     assert "src/new.py" in second.files and "debug.log" not in second.files
     assert second.files[".gitignore"] == first.files[".gitignore"]
 
+    (root / "data" / "checkpoints").mkdir(parents=True)  # the data folder inside the workspace
+    (root / "data" / "sessions.db").write_text("not part of any snapshot")
+    excluding = Snapshotter([(str(root), "")], BlobStore(tmp_path / "blobs"), exclude=(str(root / "data"),))
+    assert not [path for path in excluding.take().files if path.startswith("data/")]
+
 
 def test_restore_puts_every_file_and_a_crash_in_prepare_or_commit_is_recovered(tmp_path):
     journal = tmp_path / "journal"

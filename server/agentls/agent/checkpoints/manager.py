@@ -49,6 +49,7 @@ class Checkpoints:
         self.workspace = workspace
         self.session = session
         self.blobs = BlobStore(folder / "blobs")
+        self.data_folder = folder.parent  # sessions.db and checkpoints/: never part of a snapshot
         key = hashlib.sha256("\0".join(map(str, workspace.roots)).encode()).hexdigest()[:16]
         self.journal_folder = folder / "journals" / key
         self._roots: list[Path] = []
@@ -67,7 +68,8 @@ class Checkpoints:
         if self._snapshotter is None or roots != self._roots:
             self._roots = roots
             several = len(roots) > 1
-            self._snapshotter = Snapshotter([(str(r), f"{r.name}/" if several else "") for r in roots], self.blobs)
+            self._snapshotter = Snapshotter([(str(r), f"{r.name}/" if several else "") for r in roots], self.blobs,
+                                            exclude=(str(self.data_folder),))
         return self._snapshotter
 
     def _overlay(self) -> dict[str, bytes]:

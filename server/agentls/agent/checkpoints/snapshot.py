@@ -89,9 +89,12 @@ class Snapshotter:
     Thread-safe: `take` runs in a worker thread; one snapshot at a time.
     """
 
-    def __init__(self, roots: list[tuple[str, str]], blobs: BlobStore, max_file_bytes: int = MAX_FILE_BYTES) -> None:
+    def __init__(self, roots: list[tuple[str, str]], blobs: BlobStore, max_file_bytes: int = MAX_FILE_BYTES,
+                 exclude: tuple[str, ...] = ()) -> None:
         self.roots = roots  # (absolute root folder, display prefix: "" for one root, "name/" for several)
         self.blobs = blobs
+        # folders never snapshotted, e.g. the data folder itself when it lies inside the workspace
+        self.exclude = frozenset(os.path.realpath(folder) for folder in exclude)
         self.max_file_bytes = max_file_bytes
         self._files: dict[str, tuple[FileState, bool]] = {}  # display path → (state, racy)
         self._folders: dict[str, _Folder] = {}
@@ -178,7 +181,7 @@ class Snapshotter:
                     child = f"{rel}/{name}" if rel else name
                     try:
                         if entry.is_dir(follow_symlinks=False):
-                            if not rules.ignored(child, True):
+                            if not rules.ignored(child, True) and entry.path not in self.exclude:
                                 folders.append(name)
                         elif not rules.ignored(child, False):
                             files.append(name)  # symlinks and specials too: _file says they are skipped
