@@ -68,8 +68,17 @@ export async function showApprovalDiff(docs: VirtualDocs, p: ConfirmParams): Pro
   };
 }
 
+/** Checkpoints whose restore the user already confirmed in the panel's modal (conflicts listed there). */
+const preapproved = new Set<string>();
+
+export function preapproveRewind(checkpoint: string): () => void {
+  preapproved.add(checkpoint);
+  return () => preapproved.delete(checkpoint);
+}
+
 export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.window) {
   return async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
+    if (p.kind === "rewind" && p.checkpoint && preapproved.has(p.checkpoint)) return { approved: true, remember: false };
     let close: (() => Promise<void>) | undefined;
     try {
       if (p.kind === "write" || p.kind === "edit") close = await showApprovalDiff(docs, p).catch(() => undefined);

@@ -14,7 +14,12 @@ import {
   type CompactResult,
   type ContextUsage,
   type CostResult,
+  type CheckpointDiffResult,
+  type CheckpointsResult,
+  type ForkResult,
   type McpServersResult,
+  type RestoreWhat,
+  type RewindResult,
   type ResumeResult,
   type ToolResult,
 } from "./protocol";
@@ -28,6 +33,8 @@ import { linesLabel, selectedSpan } from "./shared/selection";
 import { ModelChoice } from "./modelChoice";
 import { SLASH_COMMANDS, type SlashName } from "./shared/slash";
 import * as T from "./shared/transcript";
+import { previewText, restoreQuestion, restoresCode, rewindSummary } from "./shared/checkpoints";
+import { preapproveRewind } from "./approvals";
 
 const STORE_KEY = "agentls.transcript.v1";
 const MAX_ATTACHMENT_CHARS = 200_000;
@@ -261,7 +268,92 @@ export class ChatController implements vscode.Disposable {
       case "restartServer":
         await vscode.commands.executeCommand("agentls.restartServer");
         return;
+      case "restore":
+        await this.restore(m.checkpoint, m.restore, m.prompt);
+        return;
     }
+  }
+
+  // ------------------------------------------------------------ checkpoints
+
+  /**
+   * Restore (code / conversation / both) to before a message: the diff is shown first (code),
+   * then a modal asks, naming files changed outside the agent. Saying yes there also answers
+   * the server's own conflict question (agent/confirm kind "rewind") for this restore.
+   */
+  async restore(checkpoint: string, restore: RestoreWhat, prompt: string): Promise<boolean> {
+    if (this.running) {
+      void vscode.window.showWarningMessage("Agent: stop the running turn before restoring.");
+      return false;
+    }
+    let closePreview: (() => Promise<void>) | undefined;
+    try {
+      let diff: CheckpointDiffResult | undefined;
+      if (restoresCode(restore)) {
+        diff = await this.agent.request<CheckpointDiffResult>(Methods.checkpointDiff, { checkpoint });
+        closePreview = await this.showPreview(checkpoint, previewText(diff));
+      }
+      const question = restoreQuestion(prompt, restore, diff);
+      const choice = await vscode.window.showWarningMessage(question.message, { modal: true, detail: question.detail }, question.button);
+      if (choice !== question.button) return false;
+      const release = preapproveRewind(checkpoint);
+      let result: RewindResult;
+      try {
+        result = await this.agent.request<RewindResult>(Methods.rewind, { checkpoint, restore });
+      } finally {
+        release();
+      }
+      if (result.transcript) this.show(T.fromSession(result.transcript));
+      await this.refreshRewound();
+      this.notice(rewindSummary(result), result.cancelled ? "warn" : "info");
+      return !result.cancelled;
+    } catch (e) {
+      this.notice(`Restore failed: ${(e as Error).message ?? e}`, "error");
+      return false;
+    } finally {
+      if (closePreview) await closePreview();
+    }
+  }
+
+  /** Start a new session from the conversation before a message (Agent: Checkpoints → Fork). */
+  async fork(checkpoint: string): Promise<void> {
+    try {
+      const r = await this.agent.request<ForkResult>(Methods.fork, { checkpoint });
+      this.show(T.fromSession(r.transcript));
+      await this.refreshRewound();
+      this.notice("Forked: a new chat holds the conversation up to that message; the old one stays in the history.", "info");
+    } catch (e) {
+      this.notice(`Fork failed: ${(e as Error).message ?? e}`, "error");
+    }
+  }
+
+  /** Grey the tool cards of turns whose file changes a restore took back. */
+  async refreshRewound(): Promise<void> {
+    try {
+      const { checkpoints } = await this.agent.request<CheckpointsResult>(Methods.checkpoints, {});
+      T.markRewound(this.transcript, new Set(checkpoints.filter((c) => c.rewound).map((c) => c.id)));
+      this.show(this.transcript);
+    } catch {
+      // the panel keeps its marks; the restore itself was reported
+    }
+  }
+
+  private async showPreview(checkpoint: string, text: string): Promise<() => Promise<void>> {
+    if (!this.docs) return async () => undefined;
+    const uri = this.docs.set(`/checkpoint/${checkpoint}/restore preview.diff`, text);
+    let doc = await vscode.workspace.openTextDocument(uri);
+    doc = await vscode.languages.setTextDocumentLanguage(doc, "diff");
+    await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+    return async () => {
+      for (const group of vscode.window.tabGroups.all) {
+        for (const tab of group.tabs) {
+          if (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri.toString()) {
+            await vscode.window.tabGroups.close(tab).then(undefined, () => undefined);
+          }
+        }
+      }
+      this.docs?.delete(uri);
+    };
   }
 
   async runCommand(name: SlashName, args: string): Promise<void> {

@@ -4,6 +4,7 @@ import { SECRET_KEY, type AgentClient } from "./client";
 import type { ChatController } from "./chatView";
 import { showMcpServers } from "./mcpPicker";
 import { showHistory } from "./history";
+import { showCheckpoints } from "./checkpointPicker";
 import { Methods, type ContextResult } from "./protocol";
 import { costLine } from "./shared/format";
 import { LiveContext } from "./shared/liveContext";
@@ -67,6 +68,7 @@ export function registerCommands(
   reg("agentls.newChat", () => chat.clear());
   reg("agentls.clear", () => chat.clear()); // the old name of New Chat
   reg("agentls.showHistory", () => showHistory(agent, chat));
+  reg("agentls.showCheckpoints", () => showCheckpoints(agent, chat));
   reg("agentls.showMcpServers", () => showMcpServers(agent));
   reg("agentls.stop", () => chat.stop());
 

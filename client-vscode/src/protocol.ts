@@ -97,6 +97,10 @@ export const Methods = {
   deleteSession: "agent/deleteSession",
   editorQuery: "agent/editorQuery",
   mcpServers: "agent/mcpServers",
+  checkpoints: "agent/checkpoints",
+  checkpointDiff: "agent/checkpointDiff",
+  rewind: "agent/rewind",
+  fork: "agent/fork",
 } as const;
 
 export interface ChatParams {
@@ -245,6 +249,7 @@ export interface TranscriptEntry {
   role: "user" | "assistant";
   text: string;
   tools: TranscriptTool[];
+  checkpoint?: string; // user entries: the checkpoint taken before that prompt (agent/rewind)
 }
 
 export interface TranscriptTool {
@@ -253,6 +258,78 @@ export interface TranscriptTool {
   summary: string;
   isError: boolean;
   resultChars: number; // the result as it stands in the conversation now
+}
+
+// ------------------------------------------------------------- Checkpoints
+
+export type FileChangeKind = "added" | "modified" | "deleted";
+export type RestoreWhat = "code" | "conversation" | "both";
+
+export interface CheckpointsResult {
+  checkpoints: CheckpointInfo[];
+}
+
+export interface CheckpointInfo {
+  id: string; // a turn's checkpoint has the turn's id
+  prompt: string;
+  at: number;
+  kind: "turn" | "rewind";
+  files: CheckpointFile[];
+  skipped: SkippedFile[];
+  rewound: boolean; // a later rewind took these changes back
+}
+
+export interface CheckpointFile {
+  path: string;
+  change: FileChangeKind;
+}
+
+export interface SkippedFile {
+  path: string;
+  change: FileChangeKind;
+  reason: string;
+}
+
+export interface CheckpointDiffParams {
+  checkpoint: string;
+}
+
+export interface CheckpointDiffResult {
+  checkpoint: string;
+  files: CheckpointFileDiff[];
+  skipped: SkippedFile[];
+}
+
+export interface CheckpointFileDiff {
+  path: string;
+  change: FileChangeKind; // what restoring does to the file as it is now
+  diff: string; // unified, from now to the checkpoint
+  conflict: boolean; // changed outside the agent
+}
+
+export interface RewindParams {
+  checkpoint: string;
+  restore: RestoreWhat;
+}
+
+export interface RewindResult {
+  checkpoint: string;
+  undo: string | null;
+  restored: string[];
+  conflicts: string[];
+  skipped: SkippedFile[];
+  conversation: boolean;
+  cancelled: boolean;
+  transcript?: TranscriptEntry[];
+}
+
+export interface ForkParams {
+  checkpoint: string;
+}
+
+export interface ForkResult {
+  sessionId: string;
+  transcript: TranscriptEntry[];
 }
 
 export interface RenameSessionParams {
@@ -377,6 +454,7 @@ export type AgentEvent =
   | { turnId: string; kind: "layer"; layer: string; toolUseIds: string[]; marker: string }
   | { turnId: string; kind: "retry"; attempt: number; delaySeconds: number; reason: string; discardPartial: boolean }
   | { turnId: string; kind: "toolsChanged"; changes: number; added: string[]; removed: string[] }
+  | { turnId: string; kind: "checkpoint"; checkpoint: string; files: CheckpointFile[]; skipped: SkippedFile[] }
   | { turnId: string; kind: "error"; message: string };
 
 export type AgentEventKind = AgentEvent["kind"];
@@ -394,7 +472,7 @@ export interface ContextUsage {
   nextRequest: NextRequest;
 }
 
-export type ConfirmKind = "shell" | "write" | "edit" | "mcp";
+export type ConfirmKind = "shell" | "write" | "edit" | "mcp" | "rewind";
 
 export interface ConfirmParams {
   kind: ConfirmKind;
@@ -404,6 +482,8 @@ export interface ConfirmParams {
   server?: string; // mcp
   tool?: string; // mcp: the server's own tool name
   input?: string; // mcp: the arguments as JSON
+  checkpoint?: string; // rewind
+  paths?: string[]; // rewind: files changed outside the agent it would overwrite
 }
 
 /** remember: always for this session */

@@ -5,6 +5,7 @@ import type { FromWebview, ServerStatus, ToWebview } from "../src/shared/message
 import { activeMention, applyMention } from "../src/shared/mentions";
 import { SLASH_COMMANDS, parseInput, slashCompletions } from "../src/shared/slash";
 import * as T from "../src/shared/transcript";
+import { RESTORE_CHOICES } from "../src/shared/checkpoints";
 import { el } from "./dom";
 import { renderInline, renderMarkdown } from "./markdown";
 import { linkifyPathLines } from "./pathLinks";
@@ -169,6 +170,26 @@ function detailsFor(key: string, summary: string, body: HTMLElement, cls: string
   return d;
 }
 
+/** "Restore ▾" on a user message: code / conversation / both (the extension previews, then asks). */
+function restoreMenu(checkpoint: string, prompt: string): HTMLElement {
+  const wrap = el("div", { class: "restore" });
+  const toggle = el("button", { class: "restore-toggle", title: "Restore the files and/or the conversation as they were before this message", "aria-haspopup": "menu" }, "Restore ▾");
+  const menu = el("div", { class: "restore-menu", role: "menu", hidden: "" });
+  for (const choice of RESTORE_CHOICES) {
+    const b = el("button", { role: "menuitem", title: choice.detail, "data-restore": choice.restore }, choice.label);
+    b.addEventListener("click", () => {
+      menu.hidden = true;
+      post({ type: "restore", checkpoint, restore: choice.restore, prompt });
+    });
+    menu.append(b);
+  }
+  toggle.addEventListener("click", () => {
+    menu.hidden = !menu.hidden;
+  });
+  wrap.append(toggle, menu);
+  return wrap;
+}
+
 function renderItem(item: T.TranscriptItem, idx: number): HTMLElement {
   if (item.role === "user") {
     const body = el("div", { class: "msg user", "data-idx": String(idx) });
@@ -187,6 +208,7 @@ function renderItem(item: T.TranscriptItem, idx: number): HTMLElement {
       for (const a of item.attachments) chips.append(el("span", { class: "chip", title: `attached: ${a}` }, a));
       body.append(chips);
     }
+    if (item.checkpoint) body.append(restoreMenu(item.checkpoint, item.text));
     return body;
   }
   if (item.role === "compaction") {
@@ -199,7 +221,8 @@ function renderItem(item: T.TranscriptItem, idx: number): HTMLElement {
     n.append(markdownBlock(item.markdown, "md"));
     return n;
   }
-  const a = el("div", { class: `msg assistant ${item.status}`, "data-idx": String(idx), "data-turn-id": item.turnId });
+  const a = el("div", { class: `msg assistant ${item.status}${item.rewound ? " rewound" : ""}`, "data-idx": String(idx), "data-turn-id": item.turnId });
+  if (item.rewound) a.title = "A restore took this turn's file changes back";
   a.append(el("div", { class: "who" }, "Agent"));
   item.blocks.forEach((b, bi) => {
     const key = `${idx}:${bi}`;

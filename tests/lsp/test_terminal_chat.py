@@ -59,3 +59,20 @@ async def test_sessions_and_resume_in_the_terminal_chat(workspace, data_dir):
     searched = out.rsplit("resumed ", 1)[1]
     assert "What does notes.md say?" in searched and "list the files" not in searched.split("you:")[-1].split("\n", 3)[-1]
     assert listed
+
+
+async def test_checkpoints_and_rewind_in_the_terminal_chat(workspace, data_dir, mock_api):
+    env = server_env(data_dir, ANTHROPIC_BASE_URL=mock_api.base_url, ANTHROPIC_API_KEY=SECRET)
+    mock_api.script(Reply([ToolUse("run_shell", {"command": "echo more >> notes.md && echo x > shell.txt"})]),
+                    Reply([Text("ran it")]))
+    out, err, code = await run_chat(workspace, env, ["append with the shell", "/checkpoints", "/rewind 9",
+                                                     "/rewind 1 code", "/checkpoints", "/quit"], "--yes", "--new")
+    assert code == 0, err
+    listed = out.split("/rewind N", 1)[0]
+    assert "1. " in listed and "append with the shell" in listed
+    assert "added    shell.txt" in listed and "modified notes.md" in listed
+    assert "/rewind N [code|conversation|both]" in out  # "/rewind 9": no such checkpoint
+    assert "restored notes.md, shell.txt" in out
+    assert "2. " in out.rsplit("restored", 1)[1] and "rewind: before rewinding" in out and "(rewound)" in out
+    assert (workspace / "notes.md").read_text() == "# Notes\nThe answer is 42.\n"
+    assert not (workspace / "shell.txt").exists()

@@ -14,6 +14,7 @@ export const REJECT = "Reject";
  */
 export function confirmButtons(p: ConfirmParams): { modal: boolean; buttons: string[] } {
   if (p.kind === "shell" || p.kind === "mcp") return { modal: true, buttons: [APPROVE, ALWAYS] };
+  if (p.kind === "rewind") return { modal: true, buttons: [APPROVE] };
   return { modal: false, buttons: [APPROVE, ALWAYS, REJECT] };
 }
 
@@ -34,12 +35,15 @@ export function confirmTitle(p: ConfirmParams): string {
       return `The agent wants to edit ${visible(p.path ?? "a file")}`;
     case "mcp":
       return `The agent wants to call ${visible(p.tool ?? "a tool")} on MCP server '${visible(p.server ?? "?")}'`;
+    case "rewind":
+      return "Restoring would overwrite files changed outside the agent";
   }
 }
 
 export function confirmDetail(p: ConfirmParams): string {
   if (p.kind === "shell") return visible(p.command ?? "(no command given)");
   if (p.kind === "mcp") return visible(p.input ?? "{}");
+  if (p.kind === "rewind") return (p.paths ?? []).map(visible).join("\n");
   const lines = [visible(p.path ?? "")];
   if (p.diff) {
     const diffLines = visible(p.diff).split("\n");

@@ -1,5 +1,5 @@
 /** Messages between the extension and the chat webview. */
-import type { AgentEvent, ContextUsage, ModelInfo, ToolResult } from "../protocol";
+import type { AgentEvent, ContextUsage, ModelInfo, RestoreWhat, ToolResult } from "../protocol";
 import type { SlashName } from "./slash";
 import type { TranscriptItem } from "./transcript";
 
@@ -44,4 +44,5 @@ export type FromWebview =
   | { type: "toolResult"; toolUseId: string }
   | { type: "openOriginal"; toolUseId: string }
   | { type: "openSummary"; summary: string; label: string }
-  | { type: "restartServer" };
+  | { type: "restartServer" }
+  | { type: "restore"; checkpoint: string; restore: RestoreWhat; prompt: string };

@@ -32,13 +32,14 @@ export type Block =
   | { kind: "compaction"; divider: Divider };
 
 export type TranscriptItem =
-  | { role: "user"; text: string; attachments: string[] }
+  | { role: "user"; text: string; attachments: string[]; checkpoint?: string } // checkpoint: taken before it
   | {
       role: "assistant";
       turnId: string;
       blocks: Block[];
       status: "streaming" | "done" | "cancelled" | "error";
       footer?: string;
+      rewound?: boolean; // a restore took this turn's file changes back: its tool cards are greyed
     }
   | { role: "notice"; markdown: string; level: "info" | "warn" | "error" }
   | { role: "compaction"; divider: Divider };
@@ -55,8 +56,12 @@ export function emptyTranscript(): Transcript {
 
 /** A resumed session's transcript (agent/resume) as the panel shows it. */
 export function fromSession(entries: TranscriptEntry[]): Transcript {
+  let checkpoint: string | undefined;
   const items: TranscriptItem[] = entries.map((e, i) => {
-    if (e.role === "user") return { role: "user", text: e.text, attachments: [] };
+    if (e.role === "user") {
+      checkpoint = e.checkpoint;
+      return e.checkpoint ? { role: "user", text: e.text, attachments: [], checkpoint: e.checkpoint } : { role: "user", text: e.text, attachments: [] };
+    }
     const blocks: Block[] = e.text ? [{ kind: "text", text: e.text }] : [];
     for (const t of e.tools) {
       blocks.push({
@@ -64,7 +69,8 @@ export function fromSession(entries: TranscriptEntry[]): Transcript {
         card: { toolUseId: t.id, tool: t.name, summary: t.summary, done: true, isError: t.isError, resultChars: t.resultChars, marker: "" },
       });
     }
-    return { role: "assistant", turnId: `resumed-${i}`, blocks, status: "done" };
+    // a turn's checkpoint has the turn's id: the reply keeps it, so a restore can grey its cards
+    return { role: "assistant", turnId: checkpoint ?? `resumed-${i}`, blocks, status: "done" };
   });
   return { items: items.slice(-MAX_ITEMS) };
 }
@@ -78,6 +84,31 @@ function lastAssistant(t: Transcript): Assistant | undefined {
 
 /** The open assistant item for `turnId`, created when needed. */
 function assistantFor(t: Transcript, turnId: string): Assistant {
+  const found = findAssistant(t, turnId);
+  linkCheckpoint(t, found, turnId);
+  return found;
+}
+
+/** The user message a turn answers gets the turn's id as its checkpoint (the server's convention). */
+function linkCheckpoint(t: Transcript, a: Assistant, turnId: string): void {
+  if (!turnId) return;
+  const at = t.items.lastIndexOf(a);
+  for (let i = at - 1; i >= 0; i--) {
+    const it = t.items[i];
+    if (it.role === "user") {
+      if (!it.checkpoint) it.checkpoint = turnId;
+      return;
+    }
+    if (it.role === "assistant") return;
+  }
+}
+
+/** Grey the turns whose file changes a restore took back (ids: rewound checkpoints). */
+export function markRewound(t: Transcript, ids: Set<string>): void {
+  for (const it of t.items) if (it.role === "assistant") it.rewound = ids.has(it.turnId) || undefined;
+}
+
+function findAssistant(t: Transcript, turnId: string): Assistant {
   for (let i = t.items.length - 1; i >= 0; i--) {
     const it = t.items[i];
     if (it.role === "assistant" && it.turnId === turnId && turnId !== "") return it;
@@ -197,6 +228,9 @@ export function applyEvent(t: Transcript, ev: AgentEvent): void {
       appendNote(t, ev.turnId, `Tools changed (${changed}): the prompt cache is written again once.`, "info");
       return;
     }
+    case "checkpoint":
+      assistantFor(t, ev.turnId); // links the user message to its checkpoint
+      return;
     case "error":
       appendNote(t, ev.turnId, ev.message, "error");
       return;

@@ -27,6 +27,7 @@ import { contextSteps } from "./steps-context.mjs";
 import { editorSteps } from "./steps-editor.mjs";
 import { sessionSteps } from "./steps-sessions.mjs";
 import { mcpSteps } from "./steps-mcp.mjs";
+import { checkpointSteps } from "./steps-checkpoints.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const repo = path.resolve(ext, "..");
@@ -365,6 +366,7 @@ async function main() {
     await contextSteps({ page, chat, workspace, shot, palette, statusText, waitFor, log, fail }); // issue 9 (needs the demo model)
     await editorSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
     await mcpSteps({ page, chat, workspace, python, repo, shot, palette, waitFor, statusText, log, fail }); // issue 12
+    await checkpointSteps({ page, chat, workspace, log, fail, shot, waitFor }); // issue 20
     // last: its final step points agentls.pythonPath at a missing interpreter, which stops the server
     await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }); // issue 10
   }

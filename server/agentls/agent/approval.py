@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Union
 
-Kind = Literal["shell", "write", "edit", "mcp"]
+Kind = Literal["shell", "write", "edit", "mcp", "rewind"]
 Mode = Literal["ask", "always", "never"]
 KINDS: tuple[str, ...] = ("shell", "write", "edit")
 MODES: tuple[str, ...] = ("ask", "always", "never")
@@ -33,6 +33,8 @@ class ApprovalRequest:
     server: str | None = None  # mcp: the configured server name
     tool: str | None = None  # mcp: the server's own tool name
     input: str | None = None  # mcp: the call's arguments as JSON
+    checkpoint: str | None = None  # rewind: the checkpoint it restores
+    paths: tuple[str, ...] | None = None  # rewind: files changed outside the agent it would overwrite
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..context.report import ContextReport
 from ..context.usage import Usage
+from .checkpoints.model import ChangedFile, Skipped
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,15 @@ class ToolsChanged(AgentEvent):
     changes: int  # tool-list changes (cache breaks) so far in this session
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CheckpointTaken(AgentEvent):
+    """The turn changed files: its checkpoint (id = the turn's id) can restore what was there before."""
+
+    checkpoint: str
+    files: tuple[ChangedFile, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
 
 
 @dataclass(frozen=True)

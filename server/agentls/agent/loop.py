@@ -31,6 +31,7 @@ from ..model.errors import is_too_long
 from ..model.pricing import CostReport
 from . import events as ev
 from .approval import ApprovalCallback, deny_all
+from .checkpoints import CheckpointError, Checkpoints, RewindResult, TurnRecorder, folder_for
 from .errors import AgentBusy, AgentError
 from .mcp.config import ServerConfig
 from .mcp.manager import McpManager
@@ -38,7 +39,7 @@ from .mcp.names import is_mcp_name
 from .prompt import system_prompt
 from .sent import SentLog, ToolResultView, tool_result_view
 from .store import Session, StoreError
-from .transcript import TranscriptEntry, tool_summary, transcript
+from .transcript import TranscriptEntry, tool_summary, transcript, with_checkpoints
 from .views import ContextDetails
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
 from .tools.editor import EditorQueries
@@ -100,7 +101,9 @@ class Agent:
         self._background: set[asyncio.Future[Any]] = set()
         self._unsaved: str | None = None  # why the last write to the session failed, until reported
         self._unsaved_reported = False
+        self.checkpoints: Checkpoints | None = None
         if session is not None:
+            self._open_checkpoints(session)
             self._restore(session)
 
     # -- setup -----------------------------------------------------------------
@@ -136,6 +139,18 @@ class Agent:
         self.engine.fit_user_texts(USER_SHARE)  # a session saved with an oversized message must not stay stuck
         # the restored history is what the last request before the reload carried
         self.sent.sent(list(self.engine.history.messages), self.engine, None)
+
+    def _open_checkpoints(self, session: Session | None) -> None:
+        """Checkpoints need a saved session (an unsaved one has nowhere to keep file contents)."""
+        folder = folder_for(session) if session is not None else None
+        self.checkpoints = Checkpoints(self.workspace, session, folder) if folder is not None else None
+        if self.checkpoints is not None:
+            try:
+                done = self.checkpoints.recover()
+            except OSError as error:
+                done = f"a rewind interrupted earlier could not be finished ({error})"
+            if done:
+                session.problems.append(f"Checkpoints: {done}.")
 
     def session_problems(self) -> list[str]:
         """What the user should hear about the session (damage set aside, not saved). Front ends
@@ -240,6 +255,25 @@ class Agent:
             await _emit(on_event, event)
 
         await self._refresh_tools()
+        recorder = self.checkpoints.begin(turn_id, prompt) if self.checkpoints is not None else None
+        try:
+            return await self._turn_steps(turn_id, prompt, attachments, emit, recorder)
+        finally:
+            if recorder is not None:
+                await self._finish_checkpoint(recorder, emit)
+
+    async def _finish_checkpoint(self, recorder: TurnRecorder, emit) -> None:
+        try:
+            checkpoint = await recorder.finish()
+        except (OSError, StoreError) as error:
+            await emit(ev.ErrorEvent(f"the checkpoint of this turn could not be saved ({error}); "
+                                     "its changes cannot be rewound"))
+            return
+        if checkpoint.changed:
+            await emit(ev.CheckpointTaken(checkpoint.id, checkpoint.changed_files(), tuple(checkpoint.skipped)))
+
+    async def _turn_steps(self, turn_id: str, prompt: str, attachments: list[Attachment], emit,
+                          recorder: TurnRecorder | None) -> TurnResult:
         blocks = self.engine.add_user_turn(self._user_blocks(prompt, attachments))
         self._log({"role": "user", "content": blocks})  # the loader joins it to an unanswered user message
         texts: list[str] = []
@@ -265,7 +299,7 @@ class Agent:
                     self._append_user([{"type": "text", "text": "Continue."}])
                     continue
                 break
-            await self._run_tools(uses, emit, cut_off=stop_reason == "max_tokens")
+            await self._run_tools(uses, emit, cut_off=stop_reason == "max_tokens", recorder=recorder)
         await self._report_store_problems(emit)
         await emit(ev.UsageEvent(total))
         return TurnResult(turn_id, "\n\n".join(texts), stop_reason, total)
@@ -371,8 +405,10 @@ class Agent:
         await emit(ev.UsageEvent(response.usage))
         return response
 
-    async def _run_tools(self, uses: list[dict[str, Any]], emit, cut_off: bool) -> None:
-        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout,
+    async def _run_tools(self, uses: list[dict[str, Any]], emit, cut_off: bool,
+                         recorder: TurnRecorder | None = None) -> None:
+        approve = recorder.watching(self.approve) if recorder is not None else self.approve
+        ctx = ToolContext(self.workspace, approve, store=self.engine.store, shell_timeout=self.shell_timeout,
                           editor=self.editor)
         outputs: dict[str, ToolOutput] = {}
         try:
@@ -382,10 +418,12 @@ class Agent:
                 if cut_off:
                     outputs[use["id"]] = ToolOutput(CUT_OFF, True, f"{name}: cut off")
                 elif is_mcp_name(name):
-                    outputs[use["id"]] = await self.mcp.call(name, tool_input, approve=self.approve,
+                    outputs[use["id"]] = await self.mcp.call(name, tool_input, approve=approve,
                                                              store=self.engine.store, tool_use_id=use["id"])
                 else:
                     outputs[use["id"]] = await run_tool(name, tool_input, ctx)
+                if recorder is not None:
+                    await recorder.tool_done()
         except asyncio.CancelledError:
             self._answer(uses, outputs, default=ToolOutput(CANCELLED, True, "cancelled"))
             raise
@@ -481,6 +519,7 @@ class Agent:
             if self.session is not None:
                 self.session.close()
             self.session = new_session
+            self._open_checkpoints(new_session)
             self._unsaved, self._unsaved_reported = None, False
             self.engine = self._new_engine()
             self.sent.clear()
@@ -495,9 +534,61 @@ class Agent:
     def history(self) -> list[dict[str, Any]]:
         return list(self.engine.history.messages)
 
-    def transcript(self) -> list[TranscriptEntry]:
-        """The conversation as the user saw it, for a resumed panel or terminal."""
-        return transcript(self.engine.history.messages)
+    async def transcript(self) -> list[TranscriptEntry]:
+        """The conversation as the user saw it, for a resumed panel or terminal; each prompt with its
+        checkpoint (what a rewind to before it restores)."""
+        entries = transcript(self.engine.history.messages)
+        if self.checkpoints is None:
+            return entries
+        turns = [(c.id, c.prompt) for c in await self.checkpoints.all() if c.kind == "turn" and not c.cut]
+        return with_checkpoints(entries, turns)
+
+    # -- checkpoints and rewind ----------------------------------------------------
+
+    def require_checkpoints(self) -> Checkpoints:
+        if self.checkpoints is None:
+            raise CheckpointError("this conversation is not saved (see the session problems), so it has no checkpoints")
+        return self.checkpoints
+
+    async def rewind(self, checkpoint_id: str, restore: str, confirm) -> RewindResult:
+        """Restore the files ("code"), cut the conversation back to before the checkpoint's prompt
+        ("conversation"), or both. `confirm(plan)` is asked when files changed outside the agent."""
+        with self.exclusive("rewind"):
+            checkpoints = self.require_checkpoints()
+            _, target = await checkpoints.find(checkpoint_id)
+            if restore != "code" and target.kind != "turn":
+                raise CheckpointError("this checkpoint was taken before a rewind: it restores files only "
+                                      "(restore: code)")
+            if restore in ("code", "both"):
+                result = await checkpoints.rewind_code(checkpoint_id, confirm)
+                if result.cancelled:
+                    return result
+            else:
+                result = RewindResult(checkpoint_id, None, [], [], [], False)
+            if restore in ("conversation", "both"):
+                await self._cut_conversation(target.seq)
+                result.conversation = True
+            return result
+
+    async def _cut_conversation(self, seq: int) -> None:
+        """The conversation as it was before the prompt at record seq+1; stored, so a restart agrees."""
+        from .store.rewind import cut_after
+
+        session = self.session
+        assert session is not None
+        await asyncio.to_thread(session.flush)
+        await asyncio.to_thread(cut_after, session.db, session.id, seq)
+        self.engine = self._new_engine()
+        self.sent.clear()
+        self.client.costs.reset()
+        self._restore(session)  # a deliberate rewrite: the next request is a prefix of earlier ones
+
+    async def fork_point(self, checkpoint_id: str) -> tuple[int, float]:
+        """(record seq, time) where a fork at this checkpoint cuts the conversation."""
+        _, target = await self.require_checkpoints().find(checkpoint_id)
+        if target.kind != "turn":
+            raise CheckpointError("a fork starts before a prompt; this checkpoint was taken before a rewind")
+        return target.seq, target.at
 
 
 def _names(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> tuple[list[str], list[str]]:

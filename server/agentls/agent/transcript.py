@@ -41,6 +41,7 @@ class TranscriptEntry:
     role: str  # "user" | "assistant"
     text: str
     tools: list[TranscriptTool] = field(default_factory=list)
+    checkpoint: str | None = None  # user entries: the checkpoint taken before that prompt (a rewind target)
 
 
 def transcript(messages: list[dict[str, Any]]) -> list[TranscriptEntry]:
@@ -66,4 +67,22 @@ def transcript(messages: list[dict[str, Any]]) -> list[TranscriptEntry]:
             previous.tools += tools
         else:
             entries.append(TranscriptEntry("assistant", text, tools))
+    return entries
+
+
+def with_checkpoints(entries: list[TranscriptEntry], prompts: list[tuple[str, str]]) -> list[TranscriptEntry]:
+    """Give each user entry the id of the checkpoint taken before it, where known.
+
+    `prompts` are (checkpoint id, prompt) of the turns still in the conversation, oldest first. They
+    are matched from the end, by text: a compaction may have summarized the oldest prompts away.
+    """
+    pending = list(prompts)
+    for entry in reversed(entries):
+        if entry.role != "user" or not pending:
+            continue
+        for i in range(len(pending) - 1, -1, -1):
+            if pending[i][1].strip() == entry.text.strip():
+                entry.checkpoint = pending[i][0]
+                del pending[i:]
+                break
     return entries

@@ -301,6 +301,10 @@ class Workspace:
         """
         await self.write_text(path, new_full_text)
 
+    async def files_restored(self, contents: dict[Path, bytes | None]) -> None:
+        """A rewind has put these contents on disk (None: deleted). The LSP layer updates open
+        buffers to match; on disk alone there is nothing more to do."""
+
     # ---- small queries -----------------------------------------------------
 
     async def exists(self, path: Path) -> bool:

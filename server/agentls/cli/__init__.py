@@ -60,6 +60,10 @@ def _replay_compare(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    if args.what == "checkpoint":
+        from ..agent.checkpoints.bench import main as checkpoint_bench
+
+        return checkpoint_bench(args.json, files=args.files, runs=args.runs)
     if args.what == "lsp":
         from ..lsp.bench import main as lsp_bench
 
@@ -165,9 +169,12 @@ def build_parser() -> argparse.ArgumentParser:
     replay.set_defaults(run=_replay)
 
     bench = commands.add_parser("bench", help="benchmarks")
-    bench.add_argument("what", choices=("pipeline", "lsp"),
-                       help="pipeline: context pipeline time per call; lsp: first-delta latency over LSP")
+    bench.add_argument("what", choices=("pipeline", "lsp", "checkpoint"),
+                       help="pipeline: context pipeline time per call; lsp: first-delta latency over LSP; "
+                            "checkpoint: a checkpoint on a 10,000-file workspace against git status")
     bench.add_argument("--json", action="store_true")
+    bench.add_argument("--files", type=int, default=10_000, help="checkpoint: files in the generated workspace")
+    bench.add_argument("--runs", type=int, default=30, help="checkpoint: timed runs")
     bench.set_defaults(run=_bench)
     return parser
 

@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from .. import credentials
 from ..agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
+from ..agent.checkpoints.model import Checkpoint, RewindResult
 from ..agent.errors import AgentError
 from ..agent.mcp.config import read_mcp_json
 from ..agent.mcp.status import McpServerStatus
@@ -130,10 +131,27 @@ class LocalBackend:
             raise AgentError(f"cannot resume: {error}") from None
         self.agent.resume(session)
         self.policy.forget()
-        return self.agent.transcript()
+        return await self.agent.transcript()
 
     async def context(self) -> tuple[ContextDetails, ModelInfo]:
         return self.agent.context(), self.runtime.model_info()
+
+    async def checkpoints(self) -> list[Checkpoint]:
+        return await self.agent.checkpoints.listed() if self.agent.checkpoints is not None else []
+
+    async def rewind(self, checkpoint_id: str, restore: str) -> RewindResult:
+        from ..agent.checkpoints import CheckpointError
+
+        ask = terminal_asker(self.renderer)
+
+        async def confirm(plan) -> bool:
+            request = ApprovalRequest("rewind", checkpoint=checkpoint_id, paths=tuple(f.path for f in plan.conflicts))
+            return (await ask(request)).approved
+
+        try:
+            return await self.agent.rewind(checkpoint_id, restore, confirm)
+        except CheckpointError as error:
+            raise AgentError(f"cannot rewind: {error}") from None
 
     async def mcp(self) -> tuple[list[McpServerStatus], int]:
         await self.agent.mcp.refresh(retry_failed=True)

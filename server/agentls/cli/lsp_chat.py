@@ -23,6 +23,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
 from .. import __version__
+from ..agent.checkpoints.model import Checkpoint, RewindResult
 from ..agent.errors import AgentError
 from ..agent.mcp.config import read_mcp_json
 from ..agent.mcp.status import McpServerStatus
@@ -173,6 +174,14 @@ class LspBackend:
     async def context(self) -> tuple[ContextDetails, ModelInfo]:
         answer = await self.request(protocol.CONTEXT)
         return protocol.context_from_wire(answer), protocol.model_info_from_wire(answer)
+
+    async def checkpoints(self) -> list[Checkpoint]:
+        answer = await self.request(protocol.CHECKPOINTS, {})
+        return [protocol.checkpoint_from_wire(item) for item in answer.get("checkpoints", [])]
+
+    async def rewind(self, checkpoint_id: str, restore: str) -> RewindResult:
+        answer = await self.request(protocol.REWIND, protocol.rewind_params(checkpoint_id, restore))
+        return protocol.rewind_from_wire(answer)
 
     async def mcp(self) -> tuple[list[McpServerStatus], int]:
         answer = await self.request(protocol.MCP_SERVERS, {})

@@ -15,6 +15,7 @@ from typing import TextIO
 
 from ..agent import events as ev
 from ..agent.approval import ApprovalRequest
+from ..agent.checkpoints.model import Checkpoint, RewindResult
 from ..agent.mcp.status import McpServerStatus
 from ..agent.runtime import ModelInfo
 from ..agent.store.sessions import SessionInfo
@@ -25,8 +26,11 @@ from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
 from ..model.pricing import CostReport
 
-HELP = """commands: /compact [instructions]  /cost  /new (or /clear)  /sessions [words]  /resume N|ID  /context  /mcp  /help  /quit
+HELP = """commands: /compact [instructions]  /cost  /new (or /clear)  /sessions [words]  /resume N|ID  /checkpoints
+          /rewind N [code|conversation|both]  /context  /mcp  /help  /quit
 Ctrl-C cancels a running turn; Ctrl-D or /quit leaves."""
+REWIND_USAGE = "/rewind N [code|conversation|both] (N from /checkpoints; default both)"
+RESTORE = ("code", "conversation", "both")
 
 DIM, RED, YELLOW, GREEN, CYAN = "2", "31", "33", "32", "36"
 # The names the protocol gives the categories: what docs/protocol.md and Show Context call them.
@@ -134,6 +138,9 @@ class Renderer:
             self.note(f"  ⋯ compacted: {k(event.tokens_before)} → {k(event.tokens_after)}", DIM)
         elif isinstance(event, ev.ToolsChanged):
             self.note(f"  ⋯ {tools_changed_text(event.added, event.removed)}", DIM)
+        elif isinstance(event, ev.CheckpointTaken):
+            count = len(event.files) + len(event.skipped)
+            self.note(f"  ⋯ checkpoint: {count} file{'s' if count != 1 else ''} changed (/checkpoints, /rewind)", DIM)
         elif isinstance(event, ev.ErrorEvent):
             self.note(f"  ! {visible(event.message)}", RED)
 
@@ -187,6 +194,14 @@ class Renderer:
             for tool in entry.tools:
                 self.line(f"    ⏺ {visible(tool.summary)}", CYAN)
 
+    def checkpoints(self, listed: list[Checkpoint]) -> None:
+        for row in checkpoint_lines(listed):
+            self.line(row)
+
+    def rewind(self, result: RewindResult) -> None:
+        for row in rewind_lines(result):
+            self.line(row)
+
     def mcp(self, servers: list[McpServerStatus], tool_list_changes: int) -> None:
         for row in mcp_lines(servers, tool_list_changes):
             self.line(row)
@@ -195,6 +210,11 @@ class Renderer:
         """What is asked, with every control character visible: what is approved is what runs."""
         if request.kind == "shell":
             self.note(f"  ? run: {visible(request.command or '')}", YELLOW)
+        elif request.kind == "rewind":
+            paths = ", ".join(visible(path) for path in request.paths or ())
+            self.note(f"  ? rewind: overwrite files changed outside the agent: {paths}", YELLOW)
+            for row in visible(request.diff or "").split("\n")[:60]:
+                self.note(f"    {row}", GREEN if row.startswith("+") else RED if row.startswith("-") else DIM)
         elif request.kind == "mcp":
             self.note(f"  ? call {visible(request.tool or '')} on MCP server '{visible(request.server or '')}'",
                       YELLOW)
@@ -259,4 +279,54 @@ def mcp_lines(servers: list[McpServerStatus], tool_list_changes: int) -> list[st
             offered = visible(tool.qualified_name) or "not offered"
             lines.append(f"  {visible(tool.name):<24} {tool.approval:<6} {offered} — {visible(tool.description)}")
     lines.append(f"tool-list changes this session (each one prompt-cache break): {tool_list_changes}")
+    return lines
+
+
+def checkpoint_lines(listed: list[Checkpoint]) -> list[str]:
+    """`/checkpoints`: one numbered entry each (`/rewind N` picks one), with the files it changed."""
+    if not listed:
+        return ["no checkpoints yet: a turn that changes files takes one"]
+    lines = []
+    for number, entry in enumerate(listed, start=1):
+        stamp = time.strftime("%H:%M", time.localtime(entry.at))
+        label = "rewind: " if entry.kind == "rewind" else ""
+        state = "  (rewound)" if entry.rewound else ""
+        lines.append(f"{number:>3}. {stamp}  {label}{visible(entry.prompt)[:70]}{state}")
+        for item in entry.changed_files():
+            lines.append(f"        {item.change:<8} {visible(item.path)}")
+        for skipped in entry.skipped:
+            lines.append(f"        {skipped.change:<8} {visible(skipped.path)}  (not saved: {visible(skipped.reason)})")
+    return lines
+
+
+def parse_rewind(rest: str, listed: list[Checkpoint]) -> tuple[str, str] | None:
+    """(checkpoint id, restore) from "N [code|conversation|both]", or None when it does not parse."""
+    words = rest.split()
+    if not words or len(words) > 2 or (len(words) == 2 and words[1] not in RESTORE):
+        return None
+    restore = words[1] if len(words) == 2 else "both"
+    if words[0].isdigit() and 1 <= int(words[0]) <= len(listed):
+        return listed[int(words[0]) - 1].id, restore
+    if any(entry.id == words[0] for entry in listed):
+        return words[0], restore
+    return None
+
+
+def rewind_lines(result: RewindResult) -> list[str]:
+    if result.cancelled:
+        return ["rewind cancelled: nothing changed (files changed outside the agent: "
+                + ", ".join(map(visible, result.conflicts)) + ")"]
+    lines = []
+    if result.restored:
+        lines.append("restored " + ", ".join(map(visible, result.restored)))
+    elif not result.conversation:
+        lines.append("the files are already as they were at that checkpoint")
+    if result.conflicts:
+        lines.append("overwritten (changed outside the agent): " + ", ".join(map(visible, result.conflicts)))
+    for item in result.cannot:
+        lines.append(f"not restored: {visible(item.path)} ({visible(item.reason)})")
+    if result.conversation:
+        lines.append("the conversation is back to before that prompt")
+    if result.undo:
+        lines.append("to undo this rewind: /checkpoints, then /rewind on its last entry with code")
     return lines

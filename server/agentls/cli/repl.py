@@ -15,6 +15,7 @@ import signal
 import sys
 from typing import Protocol, TextIO
 
+from ..agent.checkpoints.model import Checkpoint, RewindResult
 from ..agent.errors import AgentError
 from ..agent.mcp.status import McpServerStatus
 from ..agent.runtime import ModelInfo
@@ -24,7 +25,7 @@ from ..agent.views import ContextDetails
 from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
 from ..model.pricing import CostReport
-from .render import HELP, Renderer, pick_session
+from .render import HELP, REWIND_USAGE, Renderer, parse_rewind, pick_session
 
 ASK = "    allow? [y]es / [n]o / [a]lways this session: "
 
@@ -51,6 +52,10 @@ class Backend(Protocol):
     async def context(self) -> tuple[ContextDetails, ModelInfo]: ...
 
     async def mcp(self) -> tuple[list[McpServerStatus], int]: ...
+
+    async def checkpoints(self) -> list[Checkpoint]: ...
+
+    async def rewind(self, checkpoint_id: str, restore: str) -> RewindResult: ...
 
     def status(self) -> tuple[ContextReport | None, ModelInfo | None]: ...  # for the prompt
 
@@ -148,6 +153,14 @@ class Repl:
                     entries = await backend.resume(session_id)
                     render.line(f"resumed {session_id}")
                     render.transcript(entries)
+            elif name == "/checkpoints":
+                render.checkpoints(await backend.checkpoints())
+            elif name == "/rewind":
+                parsed = parse_rewind(rest, await backend.checkpoints())
+                if parsed is None:
+                    render.error(REWIND_USAGE)
+                else:
+                    render.rewind(await backend.rewind(*parsed))
             elif name == "/context":
                 render.context(*await backend.context())
             elif name == "/mcp":

@@ -40,6 +40,9 @@ def message_text(request: ApprovalRequest) -> str:
     if request.kind == "mcp":
         return (f"agentls wants to call {visible(request.tool or '')} on MCP server '{visible(request.server or '')}'"
                 f" with:\n{visible(request.input or '')}")
+    if request.kind == "rewind":
+        return ("agentls: rewinding would overwrite changes made outside the agent since the checkpoint:\n"
+                + "\n".join(f"  {visible(path)}" for path in request.paths or ()) + "\nOverwrite them?")
     verb = "create or overwrite" if request.kind == "write" else "edit"
     diff = request.diff or ""
     if len(diff) > DIFF_SHOWN:
@@ -75,6 +78,8 @@ class EditorAsker:
         return await asyncio.wait_for(client_request(self._ls.protocol, method, params), self._timeout())
 
     async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
+        """Ask with agent/confirm, or a message request showing what is asked; no answer is a no."""
+        kind = request.kind
         try:
             if self._supports_confirm():
                 return decision(await self._ask(CONFIRM, protocol.confirm_params(request)))
@@ -92,5 +97,5 @@ class EditorAsker:
         except JsonRpcException as error:
             log.warning("asking for approval failed (%s); taken as a refusal", error.message)
             return ApprovalDecision(False)
-        log.info("the client cannot be asked for approval; refused %s", request.kind)
+        log.info("the client cannot be asked for approval; refused %s", kind)
         return ApprovalDecision(False)

@@ -134,6 +134,54 @@ class EditorWorkspace(Workspace):
         ]), f"agentls: create {path.name}")
         self._applied[unquote(uri)] = text
 
+    async def files_restored(self, contents: dict[Path, bytes | None]) -> None:
+        """Open buffers show what a rewind put on disk: one workspace/applyEdit replacing their text.
+
+        The files themselves were already written crash-safely; a client that cannot apply
+        edits reloads them from disk itself. A buffer deleted on disk is left to the editor.
+        """
+        can_apply, _, _ = self._edit_capabilities()
+        for path, data in contents.items():
+            if data is None:
+                await self._restored_deletion(path, can_apply)
+                continue
+            found = self._document(path) if can_apply else None
+            if found is None:
+                continue
+            key, document = found
+            text = data.decode("utf-8", errors="replace")
+            base, version = self._base(key, document)
+            if base == text:
+                continue
+            try:
+                await self._apply_to_document(document.uri, version, self._text_edit(base, 0, len(base), text),
+                                              f"agentls: rewind {path.name}")
+            except EditRejected:
+                continue  # the disk holds the restored text; the editor keeps its buffer
+            self._applied[key] = text
+
+    async def _restored_deletion(self, path: Path, can_apply: bool) -> None:
+        """A file a rewind deleted: the agent stops reading our unsaved copy, and the editor is
+        asked to delete it too (its buffer may hold it unsaved, e.g. a file the agent created)."""
+        key = unquote(from_fs_path(str(path)) or "")
+        held = self._applied.pop(key, None) is not None or self._document(path) is not None
+        if not (held and can_apply and self._can_delete()):
+            return
+        try:
+            await self._apply(types.WorkspaceEdit(document_changes=[types.DeleteFile(
+                uri=path.as_uri(), options=types.DeleteFileOptions(ignore_if_not_exists=True))]),
+                f"agentls: rewind {path.name}")
+        except EditRejected:
+            pass  # the disk is right; the editor keeps its buffer
+
+    def _can_delete(self) -> bool:
+        try:
+            edit = self._ls.client_capabilities.workspace.workspace_edit
+        except AttributeError:
+            return False
+        return bool(edit and edit.document_changes
+                    and types.ResourceOperationKind.Delete in (edit.resource_operations or []))
+
     def _base(self, key: str, document: "TextDocument") -> tuple[str, int | None]:
         """The text an edit applies to, and the version to pin it to.
 

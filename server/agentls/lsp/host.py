@@ -94,6 +94,7 @@ class AgentHost:
         self.problems: list[str] = []
         self.workspace: EditorWorkspace | None = None
         self.policy: ApprovalPolicy | None = None
+        self.asker: EditorAsker | None = None
         self.session_root: Path | None = None
         self.runtime: AgentRuntime | None = None
         self._ready: "asyncio.Future[Agent] | None" = None
@@ -123,6 +124,7 @@ class AgentHost:
         self.session_root = Path(roots[0])
         self.workspace = EditorWorkspace(self.ls, roots)
         asker = EditorAsker(self.ls, lambda: self.options.supports_confirm, lambda: self.settings.confirm_timeout)
+        self.asker = asker  # also asks before a rewind overwrites files changed outside the agent
         self.policy = ApprovalPolicy(asker, **self.settings.approval_modes())
         editor = None
         if self.options.editor_queries:

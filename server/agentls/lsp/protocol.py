@@ -12,11 +12,12 @@ client reads the server's answers through the `*_from_wire` functions).
 from __future__ import annotations
 
 import time
-from dataclasses import fields
+from dataclasses import fields, is_dataclass
 from typing import Any, TypedDict
 
 from ..agent import events as ev
 from ..agent.approval import ApprovalDecision, ApprovalRequest
+from ..agent.checkpoints.model import ChangedFile, Checkpoint, FileDiff, RewindResult, Skipped
 from ..agent.mcp.status import McpServerStatus, McpToolStatus, McpToolTokens
 from ..agent.runtime import ModelInfo
 from ..agent.sent import ToolResultView
@@ -45,6 +46,10 @@ RENAME_SESSION = "agent/renameSession"
 DELETE_SESSION = "agent/deleteSession"
 CONTEXT = "agent/context"
 MCP_SERVERS = "agent/mcpServers"
+CHECKPOINTS = "agent/checkpoints"
+CHECKPOINT_DIFF = "agent/checkpointDiff"
+REWIND = "agent/rewind"
+FORK = "agent/fork"
 # server → client
 EVENT = "agent/event"
 CONTEXT_USAGE = "agent/contextUsage"
@@ -52,7 +57,7 @@ CONFIRM = "agent/confirm"
 EDITOR_QUERY = "agent/editorQuery"
 
 REQUESTS = (CHAT, COMPACT, COST, MODELS, TOOL_RESULT, CLEAR, SESSIONS, NEW_SESSION, RESUME, RENAME_SESSION,
-            DELETE_SESSION, CONTEXT, MCP_SERVERS)
+            DELETE_SESSION, CONTEXT, MCP_SERVERS, CHECKPOINTS, CHECKPOINT_DIFF, REWIND, FORK)
 
 
 # ---------------------------------------------------------------- shapes (docs/protocol.md)
@@ -136,10 +141,14 @@ class TranscriptToolWire(TypedDict):
     resultChars: int
 
 
-class TranscriptEntryWire(TypedDict):
+class _TranscriptEntryBase(TypedDict):
     role: str
     text: str
     tools: list[TranscriptToolWire]
+
+
+class TranscriptEntryWire(_TranscriptEntryBase, total=False):
+    checkpoint: str  # user entries: the checkpoint taken before that prompt
 
 
 class ResumeResult(TypedDict):
@@ -217,6 +226,63 @@ class McpServersResult(TypedDict):
     toolListChanges: int
 
 
+class CheckpointFile(TypedDict):
+    path: str
+    change: str
+
+
+class SkippedFile(TypedDict):
+    path: str
+    change: str
+    reason: str
+
+
+class CheckpointInfo(TypedDict):
+    id: str
+    prompt: str
+    at: float
+    kind: str
+    files: list[CheckpointFile]
+    skipped: list[SkippedFile]
+    rewound: bool
+
+
+class CheckpointsResult(TypedDict):
+    checkpoints: list[CheckpointInfo]
+
+
+class CheckpointFileDiff(TypedDict):
+    path: str
+    change: str
+    diff: str
+    conflict: bool
+
+
+class CheckpointDiffResult(TypedDict):
+    checkpoint: str
+    files: list[CheckpointFileDiff]
+    skipped: list[SkippedFile]
+
+
+class _RewindResultBase(TypedDict):
+    checkpoint: str
+    undo: str | None
+    restored: list[str]
+    conflicts: list[str]
+    skipped: list[SkippedFile]
+    conversation: bool
+    cancelled: bool
+
+
+class RewindResultWire(_RewindResultBase, total=False):
+    transcript: list[TranscriptEntryWire]
+
+
+class ForkResult(TypedDict):
+    sessionId: str
+    transcript: list[TranscriptEntryWire]
+
+
 # Which TypedDict above mirrors which interface of docs/protocol.md (the doc test reads this).
 DOC_INTERFACES: dict[str, type] = {
     "Usage": UsageWire, "ChatResult": ChatResult, "CompactResult": CompactResult, "CostResult": CostResult,
@@ -225,7 +291,9 @@ DOC_INTERFACES: dict[str, type] = {
     "TranscriptEntry": TranscriptEntryWire, "ResumeResult": ResumeResult, "LayerStat": LayerStat,
     "Placeholder": PlaceholderWire, "McpToolTokens": McpToolTokensWire, "ContextUsage": ContextUsageWire,
     "ContextResult": ContextResult, "McpToolStatus": McpToolStatusWire, "McpServerStatus": McpServerStatusWire,
-    "McpServersResult": McpServersResult,
+    "McpServersResult": McpServersResult, "CheckpointFile": CheckpointFile, "SkippedFile": SkippedFile,
+    "CheckpointInfo": CheckpointInfo, "CheckpointsResult": CheckpointsResult, "CheckpointFileDiff": CheckpointFileDiff,
+    "CheckpointDiffResult": CheckpointDiffResult, "RewindResult": RewindResultWire, "ForkResult": ForkResult,
 }
 
 
@@ -278,10 +346,46 @@ def session_info(info: SessionInfo, current: str | None) -> SessionInfoWire:
 
 
 def transcript(entries: list[TranscriptEntry]) -> list[TranscriptEntryWire]:
-    return [{"role": entry.role, "text": entry.text,
-             "tools": [{"id": t.id, "name": t.name, "summary": t.summary, "isError": t.is_error,
-                        "resultChars": t.result_chars} for t in entry.tools]}
-            for entry in entries]
+    wire: list[TranscriptEntryWire] = []
+    for entry in entries:
+        item: TranscriptEntryWire = {
+            "role": entry.role, "text": entry.text,
+            "tools": [{"id": t.id, "name": t.name, "summary": t.summary, "isError": t.is_error,
+                       "resultChars": t.result_chars} for t in entry.tools]}
+        if entry.checkpoint is not None:
+            item["checkpoint"] = entry.checkpoint
+        wire.append(item)
+    return wire
+
+
+def changed_file(item: ChangedFile) -> CheckpointFile:
+    return {"path": item.path, "change": item.change}
+
+
+def skipped_file(item: Skipped) -> SkippedFile:
+    return {"path": item.path, "change": item.change, "reason": item.reason}
+
+
+def checkpoint_info(item: Checkpoint) -> CheckpointInfo:
+    return {"id": item.id, "prompt": item.prompt, "at": item.at, "kind": item.kind,
+            "files": [changed_file(f) for f in item.changed_files()],
+            "skipped": [skipped_file(s) for s in item.skipped], "rewound": item.rewound}
+
+
+def checkpoint_diff(checkpoint_id: str, diffs: list[FileDiff], cannot: list[Skipped]) -> CheckpointDiffResult:
+    return {"checkpoint": checkpoint_id,
+            "files": [{"path": d.path, "change": d.change, "diff": d.diff, "conflict": d.conflict} for d in diffs],
+            "skipped": [skipped_file(s) for s in cannot]}
+
+
+def rewind_result(result: RewindResult, entries: list[TranscriptEntry] | None = None) -> RewindResultWire:
+    answer: RewindResultWire = {
+        "checkpoint": result.checkpoint, "undo": result.undo, "restored": list(result.restored),
+        "conflicts": list(result.conflicts), "skipped": [skipped_file(s) for s in result.cannot],
+        "conversation": result.conversation, "cancelled": result.cancelled}
+    if entries is not None:
+        answer["transcript"] = transcript(entries)
+    return answer
 
 
 def categories(value: Categories) -> CategoriesWire:
@@ -321,7 +425,7 @@ EVENT_KINDS: dict[type[ev.AgentEvent], str] = {
     ev.TextDelta: "textDelta", ev.ThinkingDelta: "thinkingDelta", ev.ToolStart: "toolStart",
     ev.ToolEnd: "toolEnd", ev.UsageEvent: "usage", ev.CompactionStarted: "compactionStarted",
     ev.CompactionFinished: "compactionFinished", ev.LayerApplied: "layer", ev.RetryEvent: "retry",
-    ev.ToolsChanged: "toolsChanged", ev.ErrorEvent: "error",
+    ev.ToolsChanged: "toolsChanged", ev.CheckpointTaken: "checkpoint", ev.ErrorEvent: "error",
 }
 _EVENT_BY_KIND = {kind: cls for cls, kind in EVENT_KINDS.items()}
 
@@ -330,18 +434,30 @@ def event(item: ev.AgentEvent, turn_id: str) -> dict[str, Any]:
     """The `agent/event` payload of a turn's event (ContextUsage is a notification of its own)."""
     data: dict[str, Any] = {"turnId": turn_id, "kind": EVENT_KINDS[type(item)]}
     for f in fields(item):
-        value = getattr(item, f.name)
-        data[_camel(f.name)] = usage(value) if isinstance(value, Usage) else value
+        data[_camel(f.name)] = _value(getattr(item, f.name))
     return data
+
+
+def _value(value: Any) -> Any:
+    """An event field on the wire: Usage in its protocol shape, plain dataclasses as camelCase objects."""
+    if isinstance(value, Usage):
+        return usage(value)
+    if is_dataclass(value) and not isinstance(value, type):
+        return {_camel(f.name): _value(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_value(v) for v in value]
+    return value
 
 
 def confirm_params(request: ApprovalRequest) -> dict[str, Any]:
     """ConfirmParams: kind, plus command (shell), path and diff (write/edit) or server, tool and input (mcp)."""
     params: dict[str, Any] = {"kind": request.kind}
-    for name in ("command", "path", "diff", "server", "tool", "input"):
+    for name in ("command", "path", "diff", "server", "tool", "input", "checkpoint"):
         value = getattr(request, name)
         if value is not None:
             params[name] = value
+    if request.paths is not None:
+        params["paths"] = list(request.paths)
     return params
 
 
@@ -375,6 +491,10 @@ def resume_params(session_id: str) -> dict[str, str]:
     return {"sessionId": session_id}
 
 
+def rewind_params(checkpoint_id: str, restore: str) -> dict[str, str]:
+    return {"checkpoint": checkpoint_id, "restore": restore}
+
+
 def confirm_result(approved: bool, remember: bool) -> dict[str, bool]:
     return {"approved": approved, "remember": remember}
 
@@ -390,9 +510,11 @@ def confirm_decision(answer: Any) -> ApprovalDecision | None:
 
 def approval_request_from_wire(params: dict[str, Any]) -> ApprovalRequest:
     kind = params.get("kind")
-    texts = {name: str(params[name]) for name in ("command", "path", "diff", "server", "tool", "input")
+    texts = {name: str(params[name]) for name in ("command", "path", "diff", "server", "tool", "input", "checkpoint")
              if params.get(name) is not None}
-    return ApprovalRequest(kind if kind in ("shell", "write", "edit", "mcp") else "shell", **texts)
+    paths = params.get("paths")
+    return ApprovalRequest(kind if kind in ("shell", "write", "edit", "mcp", "rewind") else "shell", **texts,
+                           paths=tuple(str(p) for p in paths) if isinstance(paths, list) else None)
 
 def attachment(item: dict[str, Any]) -> Attachment:
     """A checked ChatParams attachment (lsp/methods/chat.py checks and resolves it first)."""
@@ -418,8 +540,13 @@ def event_from_wire(data: dict[str, Any]) -> ev.AgentEvent | None:
         if key in data:
             values[f.name] = usage_from_wire(data[key]) if cls is ev.UsageEvent else data[key]
     try:
+        if cls is ev.CheckpointTaken:
+            values["files"] = tuple(ChangedFile(str(f.get("path", "")), f.get("change", "modified"))
+                                    for f in values.get("files") or [])
+            values["skipped"] = tuple(Skipped(str(s.get("path", "")), s.get("change", "modified"),
+                                              str(s.get("reason", ""))) for s in values.get("skipped") or [])
         return cls(**values)
-    except TypeError:  # a required field missing: not an event we can show
+    except (TypeError, AttributeError):  # a field missing or of another shape: not an event we can show
         return None
 
 
@@ -478,8 +605,30 @@ def transcript_from_wire(entries: list[dict[str, Any]]) -> list[TranscriptEntry]
     return [TranscriptEntry(str(e.get("role", "")), str(e.get("text", "")),
                             [TranscriptTool(str(t.get("id", "")), str(t.get("name", "")), str(t.get("summary", "")),
                                             bool(t.get("isError", False)), int(t.get("resultChars", 0)))
-                             for t in e.get("tools") or []])
+                             for t in e.get("tools") or []],
+                            e.get("checkpoint") if isinstance(e.get("checkpoint"), str) else None)
             for e in entries]
+
+
+def skipped_from_wire(item: dict[str, Any]) -> Skipped:
+    return Skipped(str(item.get("path", "")), item.get("change", "modified"), str(item.get("reason", "")))
+
+
+def checkpoint_from_wire(item: dict[str, Any]) -> Checkpoint:
+    """A listed checkpoint as a terminal shows it (its files' content hashes stay with the server)."""
+    from ..agent.checkpoints.model import FileChange
+
+    files = [FileChange(str(f.get("path", "")), None if f.get("change") == "added" else "",
+                        None if f.get("change") == "deleted" else "") for f in item.get("files") or []]
+    return Checkpoint(str(item.get("id", "")), str(item.get("prompt", "")), float(item.get("at", 0)), 0,
+                      "rewind" if item.get("kind") == "rewind" else "turn", files,
+                      [skipped_from_wire(s) for s in item.get("skipped") or []], rewound=bool(item.get("rewound")))
+
+
+def rewind_from_wire(item: dict[str, Any]) -> RewindResult:
+    return RewindResult(str(item.get("checkpoint", "")), item.get("undo"), list(item.get("restored") or []),
+                        list(item.get("conflicts") or []), [skipped_from_wire(s) for s in item.get("skipped") or []],
+                        bool(item.get("conversation")), bool(item.get("cancelled")))
 
 
 def mcp_servers_from_wire(servers: list[dict[str, Any]]) -> list[McpServerStatus]:

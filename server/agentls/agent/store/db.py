@@ -33,6 +33,11 @@ TABLES: dict[str, tuple[tuple[str, ...], str]] = {
     "migrated": (("source TEXT PRIMARY KEY", "at REAL NOT NULL"), ""),
     # records that could not be read, moved out of the conversation (kept, never deleted)
     "set_aside": (("session TEXT", "seq INTEGER", "kind", "at", "body"), ""),
+    # checkpoints of the agent's file changes (agent/checkpoints): one row per turn or rewind
+    "checkpoints": (("session TEXT NOT NULL", "id TEXT NOT NULL", "seq INTEGER NOT NULL", "at REAL NOT NULL",
+                     "body TEXT NOT NULL"), "PRIMARY KEY (session, id)"),
+    # conversation records cut off by a rewind (kept, never deleted; usage records stay in `records`)
+    "rewound": (("session TEXT", "seq INTEGER", "kind", "at", "body"), ""),
 }
 INDEXES = ("CREATE INDEX IF NOT EXISTS sessions_of_workspace ON sessions (workspace, updated)",)
 
@@ -69,12 +74,21 @@ def prepare(connection: sqlite3.Connection, *, check: bool = True) -> None:
             raise sqlite3.DatabaseError(f"integrity check: {verdict[0] if verdict else 'no answer'}")
     connection.execute("PRAGMA journal_mode = WAL")
     connection.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a crash loses no commit, a power cut the last few
-    for table, (columns, constraint) in TABLES.items():
-        connection.execute(f"CREATE TABLE IF NOT EXISTS {table} ({', '.join(filter(None, (*columns, constraint)))})")
-        if [row[1] for row in connection.execute(f"PRAGMA table_info({table})")] != column_names(table):
-            raise sqlite3.DatabaseError(f"table {table} is not agentls's")
-    for statement in INDEXES:
-        connection.execute(statement)
+    # One transaction for the whole schema: each statement on its own would append the schema
+    # page to the WAL again (a fresh database's first WAL would be far larger than its content).
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        for table, (columns, constraint) in TABLES.items():
+            connection.execute(f"CREATE TABLE IF NOT EXISTS {table} ({', '.join(filter(None, (*columns, constraint)))})")
+            if [row[1] for row in connection.execute(f"PRAGMA table_info({table})")] != column_names(table):
+                raise sqlite3.DatabaseError(f"table {table} is not agentls's")
+        for statement in INDEXES:
+            connection.execute(statement)
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
 
 
 def open_database(base: Path | None = None) -> Opened:

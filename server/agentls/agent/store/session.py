@@ -64,6 +64,11 @@ class Session:
     def saved(self) -> bool:
         return self.db.saved
 
+    @property
+    def position(self) -> int:
+        """The seq of the last record written or queued: a checkpoint marks where its turn starts."""
+        return self._last_seq + len(self._pending)
+
     def take_problems(self) -> list[str]:
         problems, self.problems = self.problems, []
         return problems

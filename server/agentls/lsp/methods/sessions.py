@@ -76,7 +76,7 @@ async def resume(ls, params: Any) -> protocol.ResumeResult:
     from ...agent.store import StoreError, open_session
 
     if session_id == _current_id(agent):
-        return {"sessionId": session_id, "transcript": protocol.transcript(agent.transcript())}
+        return {"sessionId": session_id, "transcript": protocol.transcript(await agent.transcript())}
     with agent.exclusive("session switch"):
         try:
             session = await asyncio.to_thread(open_session, host.session_root, session_id=session_id)
@@ -87,7 +87,7 @@ async def resume(ls, params: Any) -> protocol.ResumeResult:
         if host.policy is not None:
             host.policy.forget()
     host.notify_context_usage()
-    return {"sessionId": session.id, "transcript": protocol.transcript(agent.transcript())}
+    return {"sessionId": session.id, "transcript": protocol.transcript(await agent.transcript())}
 
 
 @answers

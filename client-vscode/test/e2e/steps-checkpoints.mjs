@@ -1,0 +1,62 @@
+// e2e steps for issue 20: checkpoints and rewind in VS Code, with the offline demo model.
+//   22 a shell command (approved) changes one file and creates another → Restore ▸ code on
+//      that message → the diff preview tab and a modal naming both files → Restore → both
+//      files are back on disk, the turn's tool card is greyed, the conversation stays
+//   23 Restore ▸ code and conversation on the same message → the message and its reply
+//      leave the transcript (the files were already restored)
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+export async function checkpointSteps({ page, chat, workspace, log, fail, shot, waitFor }) {
+  // back to the offline demo model (the MCP steps pointed the settings at a scripted API, now gone)
+  mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
+  writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "agentls.contextWindow": 40000 }, null, 2));
+  const modelName = async () => ((await chat.locator(".model").textContent()) ?? "").trim();
+  await waitFor(async () => (await modelName()) === "demo model (offline)", 30_000, "the demo model to answer again");
+  const target = path.join(workspace, "checkpoint.txt");
+  const made = path.join(workspace, "made-by-shell.txt");
+  writeFileSync(target, "before the agent\n");
+  const prompt = "run `echo changed by the shell > checkpoint.txt && echo new > made-by-shell.txt`";
+  const before = await chat.locator(".msg.assistant.done").count();
+  await chat.locator("#input").fill(prompt);
+  await chat.locator("#input").press("Enter");
+  const dialog = page.locator(".monaco-dialog-box");
+  await dialog.waitFor({ timeout: 60_000 });
+  await dialog.locator("a.monaco-button, button", { hasText: /^Approve$/ }).first().click();
+  await waitFor(async () => (await chat.locator(".msg.assistant.done").count()) > before, 60_000, "the reply to the shell command");
+  await waitFor(async () => existsSync(made) && readFileSync(target, "utf8") === "changed by the shell\n", 30_000, "the shell's changes on disk");
+  log("a shell command changed checkpoint.txt and created made-by-shell.txt");
+
+  // 22: Restore ▸ code, with its diff preview
+  const message = chat.locator(".msg.user", { hasText: "made-by-shell.txt" }).last();
+  await message.locator(".restore-toggle").waitFor({ timeout: 30_000 });
+  await message.locator(".restore-toggle").click();
+  await message.locator(".restore-menu button", { hasText: /^Restore code$/ }).click();
+  await dialog.waitFor({ timeout: 30_000 });
+  const question = (await dialog.innerText()) ?? "";
+  if (!/checkpoint\.txt/.test(question) || !/made-by-shell\.txt/.test(question)) fail(`the restore modal does not name both files: ${question}`);
+  await page.locator(".tab", { hasText: "restore preview.diff" }).first().waitFor({ timeout: 30_000 });
+  const preview = (await page.locator(".editor-instance .view-lines").first().innerText()) ?? "";
+  if (!/before the agent/.test(preview.replace(/\u00a0/g, " "))) fail(`the diff preview does not show the old text: ${preview.slice(0, 300)}`);
+  await shot(page, "22-restore-preview");
+  await dialog.locator("a.monaco-button, button", { hasText: /^Restore$/ }).first().click();
+  await waitFor(async () => !existsSync(made) && readFileSync(target, "utf8") === "before the agent\n", 30_000, "the files restored on disk");
+  await chat.locator(".msg.assistant.rewound .tool-card", { hasText: "run_shell" }).first().waitFor({ timeout: 30_000 });
+  if ((await chat.locator(".msg.user", { hasText: "made-by-shell.txt" }).count()) === 0) fail("restoring code removed the message");
+  await chat.locator(".msg.notice", { hasText: /Restored/ }).last().waitFor({ timeout: 30_000 });
+  await shot(page, "22b-restored-code");
+  log("Restore ▸ code: diff preview + modal → files back on disk, the turn's tool card greyed, conversation kept");
+
+  // 23: Restore ▸ code and conversation: the message leaves the transcript
+  const users = await chat.locator(".msg.user").count();
+  await message.locator(".restore-toggle").click();
+  await message.locator(".restore-menu button", { hasText: /^Restore code and conversation$/ }).click();
+  await dialog.waitFor({ timeout: 30_000 });
+  await dialog.locator("a.monaco-button, button", { hasText: /^Restore$/ }).first().click();
+  await waitFor(async () => (await chat.locator(".msg.user", { hasText: "made-by-shell.txt" }).count()) === 0, 30_000, "the message to leave the transcript");
+  const left = await chat.locator(".msg.user").count();
+  if (left !== users - 1) fail(`expected ${users - 1} user messages after the restore, found ${left}`);
+  if (readFileSync(target, "utf8") !== "before the agent\n" || existsSync(made)) fail("the files changed again");
+  await shot(page, "23-restored-conversation");
+  log(`Restore ▸ code and conversation: the message and its reply left the transcript (${users} → ${left} user messages)`);
+}
