@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentls.lsp.bench import bench, format_figures
+from agentls.evaluation.lsp_bench import bench, format_figures
 
 
 async def test_bench_runs():

@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from agentls.agent.checkpoints.bench import format_figures, run as run_bench
+from agentls.evaluation.checkpoint_bench import format_figures, run as run_bench
 from agentls.agent.checkpoints.blobs import BlobStore
 from agentls.agent.checkpoints.restore import FAULT_ENV, JOURNAL, Put, recover, restore
 from agentls.agent.checkpoints.snapshot import Snapshotter

@@ -3,7 +3,7 @@ import pytest
 from agentls.context import ContextConfig, ContextEngine, MemoryStore
 from agentls.context.blocks import message_chars
 from agentls.context.compact import FILES_MARK, SUMMARY_MARK, USER_TEXTS_MARK, SummaryError, parse_summary
-from agentls.context.seed import SeedPolicy
+from agentls.evaluation.seed_policy import SeedPolicy
 from agentls.context.structure import request_problems
 from synth import assistant_text, read_turn, results, tool_calls, user
 

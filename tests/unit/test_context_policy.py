@@ -3,10 +3,10 @@
 import re
 
 from agentls.context import ContextConfig, ContextEngine, MemoryStore
-from agentls.context.anthropic_editing import CLEARED, AnthropicEditing
+from agentls.evaluation.anthropic_editing import CLEARED, AnthropicEditing
 from agentls.context.blocks import blocks_of, result_text
 from agentls.context.policy import READ, WRITE, rewrite_price
-from agentls.context.replay import standin_summary
+from agentls.evaluation.replay import standin_summary
 from agentls.context.tokens import Usage
 from synth import read_turn, results, tool_call, user
 

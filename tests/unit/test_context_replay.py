@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from agentls.context.replay import load_trace, replay_trace, total_of
-from agentls.context.replay_compare import compare
+from agentls.evaluation.replay import load_trace, replay_trace, total_of
+from agentls.evaluation.replay_compare import compare
 from agentls.context.structure import request_problems
 from synth import assistant_text, results, tool_call, user
 

@@ -13,7 +13,7 @@ import sys
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from ..context.replay import format_table, load_trace, replay_trace, total_of
+    from ..evaluation.replay import format_table, load_trace, replay_trace, total_of
 
     if args.compare:
         return _replay_compare(args)
@@ -45,8 +45,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_compare(args: argparse.Namespace) -> int:
-    from ..context.replay import load_trace
-    from ..context.replay_compare import compare, comparison_json, format_comparison
+    from ..evaluation.replay import load_trace
+    from ..evaluation.replay_compare import compare, comparison_json, format_comparison
 
     for path in args.traces:  # fail early and plainly, not inside a worker
         try:
@@ -61,14 +61,14 @@ def _replay_compare(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     if args.what == "checkpoint":
-        from ..agent.checkpoints.bench import main as checkpoint_bench
+        from ..evaluation.checkpoint_bench import main as checkpoint_bench
 
         return checkpoint_bench(args.json, files=args.files, runs=args.runs)
     if args.what == "lsp":
-        from ..lsp.bench import main as lsp_bench
+        from ..evaluation.lsp_bench import main as lsp_bench
 
         return lsp_bench(["--json"] if args.json else []) or 0
-    from ..context.bench import format_bench, run_pipeline_bench
+    from ..evaluation.pipeline_bench import format_bench, run_pipeline_bench
 
     figures = run_pipeline_bench()
     print(json.dumps(figures, indent=1) if args.json else format_bench(figures))

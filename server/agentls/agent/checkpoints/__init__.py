@@ -4,8 +4,8 @@ Modules: snapshot (the fast, gitignore-aware workspace walk with a stat
 cache), blobs (content-addressed store), recorder (what a turn changed,
 tool by tool, shell side effects included), plan (what a rewind changes,
 conflicts), restore (crash-safe writes with a journal), manager (one
-session's checkpoints), model (the dataclasses), bench (`agentls bench
-checkpoint`).
+session's checkpoints), model (the dataclasses). The benchmark (`agentls bench
+checkpoint`) is evaluation/checkpoint_bench.py.
 """
 
 from .manager import CheckpointError, Checkpoints, folder_for

@@ -1,6 +1,6 @@
 """Latency benchmark of the LSP path (figures, not a test):
 
-    python -m agentls.lsp.bench [--turns 60] [--spawns 5] [--json]
+    python -m agentls.evaluation.lsp_bench [--turns 60] [--spawns 5] [--json]
 
 - first-delta latency: from the moment the model server has written a turn's
   first text delta (the mock API is instrumented to timestamp it) to the
@@ -32,7 +32,7 @@ from pygls.lsp.client import LanguageClient
 
 from .. import __version__
 from ..mock_api import MockAnthropicServer, Reply, Text
-from .transport import raw_converter
+from ..lsp.transport import raw_converter
 
 CHUNK_DELAY = 0.010
 WARM_UP_TURNS = 2  # the first turns also open the HTTP connection and build the SDK client
@@ -144,7 +144,7 @@ def format_figures(figures: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agentls.lsp.bench", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m agentls.evaluation.lsp_bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=60, help="measured chat turns (default 60)")
     parser.add_argument("--spawns", type=int, default=5, help="server starts to time (default 5)")
     parser.add_argument("--json", action="store_true")

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import copy
 
-from .blocks import Message, blocks_of, result_text
-from .history import dedup_target
+from ..context.blocks import Message, blocks_of, result_text
+from ..context.history import dedup_target
 
 SNIPPABLE = {"read_file", "grep_search", "list_files", "run_shell"}
 SNIP_TEXT = "[Content snipped - newer version available below]"

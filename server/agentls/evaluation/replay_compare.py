@@ -12,8 +12,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from ..context.structure import request_problems
 from .replay import TraceResult, load_trace, replay_trace, total_of
-from .structure import request_problems
 
 WINDOWS = (32_000, 64_000, 200_000)
 POLICIES = ("seed", "default", "anthropic")

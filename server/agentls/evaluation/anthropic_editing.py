@@ -27,7 +27,7 @@ default policy's (the prompt as a request plus 2,000 output tokens).
 
 from __future__ import annotations
 
-from .blocks import Message, blocks_of, message_chars
+from ..context.blocks import Message, blocks_of, message_chars
 
 CLEAR_TRIGGER, KEEP_TOOL_USES = 100_000, 3
 COMPACT_TRIGGER = 150_000

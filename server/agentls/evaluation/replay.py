@@ -23,16 +23,16 @@ from typing import IO, Any, Callable
 
 import hashlib
 
+from ..context.blocks import (Message, block_chars, blocks_of, canonical_json, message_chars, message_sha1,
+                              result_text, tool_result_ids, tool_use_ids)
+from ..context.config import ContextConfig
+from ..context.pipeline import ContextEngine, NothingToGain
+from ..context.prompt_cache import (DEFAULT_MINIMUM_TOKENS, FIVE_MINUTES, LOOKBACK_BLOCKS, Block,
+                                    can_carry_breakpoint, message_breakpoints, new_cache, stable_ttl)
+from ..context.store import MemoryStore
+from ..context.tokens import Usage
 from .anthropic_editing import AnthropicEditing
-from .blocks import (Message, block_chars, blocks_of, canonical_json, message_chars, message_sha1, result_text,
-                     tool_result_ids, tool_use_ids)
-from .config import ContextConfig
-from .pipeline import ContextEngine, NothingToGain
-from .prompt_cache import (DEFAULT_MINIMUM_TOKENS, FIVE_MINUTES, LOOKBACK_BLOCKS, Block, can_carry_breakpoint,
-                           message_breakpoints, new_cache, stable_ttl)
-from .seed import SeedPolicy
-from .store import MemoryStore
-from .tokens import Usage
+from .seed_policy import SeedPolicy
 
 SYSTEM_TOKENS = 3_000
 SUMMARY_OUTPUT_TOKENS = 2_000

@@ -10,9 +10,9 @@ from __future__ import annotations
 import statistics
 import time
 
-from .config import ContextConfig
-from .pipeline import ContextEngine
-from .tokens import Usage
+from ..context.config import ContextConfig
+from ..context.pipeline import ContextEngine
+from ..context.tokens import Usage
 
 SIZES = (250, 1_000, 4_000)
 MEASURED_CALLS = 200

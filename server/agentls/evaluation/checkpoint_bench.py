@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .blobs import BlobStore
-from .snapshot import Snapshotter
+from ..agent.checkpoints.blobs import BlobStore
+from ..agent.checkpoints.snapshot import Snapshotter
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com", "GIT_COMMITTER_NAME": "bench",
            "GIT_COMMITTER_EMAIL": "bench@example.com", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}

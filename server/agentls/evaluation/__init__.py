@@ -1,0 +1,9 @@
+"""Evaluation, apart from the product: what `agentls replay` and `agentls bench` measure.
+
+The product (context, model, agent, lsp, mock_api, the terminal front ends)
+never imports this package; only the command-line dispatch (cli.py) does, lazily.
+replay.py prices recorded conversations under a context policy and
+replay_compare.py runs several policies at several windows; seed_policy.py and
+anthropic_editing.py are the two yardsticks they are compared with;
+pipeline_bench.py and lsp_bench.py time the context pipeline and the LSP path.
+"""
