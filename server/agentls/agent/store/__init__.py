@@ -3,9 +3,10 @@
 `open_session(root)` never fails: it gives the workspace's last conversation no
 other process holds (or a new one), restorable whatever is on disk, and lists
 in `session.problems` what the user should hear about, in plain words.
-Modules: db (opening, damage), salvage, base (transactions), lease (one writer
-per session), records (rows → valid history), session (one conversation),
-sessions (list/resume/rename/delete), jsonl (export/import), legacy (migration).
+Modules: schema (tables, connections), db (opening, damage), salvage, base
+(transactions), lease (one writer per session), records (rows → valid
+history), session (one conversation), sessions (list/resume/rename/delete),
+jsonl (export/import), legacy (migration).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import threading
 import time
 import uuid
 
-from .db import connect
+from .schema import connect
 
 LEASE_TTL = 60.0  # seconds without a heartbeat before a lease is stale
 HEARTBEAT = 10.0

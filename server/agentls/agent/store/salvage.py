@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from .db import TABLES, column_names, connect
+from .schema import TABLES, column_names, connect
 
 SKIP_LIMIT = 200  # unreadable rowids skipped in a row before giving up on a table
 STEP_LIMIT = 1_000_000  # a damaged b-tree may loop: never more steps than this

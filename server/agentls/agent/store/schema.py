@@ -1,0 +1,70 @@
+"""The database's shape and how a connection to it is made: shared by opening (db.py), salvage and leases.
+
+WAL mode: one writer at a time, readers never blocked, a commit is whole or
+absent after a crash. `prepare` raises sqlite3.DatabaseError on a file that
+is damaged or whose tables are not ours; what to do then is db.py's business.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+BUSY_MS = 5000  # writes are a few rows; another process holds the lock only that long
+
+# table -> (columns, table constraint); a table with other columns is not ours.
+TABLES: dict[str, tuple[tuple[str, ...], str]] = {
+    "sessions": (("id TEXT PRIMARY KEY", "workspace TEXT NOT NULL", "title TEXT NOT NULL DEFAULT ''",
+                  "created REAL NOT NULL", "updated REAL NOT NULL", "turns INTEGER NOT NULL DEFAULT 0"), ""),
+    "records": (("session TEXT NOT NULL", "seq INTEGER NOT NULL", "kind TEXT NOT NULL", "at REAL NOT NULL",
+                 "body TEXT NOT NULL"), "PRIMARY KEY (session, seq)"),
+    "refs": (("session TEXT NOT NULL", "ref TEXT NOT NULL", "text TEXT NOT NULL"), "PRIMARY KEY (session, ref)"),
+    "leases": (("session TEXT PRIMARY KEY", "owner TEXT NOT NULL", "pid INTEGER NOT NULL", "host TEXT NOT NULL",
+                "heartbeat REAL NOT NULL"), ""),
+    "migrated": (("source TEXT PRIMARY KEY", "at REAL NOT NULL"), ""),
+    # records that could not be read, moved out of the conversation (kept, never deleted)
+    "set_aside": (("session TEXT", "seq INTEGER", "kind", "at", "body"), ""),
+    # checkpoints of the agent's file changes (agent/checkpoints): one row per turn or rewind
+    "checkpoints": (("session TEXT NOT NULL", "id TEXT NOT NULL", "seq INTEGER NOT NULL", "at REAL NOT NULL",
+                     "body TEXT NOT NULL"), "PRIMARY KEY (session, id)"),
+    # conversation records cut off by a rewind (kept, never deleted; usage records stay in `records`)
+    "rewound": (("session TEXT", "seq INTEGER", "kind", "at", "body"), ""),
+}
+INDEXES = ("CREATE INDEX IF NOT EXISTS sessions_of_workspace ON sessions (workspace, updated)",)
+
+
+def connect(path: Path | str, uri: bool = False) -> sqlite3.Connection:
+    # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE … COMMIT).
+    connection = sqlite3.connect(str(path), timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False,
+                                 uri=uri)
+    connection.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+    return connection
+
+
+def column_names(table: str) -> list[str]:
+    return [column.split()[0] for column in TABLES[table][0]]
+
+
+def prepare(connection: sqlite3.Connection, *, check: bool = True) -> None:
+    """WAL, our tables; raises sqlite3.DatabaseError when the file is damaged or not ours."""
+    if check:
+        verdict = connection.execute("PRAGMA quick_check").fetchone()
+        if not verdict or verdict[0] != "ok":
+            raise sqlite3.DatabaseError(f"integrity check: {verdict[0] if verdict else 'no answer'}")
+    connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a crash loses no commit, a power cut the last few
+    # One transaction for the whole schema: each statement on its own would append the schema
+    # page to the WAL again (a fresh database's first WAL would be far larger than its content).
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        for table, (columns, constraint) in TABLES.items():
+            connection.execute(f"CREATE TABLE IF NOT EXISTS {table} ({', '.join(filter(None, (*columns, constraint)))})")
+            if [row[1] for row in connection.execute(f"PRAGMA table_info({table})")] != column_names(table):
+                raise sqlite3.DatabaseError(f"table {table} is not agentls's")
+        for statement in INDEXES:
+            connection.execute(statement)
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
