@@ -22,7 +22,7 @@ from ..agent.mcp.status import McpServerStatus, McpToolStatus, McpToolTokens
 from ..agent.runtime import ModelInfo
 from ..agent.sent import ToolResultView
 from ..agent.store.sessions import SessionInfo
-from ..agent.tools.editor.query import EditorQuery
+from ..agent.editor_queries import EditorQuery
 from ..agent.transcript import TranscriptEntry, TranscriptTool
 from ..agent.views import ContextDetails
 from ..context.attachments import Attachment

@@ -6,14 +6,12 @@ import copy
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...context.store import ResultStore
 from ..approval import ApprovalCallback
+from ..editor_queries import EditorQueries
 from ..workspace import Workspace, WorkspaceError
-
-if TYPE_CHECKING:
-    from .editor.query import EditorQueries
 
 
 @dataclass
@@ -24,7 +22,7 @@ class ToolContext:
     shell_timeout: float = 120.0
     output_cap: int = 50_000
     grep_cap: int = 200
-    editor: "EditorQueries | None" = None  # the client answers agent/editorQuery
+    editor: EditorQueries | None = None  # the client answers agent/editorQuery
     grep_file_seconds: float = 5.0  # time budget of one file
     grep_total_seconds: float = 30.0  # and of the whole search
 

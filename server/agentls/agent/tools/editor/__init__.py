@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from ..base import Tool
 from . import diagnostics, navigation, symbols
-from .query import KINDS, EditorQueries, EditorQuery, EditorQueryError
+from ...editor_queries import KINDS, EditorQueries, EditorQuery, EditorQueryError
 
 # tool → the query kind it needs, in the order offered (part of the prompt cache key)
 NEEDS: dict[str, str] = {

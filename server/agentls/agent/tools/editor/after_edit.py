@@ -16,7 +16,8 @@ from typing import Any
 
 from ..base import ToolContext, plural
 from .diagnostics import diagnostic_line
-from .query import EditorQuery, EditorQueryError, items, uri_of
+from ...editor_queries import EditorQuery, EditorQueryError
+from .query import items, uri_of
 
 SHOWN = 10
 

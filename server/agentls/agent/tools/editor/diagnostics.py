@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import Tool, ToolContext, ToolOutput, error, plural
-from .query import SEVERITIES, SHORT_SEVERITY, EditorQuery, ask, capped, inside, items, one_line, shown, start_line
+from ...editor_queries import EditorQuery
+from .query import SEVERITIES, SHORT_SEVERITY, ask, capped, inside, items, one_line, shown, start_line
 
 CAP = 150
 DESCRIPTION = (

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..base import Tool, ToolContext, ToolOutput, describe_failure, error, plural, split_lines
-from .query import EditorQuery, EditorQueryError, capped, items, one_line, shown, source_lines, start_line, uri_of
+from ...editor_queries import EditorQuery, EditorQueryError
+from .query import capped, items, one_line, shown, source_lines, start_line, uri_of
 
 NEARBY = 5  # lines searched either side when the name is not on the given line
 CAP = 100

@@ -1,56 +1,24 @@
 """The editor's own language intelligence, asked through the client.
 
-The LSP layer implements `EditorQueries` with the `agent/editorQuery`
-request (docs/protocol.md); the tools here only see wire dicts (URIs, LSP
-ranges) and turn them into compact `path:line` text for the model.
+The contract (EditorQuery, EditorQueries) is agent/editor_queries.py; the
+answers come in LSP's own shapes (URIs, ranges, Location, Diagnostic) and the
+tools here turn them into compact `path:line` text for the model.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import unquote, urlparse
 
+from ...editor_queries import EditorQuery, EditorQueryError
 from ...workspace import Workspace
 from ..base import ToolContext, ToolOutput, describe_failure, error, split_lines
 
-KINDS = ("diagnostics", "symbols", "definition", "references", "hover")
 SEVERITIES = ("error", "warning", "information", "hint")  # LSP DiagnosticSeverity 1..4
 SHORT_SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
-
-
-class EditorQueryError(Exception):
-    """The editor could not answer (error reply, timeout, malformed result)."""
-
-
-@dataclass(frozen=True)
-class EditorQuery:
-    """A question for the editor's own language features (a front end puts it on its wire)."""
-
-    kind: str  # diagnostics, symbols, definition, references, hover
-    uri: str | None = None
-    line: int | None = None  # 0-based, with character: a position in the document
-    character: int | None = None  # UTF-16 code units, as LSP positions count by default
-    query: str | None = None  # symbols: the name to look for
-    severity: str | None = None  # diagnostics: this severity or worse
-    changed_since: int | None = None  # diagnostics of a uri: answer once its generation is above this…
-    wait_ms: int = 0  # …or after this long at most
-
-
-class EditorQueries(Protocol):
-    kinds: frozenset[str]  # what the client declared it answers
-
-    @property
-    def diagnostics_wait(self) -> float:
-        """Seconds to wait for a file's diagnostics after an edit (0: do not wait)."""
-        ...
-
-    async def query(self, query: EditorQuery) -> dict[str, Any]:
-        """One round trip to the editor: its answer (LSP's own shapes: Location, Diagnostic…);
-        raises EditorQueryError."""
-        ...
 
 
 def uri_of(path: Path) -> str:

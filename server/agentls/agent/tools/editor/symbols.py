@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import Tool, ToolContext, ToolOutput, error, plural
-from .query import EditorQuery, ask, capped, items, shown, start_line
+from ...editor_queries import EditorQuery
+from .query import ask, capped, items, shown, start_line
 
 CAP = 100
 DESCRIPTION = (
