@@ -7,7 +7,8 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from lsprotocol import types
 from pytest_lsp.client import LanguageClient

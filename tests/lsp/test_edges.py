@@ -6,7 +6,6 @@ import asyncio
 import os
 import shutil
 import subprocess
-import sys
 import time
 
 import pytest

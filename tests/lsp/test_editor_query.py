@@ -7,7 +7,8 @@ server found for a symbol name, and the errors an edit introduced.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from agentls.mock_api import Reply, Text, ToolUse
 from .helpers import options_for

@@ -28,24 +28,27 @@ PACKAGE = "agentls"
 
 # layer → the other layers it may import. The core is context < model < agent;
 # front ends (lsp, acp, the terminal) sit on the core and never on each other,
-# except that the terminal's `chat` client speaks LSP; evaluation may use the
-# whole product and only the entry point may use it (lazily, see below).
+# except that the terminal's `chat` client speaks LSP (lsp/protocol.py is its
+# wire); evaluation may use the whole product and only the entry point may use
+# it (lazily, see below). The offline demo model (demo/) is an Anthropic-compatible
+# endpoint in-process: the core starts it when there is no key (agent/runtime.py).
 CORE = ("context", "model", "agent")
 ALLOWED: dict[str, tuple[str, ...]] = {
     "package":     (),  # agentls/__init__.py: the version
     "credentials": (),  # the API key, taken out of the environment once read: a leaf
     "context":     (),
     "model":       ("context", "credentials"),
-    "agent":       ("package", "context", "model"),
     "mock_api":    ("context",),  # the local Anthropic-compatible server
-    "lsp":         ("package", "credentials", *CORE, "mock_api"),  # mock_api: the offline demo model
-    "acp":         ("package", "credentials", *CORE, "mock_api"),
-    "terminal":    ("package", "credentials", *CORE, "mock_api", "lsp"),  # lsp: `agentls chat` is an LSP client
-    "evaluation":  ("package", "credentials", *CORE, "mock_api", "lsp", "acp", "terminal"),
+    "demo":        ("context", "mock_api"),  # the offline demo model, served by mock_api
+    "agent":       ("package", "credentials", "context", "model", "demo"),
+    "lsp":         ("package", "credentials", *CORE, "demo"),
+    "acp":         ("package", "credentials", *CORE, "demo"),
+    "terminal":    ("package", "credentials", *CORE, "demo", "lsp"),  # lsp: `agentls chat` is an LSP client
+    "evaluation":  ("package", "credentials", *CORE, "demo", "mock_api", "lsp", "acp", "terminal"),
     "entry":       ("terminal", "lsp", "acp", "evaluation"),
 }
 ENTRY = ("agentls.__main__", "agentls.cli")  # the command-line dispatch; its evaluation imports must be lazy
-TERMINAL = ("terminal", "sessions_cli", "cli")  # agentls.terminal, agentls.sessions_cli, agentls.cli.* (to come)
+TERMINAL = ("cli",)  # agentls.cli.*: the terminal front ends (ask, repl, chat, sessions)
 
 
 def layer_of(module: str) -> str:

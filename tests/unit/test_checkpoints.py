@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 from agentls.evaluation.checkpoint_bench import format_figures, run as run_bench
 from agentls.agent.checkpoints.blobs import BlobStore

@@ -109,7 +109,7 @@ def test_server_side_clearing_keeps_three_tool_uses_once_over_the_trigger():
 def test_server_side_compaction_keeps_the_summary_and_the_last_exchange():
     editing = AnthropicEditing(window=20_000, system_tokens=0)
     editing.append(user("start"))
-    for i in range(12):
+    for _i in range(12):
         message, tool_use_id = tool_call("run_shell", {"command": "x" * 6_000})  # inputs are never cleared
         editing.append(message)
         editing.append(results([(tool_use_id, "ok")]))

@@ -38,7 +38,7 @@ class Heartbeat:
             self.longest = max(self.longest, now - last)
             last = now
 
-    async def __aenter__(self) -> "Heartbeat":
+    async def __aenter__(self) -> Heartbeat:
         self._task = asyncio.create_task(self._beat())
         await asyncio.sleep(0)
         return self

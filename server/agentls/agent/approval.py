@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 Kind = Literal["shell", "write", "edit", "mcp", "rewind"]
 Mode = Literal["ask", "always", "never"]
@@ -44,7 +44,7 @@ class ApprovalDecision:
 
 
 ApprovalCallback = Callable[[ApprovalRequest], Awaitable[bool]]
-Asker = Callable[[ApprovalRequest], Awaitable[Union[bool, ApprovalDecision]]]
+Asker = Callable[[ApprovalRequest], Awaitable[bool | ApprovalDecision]]
 
 
 async def auto_approve(request: ApprovalRequest) -> bool:

@@ -184,7 +184,7 @@ def wants_demo(settings: AgentSettings, api_key: str | None) -> bool:
     return not has_key and not has_url
 
 
-def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str | None = None) -> "ModelSettings":
+def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str | None = None) -> ModelSettings:
     from ..model import ModelSettings
     from ..model.settings import for_demo_model
 
@@ -202,7 +202,7 @@ def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str |
     return ModelSettings(**values)
 
 
-def context_config(settings: AgentSettings, model: str | None = None) -> "ContextConfig":
+def context_config(settings: AgentSettings, model: str | None = None) -> ContextConfig:
     """The context settings; the window is the model's (see model/catalog.py) unless contextWindow is set."""
     from ..context import ContextConfig
     from ..model.catalog import window_for

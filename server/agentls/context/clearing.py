@@ -7,7 +7,7 @@ only the recent ones need to stay verbatim.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .config import ContextConfig
 from .history import History

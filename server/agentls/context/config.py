@@ -113,7 +113,7 @@ class ContextConfig:
     def tokens(self, chars: int) -> int:
         return int(-(-chars // self.chars_per_token))
 
-    def updated(self, **changes) -> "ContextConfig":
+    def updated(self, **changes) -> ContextConfig:
         """A copy with the known fields changed; unknown names are an error."""
         names = {f.name for f in fields(self)}
         unknown = set(changes) - names

@@ -9,7 +9,7 @@ too is lossless. Thinking blocks are never cut (their signature must match).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .blocks import Block, blocks_of, block_chars, result_text
 from .config import ContextConfig

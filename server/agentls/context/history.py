@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 from .blocks import Block, Message, block_chars, blocks_of, message_chars, result_text
 
@@ -293,7 +294,7 @@ class History:
 
     # -- replacing (compaction) ----------------------------------------------
 
-    def rebuilt(self, messages: Iterable[Message]) -> "History":
+    def rebuilt(self, messages: Iterable[Message]) -> History:
         """A new history over new messages; surviving records keep their state."""
         fresh = History(
             large_result_chars=self.large_result_chars,

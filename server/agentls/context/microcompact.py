@@ -7,7 +7,7 @@ the utilization: the next request pays a full cache write either way.
 from __future__ import annotations
 
 from itertools import chain
-from typing import Iterator
+from collections.abc import Iterator
 
 from .clearing import plan_clear_inputs, plan_clear_results
 from .config import ContextConfig

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .budget import plan_budget
 from .clearing import plan_clear_inputs, plan_clear_results

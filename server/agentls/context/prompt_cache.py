@@ -21,7 +21,8 @@ Creating an entry at a breakpoint inside the stretch already read is free
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Hashable, Iterable, Mapping, Sequence
+from typing import Any
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 FIVE_MINUTES, ONE_HOUR = "5m", "1h"
 TTL_SECONDS = {FIVE_MINUTES: 300.0, ONE_HOUR: 3600.0}

@@ -11,7 +11,7 @@ the first change of a batch anyway.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .config import ContextConfig
 from .history import History, prose_chars

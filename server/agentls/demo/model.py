@@ -20,7 +20,7 @@ class DemoModel:
         self.base_url = server.base_url
 
     @classmethod
-    async def start(cls) -> "DemoModel":
+    async def start(cls) -> DemoModel:
         from ..mock_api import MockAnthropicServer  # imported only when needed (http.server is not free)
 
         return cls(await asyncio.to_thread(MockAnthropicServer().start))

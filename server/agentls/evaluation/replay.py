@@ -19,7 +19,8 @@ import json
 import os
 import time
 from dataclasses import asdict, dataclass, field
-from typing import IO, Any, Callable
+from typing import IO, Any
+from collections.abc import Callable
 
 import hashlib
 

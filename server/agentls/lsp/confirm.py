@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -60,7 +61,7 @@ def decision(answer: Any) -> ApprovalDecision:
 
 
 class EditorAsker:
-    def __init__(self, ls: "LanguageServer", supports_confirm: Callable[[], bool],
+    def __init__(self, ls: LanguageServer, supports_confirm: Callable[[], bool],
                  timeout: Callable[[], float] = lambda: 300.0) -> None:
         self._ls = ls
         self._supports_confirm = supports_confirm

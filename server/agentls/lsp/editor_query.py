@@ -9,7 +9,8 @@ tool reports the failure: a turn never hangs on the editor.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from pygls.exceptions import JsonRpcException
 
@@ -36,7 +37,7 @@ def declared_kinds(raw: Any) -> tuple[frozenset[str], list[str]]:
 class EditorQueryClient:
     """EditorQueries over LSP: one agent/editorQuery request per query."""
 
-    def __init__(self, ls: "LanguageServer", kinds: frozenset[str], wait_ms: Callable[[], int]) -> None:
+    def __init__(self, ls: LanguageServer, kinds: frozenset[str], wait_ms: Callable[[], int]) -> None:
         self._ls = ls
         self.kinds = kinds
         self._wait_ms = wait_ms

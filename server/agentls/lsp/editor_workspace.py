@@ -17,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 
 class EditorWorkspace(Workspace):
-    def __init__(self, ls: "LanguageServer", roots: Iterable[str | os.PathLike[str]]) -> None:
+    def __init__(self, ls: LanguageServer, roots: Iterable[str | os.PathLike[str]]) -> None:
         super().__init__(roots)
         self._ls = ls
         # uri key (as pygls keys documents) → text we had the editor apply, not yet echoed back
@@ -41,13 +42,13 @@ class EditorWorkspace(Workspace):
 
     # ---- what the editor holds -------------------------------------------
 
-    def _documents(self) -> dict[str, "TextDocument"]:
+    def _documents(self) -> dict[str, TextDocument]:
         try:
             return self._ls.workspace.text_documents
         except RuntimeError:  # not initialized yet
             return {}
 
-    def _document(self, path: Path) -> tuple[str, "TextDocument"] | None:
+    def _document(self, path: Path) -> tuple[str, TextDocument] | None:
         documents = self._documents()
         key = unquote(from_fs_path(str(path)) or "")
         if key in documents:
@@ -182,7 +183,7 @@ class EditorWorkspace(Workspace):
         return bool(edit and edit.document_changes
                     and types.ResourceOperationKind.Delete in (edit.resource_operations or []))
 
-    def _base(self, key: str, document: "TextDocument") -> tuple[str, int | None]:
+    def _base(self, key: str, document: TextDocument) -> tuple[str, int | None]:
         """The text an edit applies to, and the version to pin it to.
 
         After an edit of ours that the editor has not echoed yet, its version is

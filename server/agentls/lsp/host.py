@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 HEAVY_MODULE = "agentls.agent.loop"
 
 
-def warm_up() -> "asyncio.Future[Any]":
+def warm_up() -> asyncio.Future[Any]:
     """Import the agent (and the anthropic SDK) in a thread while the LSP handshake runs."""
     return asyncio.get_running_loop().run_in_executor(None, importlib.import_module, HEAVY_MODULE)
 
@@ -87,7 +87,7 @@ def parse_init_options(raw: Any) -> tuple[InitOptions, list[str]]:
 
 
 class AgentHost:
-    def __init__(self, ls: "LanguageServer", warming: "asyncio.Future[Any] | None" = None) -> None:
+    def __init__(self, ls: LanguageServer, warming: asyncio.Future[Any] | None = None) -> None:
         self.ls = ls
         self.options = InitOptions()
         self.settings = AgentSettings()
@@ -97,7 +97,7 @@ class AgentHost:
         self.asker: EditorAsker | None = None
         self.session_root: Path | None = None
         self.runtime: AgentRuntime | None = None
-        self._ready: "asyncio.Future[Agent] | None" = None
+        self._ready: asyncio.Future[Agent] | None = None
         self._warming = warming
 
     # ---- lifecycle ---------------------------------------------------------------
@@ -151,7 +151,7 @@ class AgentHost:
 
     # ---- the agent -----------------------------------------------------------------
 
-    async def agent(self) -> "Agent":
+    async def agent(self) -> Agent:
         if self._ready is None:
             raise not_initialized()
         try:
@@ -159,7 +159,7 @@ class AgentHost:
         except Exception as error:  # noqa: BLE001 - the same message for every request after a failed start
             raise internal(f"the agent could not start: {type(error).__name__}: {error}") from None
 
-    async def _build(self) -> "Agent":
+    async def _build(self) -> Agent:
         if self._warming is not None:
             await self._warming
         assert self.runtime is not None
@@ -191,7 +191,7 @@ class AgentHost:
     def show(self, kind: types.MessageType, message: str) -> None:
         self.ls.window_show_message(types.ShowMessageParams(type=kind, message=SECRETS.scrub(message)))
 
-    def notify_context_usage(self, report: "ContextReport | None" = None) -> None:
+    def notify_context_usage(self, report: ContextReport | None = None) -> None:
         agent = self.runtime.agent if self.runtime is not None else None
         if agent is None:
             return

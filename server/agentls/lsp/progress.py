@@ -7,7 +7,8 @@ the turn just like $/cancelRequest.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from lsprotocol import types
 
@@ -28,7 +29,7 @@ def progress_message(tool: str, summary: str) -> str:
 
 
 class TurnProgress:
-    def __init__(self, ls: "LanguageServer", token: str | int, on_cancel: Callable[[], object]) -> None:
+    def __init__(self, ls: LanguageServer, token: str | int, on_cancel: Callable[[], object]) -> None:
         self._ls = ls
         self._token = token
         self._on_cancel = on_cancel

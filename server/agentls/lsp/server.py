@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 
 class AgentServer(LanguageServer):
-    def __init__(self, warming: "asyncio.Future[Any] | None" = None) -> None:
+    def __init__(self, warming: asyncio.Future[Any] | None = None) -> None:
         super().__init__("agentls", __version__, converter_factory=raw_converter)
         self.host = AgentHost(self, warming)
 
@@ -41,7 +41,7 @@ class AgentServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))
 
 
-def build_server(warming: "asyncio.Future[Any] | None" = None) -> AgentServer:
+def build_server(warming: asyncio.Future[Any] | None = None) -> AgentServer:
     server = AgentServer(warming)
     lifecycle.register(server)
     for method in methods.ALL:

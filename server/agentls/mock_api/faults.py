@@ -50,7 +50,7 @@ class Fault:
 
     @classmethod
     def http_status(cls, status: int, *, retry_after: float | None = None,
-                    error_type: str | None = None, message: str | None = None) -> "Fault":
+                    error_type: str | None = None, message: str | None = None) -> Fault:
         """An HTTP error answer with the Anthropic error JSON body (and retry-after if given)."""
         kind = error_type or ERROR_TYPES.get(status, "api_error")
         return cls("status", status=status, error_type=kind,
@@ -58,34 +58,34 @@ class Fault:
                    retry_after=retry_after)
 
     @classmethod
-    def disconnect(cls, after_events: int = 3, *, reset: bool = False) -> "Fault":
+    def disconnect(cls, after_events: int = 3, *, reset: bool = False) -> Fault:
         """Drop the connection after `after_events` SSE events (reset=True sends a TCP RST)."""
         return cls("disconnect", after_events=after_events, reset=reset)
 
     @classmethod
-    def truncate(cls, after_events: int = 3) -> "Fault":
+    def truncate(cls, after_events: int = 3) -> Fault:
         """End the response body cleanly after `after_events` events, before message_stop
         (what a misbehaving proxy does): no transport error, just an incomplete stream."""
         return cls("truncate", after_events=after_events)
 
     @classmethod
-    def stream_error(cls, after_events: int = 3, *, error_type: str = "overloaded_error") -> "Fault":
+    def stream_error(cls, after_events: int = 3, *, error_type: str = "overloaded_error") -> Fault:
         """Send an SSE `error` event mid-stream, as the real API does when overloaded."""
         return cls("stream_error", after_events=after_events, error_type=error_type,
                    message=_DEFAULT_MESSAGES.get(error_type, error_type))
 
     @classmethod
-    def bad_data(cls, after_events: int = 3) -> "Fault":
+    def bad_data(cls, after_events: int = 3) -> Fault:
         """Send an SSE event whose data is not valid JSON (a broken proxy), then end the stream."""
         return cls("bad_data", after_events=after_events)
 
     @classmethod
-    def slow(cls, delay: float) -> "Fault":
+    def slow(cls, delay: float) -> Fault:
         """Sleep `delay` seconds before every SSE event."""
         return cls("slow", delay=delay)
 
     @classmethod
-    def hang(cls) -> "Fault":
+    def hang(cls) -> Fault:
         """Never answer (until the server is closed): for client timeouts."""
         return cls("hang")
 

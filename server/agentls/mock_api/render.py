@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from .script import RedactedThinking, Reply, Text, Thinking, ToolUse
 from .tokens import CacheUsage, estimate_tokens

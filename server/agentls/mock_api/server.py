@@ -18,7 +18,8 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterable, Union
+from typing import Any, Union
+from collections.abc import Callable, Iterable
 
 from .demo_agent import demo_reply
 from .faults import Fault, error_body, fault_from_json, is_fault_entry
@@ -59,7 +60,7 @@ def load_script_file(path: str) -> list[ScriptEntry]:
 class _HttpServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False  # a hanging handler must not block close()
-    mock: "MockAnthropicServer"
+    mock: MockAnthropicServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # Clients hanging up (cancelled streams, timeouts) is normal here, not worth a traceback.
@@ -98,7 +99,7 @@ class MockAnthropicServer:
 
     # ------------------------------------------------------------ lifecycle
 
-    def start(self) -> "MockAnthropicServer":
+    def start(self) -> MockAnthropicServer:
         if self._http is None:
             self._http = _HttpServer(("127.0.0.1", self._port), _Handler)
             self._http.mock = self
@@ -130,13 +131,13 @@ class MockAnthropicServer:
         finally:
             self.close()
 
-    def __enter__(self) -> "MockAnthropicServer":
+    def __enter__(self) -> MockAnthropicServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    async def __aenter__(self) -> "MockAnthropicServer":
+    async def __aenter__(self) -> MockAnthropicServer:
         return self.start()
 
     async def __aexit__(self, *exc: object) -> None:

@@ -11,7 +11,8 @@ import json
 import math
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..context.prompt_cache import FIVE_MINUTES, Block, CacheUsage, minimum_cacheable_tokens, new_cache
 

@@ -7,7 +7,7 @@ window is looked up by name fragment and falls back to DEFAULT_WINDOW.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 from .pricing import price_for
 from .settings import DEFAULT_MODEL

@@ -72,7 +72,7 @@ class ModelClient:
             self._sdk_client = sdk
         return self._sdk_client
 
-    async def __aenter__(self) -> "ModelClient":
+    async def __aenter__(self) -> ModelClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

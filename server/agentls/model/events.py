@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Awaitable, Callable, Union
+from typing import Union
+from collections.abc import Awaitable, Callable
 
 
 @dataclass(frozen=True)
@@ -40,4 +41,4 @@ class Retrying:
 
 
 ModelEvent = Union[TextDelta, ThinkingDelta, ToolUseStarted, Retrying]
-EventHandler = Callable[[ModelEvent], Union[None, Awaitable[None]]]
+EventHandler = Callable[[ModelEvent], None | Awaitable[None]]

@@ -10,7 +10,7 @@ models that match nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..context.usage import Usage
 

@@ -38,14 +38,14 @@ class CheckpointError(Exception):
     """A checkpoint request that cannot be done (unknown id, nothing saved…); plain words."""
 
 
-def folder_for(session: "Session") -> Path | None:
+def folder_for(session: Session) -> Path | None:
     """`checkpoints/` beside sessions.db; None for an unsaved (in-memory) session."""
     path = session.db.path
     return path.parent / "checkpoints" if path is not None else None
 
 
 class Checkpoints:
-    def __init__(self, workspace: "Workspace", session: "Session", folder: Path) -> None:
+    def __init__(self, workspace: Workspace, session: Session, folder: Path) -> None:
         self.workspace = workspace
         self.session = session
         self.blobs = BlobStore(folder / "blobs")

@@ -72,7 +72,7 @@ class Checkpoint:
                 "files": [asdict(f) for f in self.files], "skipped": [asdict(s) for s in self.skipped]}
 
     @classmethod
-    def from_row(cls, checkpoint_id: str, seq: int, at: float, body: dict[str, Any]) -> "Checkpoint":
+    def from_row(cls, checkpoint_id: str, seq: int, at: float, body: dict[str, Any]) -> Checkpoint:
         return cls(checkpoint_id, str(body.get("prompt", "")), float(at), int(seq),
                    "rewind" if body.get("kind") == "rewind" else "turn",
                    [FileChange(f["path"], f.get("before"), f.get("after")) for f in body.get("files", [])],

@@ -11,18 +11,23 @@ edits the user makes while the model thinks are not attributed to the turn.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..approval import ApprovalCallback, ApprovalRequest
 from .model import Checkpoint, FileChange, Skipped, change_of
 from .snapshot import FileState, Snapshot
 
-if TYPE_CHECKING:
-    from .manager import Checkpoints
+
+class Owner(Protocol):
+    """What a recorder needs of its session's checkpoints (manager.Checkpoints)."""
+
+    async def snapshot(self) -> Snapshot: ...
+
+    async def save(self, checkpoint: Checkpoint) -> None: ...
 
 
 class TurnRecorder:
-    def __init__(self, owner: "Checkpoints", checkpoint_id: str, prompt: str, seq: int) -> None:
+    def __init__(self, owner: Owner, checkpoint_id: str, prompt: str, seq: int) -> None:
         self.owner = owner
         self.checkpoint = Checkpoint(checkpoint_id, prompt, time.time(), seq)
         self._before: Snapshot | None = None

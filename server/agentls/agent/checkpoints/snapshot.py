@@ -46,7 +46,7 @@ class FileState:
     hash: str | None  # None: not saved (see skipped)
     skipped: str = ""  # why the content is not saved: "binary", "too large (N bytes)"
 
-    def same_content(self, other: "FileState") -> bool:
+    def same_content(self, other: FileState) -> bool:
         if self.hash is not None and other.hash is not None:
             return self.hash == other.hash
         return self.key == other.key and self.hash == other.hash

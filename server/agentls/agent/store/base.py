@@ -6,7 +6,7 @@ import contextlib
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 from .db import Opened, plain_words, open_database
 
@@ -23,7 +23,7 @@ class Database:
         self.lock = threading.RLock()
 
     @classmethod
-    def open(cls, base: Path | None = None) -> "Database":
+    def open(cls, base: Path | None = None) -> Database:
         return cls(open_database(base))
 
     @property

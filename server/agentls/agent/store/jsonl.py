@@ -14,7 +14,8 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from .base import Database, StoreError
 from .records import KINDS, body_of, clean_message, clean_usage, replay

@@ -22,14 +22,14 @@ if TYPE_CHECKING:
 Row = tuple[str, int, float, dict[str, Any]]  # (id, seq, at, body)
 
 
-def save_checkpoint(db: "Database", session_id: str, checkpoint_id: str, seq: int, at: float,
+def save_checkpoint(db: Database, session_id: str, checkpoint_id: str, seq: int, at: float,
                     body: dict[str, Any]) -> None:
     with db.transaction() as connection:
         connection.execute("INSERT OR REPLACE INTO checkpoints (session, id, seq, at, body) VALUES (?, ?, ?, ?, ?)",
                            (session_id, checkpoint_id, seq, at, json.dumps(body, ensure_ascii=False)))
 
 
-def checkpoint_rows(db: "Database", session_id: str) -> list[Row]:
+def checkpoint_rows(db: Database, session_id: str) -> list[Row]:
     """The session's checkpoints in the order they were taken (unreadable bodies are left out)."""
     rows = []
     for checkpoint_id, seq, at, raw in db.read(
@@ -43,7 +43,7 @@ def checkpoint_rows(db: "Database", session_id: str) -> list[Row]:
     return rows
 
 
-def cut_after(db: "Database", session_id: str, seq: int) -> int:
+def cut_after(db: Database, session_id: str, seq: int) -> int:
     """Cut the conversation back to record `seq` (the turns after it leave); how many prompts left."""
     with db.transaction() as connection:
         rows = connection.execute("SELECT seq, kind, body FROM records WHERE session = ? AND seq > ? "
@@ -64,7 +64,7 @@ def cut_after(db: "Database", session_id: str, seq: int) -> int:
     return prompts
 
 
-def fork_at(db: "Database", session_id: str, seq: int, before: float, new_id: str, workspace: str) -> None:
+def fork_at(db: Database, session_id: str, seq: int, before: float, new_id: str, workspace: str) -> None:
     """A new session holding the conversation up to record `seq` and the checkpoints taken before `before`."""
     now = time.time()
     with db.transaction() as connection:

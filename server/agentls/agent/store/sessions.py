@@ -45,7 +45,7 @@ class SessionStore:
         self.db = db
 
     @classmethod
-    def open(cls, base: Path | None = None) -> "SessionStore":
+    def open(cls, base: Path | None = None) -> SessionStore:
         return cls(Database.open(base))
 
     def close(self) -> None:

@@ -31,7 +31,7 @@ from typing import Any
 import re2
 
 from ..workspace import NotRegularFile, Workspace, WorkspaceError, looks_binary, read_regular_bytes
-from .base import Tool, ToolContext, ToolOutput, describe_failure, error, one_line, plural, split_lines
+from .base import Tool, ToolContext, ToolOutput, describe_failure, error, one_line, plural
 from .walk import glob_matcher, ignored, to_thread_stoppable, walk
 
 # A matching minified line would otherwise swamp the result.

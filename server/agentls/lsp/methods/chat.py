@@ -60,7 +60,7 @@ def _attachment(item: Any, where: str) -> dict[str, Any]:
     return found
 
 
-async def resolve_attachments(workspace: "EditorWorkspace", attachments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+async def resolve_attachments(workspace: EditorWorkspace, attachments: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Name file attachments by workspace path; fill a missing text from the buffer or disk."""
     from pygls.uris import to_fs_path
 
