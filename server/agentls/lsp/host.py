@@ -31,6 +31,7 @@ from ..agent import events as ev
 from ..agent.approval import ApprovalPolicy
 from ..model.settings import DEFAULT_MODEL, DEMO_MODEL
 from .confirm import EditorAsker
+from .endpoint_models import EndpointModels
 from .demo import NOTICE as DEMO_NOTICE
 from .demo import DemoModel
 from .editor_query import EditorQueryClient, declared_kinds
@@ -107,6 +108,14 @@ class AgentHost:
         self._settings_lock = asyncio.Lock()
         self._retired: list[Callable[[], Awaitable[Any]]] = []
         self._background: set[asyncio.Future[Any]] = set()
+        self._started = False  # `initialized` was handled: messages can be shown
+        self._models: EndpointModels | None = None  # made with the agent (it imports the SDK)
+
+    @property
+    def models(self) -> EndpointModels:
+        if self._models is None:
+            self._models = EndpointModels(lambda: self._schedule(self._catalog_arrived()))
+        return self._models
 
     # ---- lifecycle ---------------------------------------------------------------
 
@@ -145,6 +154,8 @@ class AgentHost:
             self.show(types.MessageType.Info, DEMO_NOTICE)
         if self.problems:
             self.show(types.MessageType.Warning, "agentls: " + "; ".join(self.problems))
+        self._started = True
+        self._tell_model_warning()
         self.notify_context_usage()
 
     async def shutdown(self) -> None:
@@ -159,6 +170,8 @@ class AgentHost:
             await self.demo.close()
             self.demo = None
         await self._close_retired()
+        if self._models is not None:
+            await self._models.aclose()
 
     # ---- the agent -----------------------------------------------------------------
 
@@ -179,18 +192,23 @@ class AgentHost:
         async with self._settings_lock:
             settings = self.settings
             model = await self._model_settings()
+            if self.models.fetching():  # the first list: a model configured or not, it decides which answers
+                await self.models.settle()
+                model = await self._model_settings()
         session = await asyncio.to_thread(open_session, self.session_root)  # never fails: at worst unsaved
         editor = None
         if self.options.editor_queries:
             editor = EditorQueryClient(self.ls, self.options.editor_queries, lambda: self.settings.diagnostics_wait())
         self._agent = await asyncio.to_thread(functools.partial(
-            Agent, self.workspace, model, context=context_config(settings, model.model), approve=self.policy, session=session,
+            Agent, self.workspace, model, context=context_config(settings, self.models.info), approve=self.policy,
+            session=session,
             editor=editor, mcp_servers=settings.mcp_servers))
         self.show_session_problems()
         if self.settings is not settings:  # changed while we were building
             async with self._settings_lock:
                 model = await self._model_settings()
-                self._agent.reconfigure(model, context_config(self.settings, model.model), self.settings.mcp_servers)
+                self._agent.reconfigure(model, context_config(self.settings, self.models.info),
+                                        self.settings.mcp_servers)
         return self._agent
 
     async def _model_settings(self):
@@ -198,21 +216,56 @@ class AgentHost:
         if wants_demo(self.settings, self.options.api_key):
             if self.demo is None:
                 self.demo = await DemoModel.start()
-            return model_settings(self.settings, None, self.demo.base_url)
+            return self.models.resolve(self.settings.model, model_settings(self.settings, None, self.demo.base_url),
+                                       demo=True)
         if self.demo is not None:
             self._retire(self.demo.close)
             self.demo = None
-        return model_settings(self.settings, self.options.api_key)
+        return self.models.resolve(self.settings.model, model_settings(self.settings, self.options.api_key),
+                                   demo=False)
+
+    async def settle_models(self) -> None:
+        """Before a turn: a list being fetched (first start, new endpoint or key) is waited for, at
+        most CATALOG_WAIT, and applied, so the turn uses a model the endpoint offers."""
+        if self._models is None or not self._models.fetching():
+            return  # nothing to wait for: no await, the turn starts at once
+        await self._models.settle()
+        await self._catalog_arrived()
+
+    async def _catalog_arrived(self) -> None:
+        """A fetched list: the model, window and thinking follow it (no restart)."""
+        async with self._settings_lock:
+            if self._agent is None:
+                return  # the build reads the list itself
+            self._apply(await self._model_settings())
+        self._tell_model_warning()
+        self.notify_context_usage()
+
+    def _apply(self, model) -> None:
+        """Reconfigure the running agent for `model` (under the settings lock)."""
+        assert self._agent is not None
+        old_client = self._agent.client
+        self._agent.reconfigure(model, context_config(self.settings, self.models.info), self.settings.mcp_servers)
+        if self._agent.client is not old_client:
+            self._retire(old_client.aclose)
+
+    def _tell_model_warning(self) -> None:
+        if self._started and self._models is not None:
+            warning = self._models.untold_warning()
+            if warning:
+                self.show(types.MessageType.Warning, "agentls: " + warning)
 
     def model_info(self) -> dict[str, Any]:
-        """Which model answers: added to contextUsage and agent/context (docs/protocol.md)."""
+        """Which model answers and its own window: added to contextUsage and agent/context (docs/protocol.md)."""
         if self._agent is not None:
             model = self._agent.model_settings.model
         elif wants_demo(self.settings, self.options.api_key):
             model = DEMO_MODEL
         else:
             model = self.settings.model or DEFAULT_MODEL
-        return {"model": model, "demo": self.demo is not None}
+        info = self._models.info if self._models is not None else None
+        return {"model": model, "demo": self.demo is not None,
+                "modelWindow": info.max_input_tokens if info is not None else None}
 
     @contextlib.contextmanager
     def exclusive(self, what: str) -> Iterator[None]:
@@ -281,15 +334,12 @@ class AgentHost:
             if self._agent is None:
                 return  # the build picks the new settings up
             was_demo = self.demo is not None
-            old_client = self._agent.client
-            model = await self._model_settings()
-            self._agent.reconfigure(model, context_config(settings, model.model), settings.mcp_servers)
-            if self._agent.client is not old_client:
-                self._retire(old_client.aclose)
+            self._apply(await self._model_settings())
             if self.policy is not None:
                 self.policy.configure(settings.approval_modes())
             if self.demo is not None and not was_demo and not self.options.shows_demo_notice:
                 self.show(types.MessageType.Info, DEMO_NOTICE)
+        self._tell_model_warning()
         self.notify_context_usage()
 
     async def _pull_settings(self) -> dict[str, Any] | None:

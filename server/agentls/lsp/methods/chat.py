@@ -96,6 +96,7 @@ async def handle(ls, params: Any) -> dict[str, Any]:
     request = parse(params)
     host = ls.host
     agent = await host.agent()
+    await host.settle_models()  # a list being fetched decides the model (bounded wait)
     with host.exclusive("turn"):
         attachments = await resolve_attachments(host.workspace, request.attachments)
         turn_id = uuid.uuid4().hex[:12]

@@ -16,6 +16,7 @@ async def handle(ls, params: Any) -> dict[str, Any]:
     instructions = optional_text(as_object(params), "instructions")
     host = ls.host
     agent = await host.agent()
+    await host.settle_models()  # a list being fetched decides the model (bounded wait)
     from ...agent.loop import AgentError
 
     with host.exclusive("compaction"):

@@ -1,0 +1,83 @@
+"""The endpoint's models for the server: the catalog in use, the model that answers, what to tell.
+
+The host asks `resolve()` for concrete ModelSettings whenever the settings change or a
+list arrives: the catalog is the endpoint's own list once fetched (models_api.py), else
+the offline table; the model is the configured one when the endpoint offers it, else the
+default rule's (catalog.choose_model), with a warning told once. The demo model needs no
+Models API: it is offline by definition, so the picker shows the offline table, labelled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from ..model.catalog import Catalog, ModelChoice, ModelInfo
+    from ..model.settings import ModelSettings
+
+# A turn waits this long at most for a list being fetched (the endpoint's first answer, or the
+# one after a base URL / key change); a failed or slow list falls back, it never blocks a turn.
+CATALOG_WAIT = 10.0
+MODEL_SETTING = "agentls.model"
+SETTING_NAMES = {"model": MODEL_SETTING, "compact_model": "agentls.compactModel", "thinking": "agentls.thinking",
+                 "max_tokens": "agentls.maxTokens", "context_window": "agentls.contextWindow"}
+
+
+class EndpointModels:
+    def __init__(self, on_update: Callable[[], None]) -> None:
+        from ..model.catalog import FALLBACK_CATALOG
+        from ..model.models_api import ModelCatalog
+
+        self.catalog = ModelCatalog(on_update=lambda _catalog: on_update())
+        self.models: "Catalog" = FALLBACK_CATALOG  # the list agent/models shows
+        self.choice: "ModelChoice | None" = None
+        self._endpoint: "ModelSettings | None" = None  # settings of the endpoint whose list is in use
+        self._told: set[str] = set()
+
+    def resolve(self, configured: str | None, base: "ModelSettings", *, demo: bool) -> "ModelSettings":
+        """`base` with the model that answers and the catalog that describes it."""
+        from ..model.catalog import DEMO_NOTE, ModelChoice, choose_model, fallback_catalog
+
+        base = replace(base, setting_names=dict(SETTING_NAMES))
+        if demo:
+            self._endpoint = None
+            self.models = fallback_catalog(DEMO_NOTE)
+            self.choice = ModelChoice(base.model, None, configured)
+            return base
+        self._endpoint = base
+        self.catalog.refresh(base)
+        listed = self.catalog.current(base)
+        self.models = listed if listed is not None else fallback_catalog(
+            f"listing the models of {base.endpoint_host}…; until then this is agentls' offline list",
+            base.endpoint_host)
+        self.choice = choose_model(configured, self.models, MODEL_SETTING)
+        return replace(base, model=self.choice.model, catalog=self.models)
+
+    @property
+    def info(self) -> "ModelInfo | None":
+        return self.choice.info if self.choice is not None else None
+
+    def fetching(self) -> bool:
+        return self._endpoint is not None and self.catalog.fetching(self._endpoint)
+
+    async def settle(self, seconds: float = CATALOG_WAIT) -> None:
+        """Wait (at most `seconds`) for the list of the endpoint in use if it is being fetched."""
+        if self.fetching():
+            await self.catalog.wait(self._endpoint, seconds)  # type: ignore[arg-type]
+
+    def refresh(self) -> None:
+        """A look at the list (agent/models): fetch it again in the background when it is stale."""
+        if self._endpoint is not None:
+            self.catalog.refresh(self._endpoint)
+
+    def untold_warning(self) -> str:
+        """The choice's warning the first time it applies ("" after, or when there is none)."""
+        warning = self.choice.warning if self.choice is not None else ""
+        if not warning or warning in self._told:
+            return ""
+        self._told.add(warning)
+        return warning
+
+    async def aclose(self) -> None:
+        await self.catalog.aclose()
