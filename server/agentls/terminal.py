@@ -12,6 +12,7 @@ import json
 import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -25,9 +26,11 @@ from .agent.store import SessionStore, StoreError, open_session
 from .agent.transcript import transcript
 from .agent.visible import visible
 from .agent.workspace import Workspace
-from .lsp.terminal import Terminal, pick_session, session_lines
+from .context import ContextConfig
+from .lsp.terminal import Terminal, cost_line, model_lines, pick_session, session_lines
 from .model import ModelSettings
-from .model.settings import for_demo_model
+from .model.catalog import DEMO_NOTE, Catalog, choose_model, fallback_catalog, working_window
+from .model.settings import DEMO_MODEL, for_demo_model
 
 DEMO_NOTICE = "[agentls] no ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL: using the offline demo model"
 
@@ -46,6 +49,26 @@ def model_settings(model: str | None, base_url: str | None) -> Iterator[ModelSet
     print(DEMO_NOTICE, file=sys.stderr, flush=True)
     with MockAnthropicServer() as server:
         yield for_demo_model(settings, server.base_url)
+
+
+async def choose_endpoint_model(settings: ModelSettings, configured: str | None) -> tuple[ModelSettings, Catalog]:
+    """The endpoint's list (one bounded request) and the model that answers: `--model` when the
+    endpoint offers it, else the default rule's model (a warning says so on stderr)."""
+    from .model.models_api import fetch_catalog
+
+    if settings.model == DEMO_MODEL:
+        return settings, fallback_catalog(DEMO_NOTE)
+    catalog = await fetch_catalog(settings)
+    choice = choose_model(configured, catalog, "--model")
+    if choice.warning:
+        print(f"[agentls] {choice.warning}", file=sys.stderr, flush=True)
+    names = {**settings.setting_names, "model": "--model"}
+    return replace(settings, model=choice.model, catalog=catalog, setting_names=names), catalog
+
+
+def context_for(settings: ModelSettings) -> ContextConfig:
+    """The working window of the model (min(its window, 200K)), as the server's default."""
+    return ContextConfig(window=working_window(settings.model_info(), None))
 
 
 class Printer:
@@ -120,7 +143,7 @@ def usage_prompt(usage: dict[str, Any]) -> str:
 def build_agent(workspace: Path, settings: ModelSettings, yes: bool, new: bool, mcp_config: str | None = None) -> Agent:
     approve = auto_approve if yes else ApprovalPolicy(terminal_asker())
     session = open_session(workspace, new=new)  # never fails; damage is noted at the first turn
-    return Agent(Workspace([workspace]), settings, approve=approve, session=session,
+    return Agent(Workspace([workspace]), settings, context=context_for(settings), approve=approve, session=session,
                  mcp_servers=_mcp_servers(mcp_config))
 
 
@@ -146,6 +169,7 @@ def _workspace(arg: str) -> Path:
 async def _ask(args) -> int:
     workspace = _workspace(args.workspace)
     with model_settings(args.model, args.base_url) as settings:
+        settings, _ = await choose_endpoint_model(settings, args.model)
         agent = build_agent(workspace, settings, args.yes, args.new, getattr(args, "mcp_config", None))
         try:
             result = await agent.run_turn(args.prompt, Printer())
@@ -163,17 +187,15 @@ def run_ask(args) -> int:
     return asyncio.run(_ask(args))
 
 
-async def _command(agent: Agent, line: str, printer: Printer) -> None:
+async def _command(agent: Agent, line: str, printer: Printer, catalog: Catalog | None = None) -> None:
     name, _, rest = line.partition(" ")
     if name == "/compact":
         result = await agent.compact(rest.strip() or None, printer)
         print(f"compacted: {result.tokens_before:,} → {result.tokens_after:,} tokens")
     elif name == "/cost":
-        cost = agent.cost()
-        print(f"{cost['model']}: {cost['requests']} requests, input {cost['inputTokens']:,}, "
-              f"output {cost['outputTokens']:,}, cache read {cost['cacheReadTokens']:,}, "
-              f"cache write {cost['cacheWriteTokens']:,} ({cost['cacheWrite1hTokens']:,} with the 1-hour TTL; "
-              f"head and frontier TTL now {cost['cacheTtl']}) — ${cost['usd']:.4f}")
+        print(cost_line(agent.cost()))
+    elif name == "/model":
+        _model_command(agent, rest.strip(), catalog or agent.model_settings.catalog or fallback_catalog())
     elif name in ("/clear", "/new"):
         agent.clear(open_session(agent.workspace.roots[0], new=True))
         print("new conversation (the old one stays saved: /sessions lists it)")
@@ -199,8 +221,29 @@ async def _command(agent: Agent, line: str, printer: Printer) -> None:
         await agent.mcp.refresh(retry_failed=True)
         print("\n".join(mcp_lines(agent.mcp.status(), agent.tool_list_changes)))
     else:
-        print("commands: /compact [instructions], /cost, /new (or /clear), /sessions [words], /resume N|ID, "
-              "/context, /mcp, /quit")
+        print("commands: /compact [instructions], /cost, /model [ID], /new (or /clear), /sessions [words], "
+              "/resume N|ID, /context, /mcp, /quit")
+
+
+def _model_command(agent: Agent, choice: str, catalog: Catalog) -> None:
+    """`/model` lists the endpoint's models (what agent/models answers); `/model ID` switches."""
+    from .lsp.methods.models import listing
+
+    settings = agent.model_settings
+    if choice:
+        if settings.model == DEMO_MODEL:
+            print("the offline demo model answers (no API key): set ANTHROPIC_API_KEY to choose a model")
+            return
+        picked = choose_model(choice, catalog, "/model")
+        if picked.warning:
+            print(picked.warning)
+        new = replace(settings, model=picked.model)
+        agent.reconfigure(new, context_for(new))
+        print(f"model: {picked.model} (from the next message)")
+        return
+    configured = "" if settings.model == DEMO_MODEL else settings.model
+    print("\n".join(model_lines(listing(catalog, settings.model, configured, settings.model == DEMO_MODEL,
+                                         settings.prices))))
 
 
 def _sessions(agent: Agent, query: str) -> list[dict[str, Any]]:
@@ -221,6 +264,7 @@ def _sessions(agent: Agent, query: str) -> list[dict[str, Any]]:
 async def _repl(args) -> int:
     workspace = _workspace(args.workspace)
     with model_settings(args.model, args.base_url) as settings:
+        settings, catalog = await choose_endpoint_model(settings, args.model)
         agent = build_agent(workspace, settings, args.yes, args.new, getattr(args, "mcp_config", None))
         printer = Printer()
         loop = asyncio.get_running_loop()
@@ -238,7 +282,7 @@ async def _repl(args) -> int:
                     break
                 try:
                     if line.startswith("/"):
-                        await _command(agent, line, printer)
+                        await _command(agent, line, printer, catalog)
                         continue
                     turn = asyncio.ensure_future(agent.run_turn(line, printer))
                     with contextlib.suppress(NotImplementedError, RuntimeError):

@@ -28,7 +28,7 @@ from ..agent.mcp.report import mcp_lines
 from .terminal import Terminal, pick_session
 from .transport import raw_converter
 
-HELP = """commands: /compact [instructions]  /cost  /new (or /clear)  /sessions [words]  /resume N|ID  /context  /mcp  /help  /quit
+HELP = """commands: /compact [instructions]  /cost  /model [ID]  /new (or /clear)  /sessions [words]  /resume N|ID  /context  /mcp  /help  /quit
 Ctrl-C cancels a running turn; Ctrl-D or /quit leaves."""
 
 
@@ -48,6 +48,7 @@ class ChatClient:
                  mcp_servers: dict[str, Any] | None = None) -> None:
         self.workspace = workspace
         self.mcp_servers = mcp_servers  # sent as settings.mcpServers at initialize
+        self.model: str | None = None  # chosen with /model ID (sent as settings.model)
         self.approve_all = approve_all
         self.terminal = terminal
         self.client = LanguageClient("agentls-chat", __version__, converter_factory=raw_converter)
@@ -101,9 +102,24 @@ class ChatClient:
 
     def _init_options(self) -> dict[str, Any]:
         options: dict[str, Any] = {"supportsConfirm": True}
-        if self.mcp_servers is not None:
-            options["settings"] = {"mcpServers": self.mcp_servers}
+        if self.settings():
+            options["settings"] = self.settings()
         return options
+
+    def settings(self) -> dict[str, Any]:
+        """The AgentSettings this client sends (a settings change replaces them as a whole)."""
+        settings: dict[str, Any] = {}
+        if self.mcp_servers is not None:
+            settings["mcpServers"] = self.mcp_servers
+        if self.model:
+            settings["model"] = self.model
+        return settings
+
+    async def choose_model(self, model: str) -> None:
+        """`/model ID`: the next request uses it (didChangeConfiguration, no restart)."""
+        self.model = model
+        self.client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"agentls": self.settings()}))
 
     async def stop(self) -> None:
         try:
@@ -152,6 +168,12 @@ class ChatClient:
                 self.terminal.line(f"compacted: {result['tokensBefore']:,} → {result['tokensAfter']:,} tokens")
             elif name == "/cost":
                 self.terminal.cost(await self.request("agent/cost"))
+            elif name == "/model":
+                if rest.strip():
+                    await self.choose_model(rest.strip())
+                    self.terminal.line(f"model: {rest.strip()} (from the next message)")
+                else:
+                    self.terminal.models(await self.request("agent/models"))
             elif name in ("/clear", "/new"):
                 await self.request("agent/newSession")
                 self.terminal.line("new conversation (the previous one stays saved: /sessions lists it)")

@@ -11,6 +11,8 @@ from ..agent.visible import visible
 
 
 def _k(tokens: int) -> str:
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.2f}".rstrip("0").rstrip(".") + "M"
     return f"{tokens / 1000:.0f}K" if tokens >= 10_000 else f"{tokens / 1000:.1f}K"
 
 
@@ -90,10 +92,12 @@ class Terminal:
     # ---- answers to commands ------------------------------------------------------
 
     def cost(self, cost: dict[str, Any]) -> None:
-        self.line(f"{cost['requests']} requests · {cost['inputTokens']:,} in / {cost['outputTokens']:,} out tokens "
-                  f"· cache {cost['cacheReadTokens']:,} read / {cost['cacheWriteTokens']:,} written "
-                  f"(TTL {cost.get('cacheTtl', '5m')}, {cost.get('cacheWrite1hTokens', 0):,} for 1 h) "
-                  f"· ${cost['usd']:.4f} ({cost['model']})")
+        self.line(cost_line(cost))
+
+    def models(self, listing: dict[str, Any]) -> None:
+        """`/model`: the agent/models list, the answering model marked."""
+        for row in model_lines(listing):
+            self.line(row)
 
     def context(self, context: dict[str, Any]) -> None:
         self.line(f"{context['used']:,} of {context['effectiveWindow']:,} tokens "
@@ -138,6 +142,51 @@ class Terminal:
             self.line(f"  ? {visible(str(params.get('kind')))} {visible(str(params.get('path')))}", "33")
             for row in visible(str(params.get("diff") or "")).split("\n")[:60]:
                 self.line(f"    {row}", "32" if row.startswith("+") else "31" if row.startswith("-") else "2")
+
+
+def dollars(cost: dict[str, Any]) -> str:
+    """"$0.1234", or "price unknown" for the part no price covers (tokens are still counted)."""
+    unpriced = cost.get("unpricedModels") or []
+    if not unpriced:
+        return f"${cost['usd']:.4f}"
+    unknown = f"price unknown for {', '.join(unpriced)}"
+    return f"${cost['usd']:.4f} + {unknown}" if cost["usd"] else unknown
+
+
+def cost_line(cost: dict[str, Any]) -> str:
+    """`/cost` (agent/cost) on one line."""
+    return (f"{cost['requests']} requests · {cost['inputTokens']:,} in / {cost['outputTokens']:,} out tokens "
+            f"· cache {cost['cacheReadTokens']:,} read / {cost['cacheWriteTokens']:,} written "
+            f"(TTL {cost.get('cacheTtl', '5m')}, {cost.get('cacheWrite1hTokens', 0):,} for 1 h) "
+            f"· {dollars(cost)} ({cost['model']})")
+
+
+def _price(model: dict[str, Any]) -> str:
+    if model.get("inputPerMTok") is None or model.get("outputPerMTok") is None:
+        return "price unknown"
+    return f"${model['inputPerMTok']:g}/${model['outputPerMTok']:g} per MTok"
+
+
+def model_lines(listing: dict[str, Any]) -> list[str]:
+    """`/model`: whose list it is, one line per model (window, output limit, thinking, price)."""
+    if listing.get("source") == "endpoint":
+        lines = ["models offered by the endpoint:"]
+    else:
+        lines = [f"offline list ({listing.get('note') or 'the endpoint lists no models'}):"]
+    current = listing.get("current")
+    for model in listing.get("models", []):
+        window = f"{_k(model['contextWindow'])} window" if model.get("contextWindow") else "window unknown"
+        output = f" · {_k(model['maxOutput'])} out" if model.get("maxOutput") else ""
+        mark = "*" if model["id"] == current else " "
+        lines.append(f" {mark} {model['id']:<28} {window}{output} · thinking {model.get('thinking', 'none')} "
+                     f"· {_price(model)}")
+    if current and all(m["id"] != current for m in listing.get("models", [])):
+        lines.append(f" * {current} (answering now)")
+    configured = listing.get("configured")
+    if configured and configured != current:
+        lines.append(f"configured: {configured} (not offered: {current} answers)")
+    lines.append("/model ID switches to another model")
+    return lines
 
 
 def _ago(seconds: float, now: float) -> str:

@@ -9,7 +9,7 @@ from ..errors import answers
 from ..params import as_object
 
 if TYPE_CHECKING:
-    from ...model.catalog import ModelInfo
+    from ...model.catalog import Catalog, ModelInfo
 
 METHOD = "agent/models"
 
@@ -27,6 +27,13 @@ def _wire(model: "ModelInfo", prices: Mapping[str, Mapping[str, float]] | None) 
             "cacheWritePerMTok": price.cache_write if price else None}
 
 
+def listing(catalog: "Catalog", current: str, configured: str, demo: bool,
+            prices: Mapping[str, Mapping[str, float]] | None) -> dict[str, Any]:
+    """The ModelsResult of docs/protocol.md (also what the REPL's /model shows)."""
+    return {"models": [_wire(m, prices) for m in catalog.models], "source": catalog.source, "note": catalog.note,
+            "current": current, "configured": configured, "demo": demo}
+
+
 @answers
 async def handle(ls, params: Any) -> dict[str, Any]:
     as_object(params)
@@ -34,8 +41,6 @@ async def handle(ls, params: Any) -> dict[str, Any]:
     agent = await host.agent()  # the demo model is known to run (or not) once the agent is ready
     host.models.refresh()  # a stale list is fetched again in the background
     await host.settle_models()
-    catalog = host.models.models
     info = host.model_info()
-    return {"models": [_wire(m, agent.model_settings.prices) for m in catalog.models],
-            "source": catalog.source, "note": catalog.note, "current": info["model"],
-            "configured": host.settings.model or "", "demo": info["demo"]}
+    return listing(host.models.models, info["model"], host.settings.model or "", info["demo"],
+                   agent.model_settings.prices)
