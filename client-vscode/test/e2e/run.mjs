@@ -27,6 +27,7 @@ import { contextSteps } from "./steps-context.mjs";
 import { editorSteps } from "./steps-editor.mjs";
 import { sessionSteps } from "./steps-sessions.mjs";
 import { mcpSteps } from "./steps-mcp.mjs";
+import { modelSteps } from "./steps-models.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const repo = path.resolve(ext, "..");
@@ -39,6 +40,8 @@ const fakeMode = process.env.AGENTLS_E2E_FAKE === "1";
 const shots = path.join(repo, "test-output", "e2e", fakeMode ? "stand-in-server" : "agentls");
 const requireServer = process.env.AGENTLS_E2E_REQUIRE_SERVER === "1";
 const keep = process.env.AGENTLS_E2E_KEEP === "1";
+// AGENTLS_E2E_ONLY=models: after 01–02, only the steps of steps-models.mjs (to iterate on them)
+const only = process.env.AGENTLS_E2E_ONLY;
 // AGENTLS_E2E_FAKE=1: a stand-in server (test/e2e/fake_server.py) instead of agentls
 const fake = process.env.AGENTLS_E2E_FAKE === "1";
 const fakePython = path.join(ext, "test", "e2e", "fake-python.sh");
@@ -310,6 +313,11 @@ async function main() {
     return;
   }
   await shot(page, "02-chat-view");
+  if (only === "models" && !fake) {
+    await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail });
+    log("all steps passed (AGENTLS_E2E_ONLY=models)");
+    return;
+  }
 
   // 03: a prompt the demo model answers by reading the workspace file
   await chat.locator("#input").fill("Read hello.py and tell me what it does.");
@@ -365,6 +373,7 @@ async function main() {
     await contextSteps({ page, chat, workspace, shot, palette, statusText, waitFor, log, fail }); // issue 9 (needs the demo model)
     await editorSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
     await mcpSteps({ page, chat, workspace, python, repo, shot, palette, waitFor, statusText, log, fail }); // issue 12
+    await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail }); // issue 16
     // last: its final step points agentls.pythonPath at a missing interpreter, which stops the server
     await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }); // issue 10
   }
