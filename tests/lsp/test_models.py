@@ -91,6 +91,10 @@ async def test_choosing_the_adaptive_only_model_sends_adaptive_and_never_budget_
     assert "output_config" not in bodies[0] and bodies[1]["output_config"] == {"effort": "high"}
     assert not any("budget_tokens" in str(b) for b in bodies)
     assert editor.usages[-1]["modelWindow"] == 1_000_000
+    # an effort level the model does not advertise: said once, and adaptive thinking without it
+    _configure(editor, baseUrl=listing_api.base_url, model="acme-deep-9", thinking="max")
+    await wait_until(lambda: _warnings(editor))
+    assert "agentls.thinking" in _warnings(editor)[0] and "'max'" in _warnings(editor)[0]
 
 
 async def test_a_configured_model_the_endpoint_lacks_warns_at_start_and_the_first_chat_works(

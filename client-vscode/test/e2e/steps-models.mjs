@@ -46,7 +46,9 @@ export async function modelSteps({ page, chat, workspace, python, tmp, userSetti
     const sent = recordedBodies(api.record).at(-1);
     if (sent?.model !== "acme-sonnet-9" || sent?.thinking?.type !== "enabled") fail(`request: ${JSON.stringify({ model: sent?.model, thinking: sent?.thinking })}`);
     log(`header: "${await modelName()}"; the request went to ${sent.model} with thinking ${JSON.stringify(sent.thinking)}`);
+    await picker.evaluate((select) => (select.size = 5)); // a native dropdown is not in screenshots: show it as a list
     await shot(page, "22-picker-endpoint-models");
+    await picker.evaluate((select) => (select.size = 0));
 
     // 23: the status bar tooltip names the working window and the model's maximum
     await waitFor(async () => /\/28K/.test(await statusText(page)), 30_000, "the meter over the 30K working window");

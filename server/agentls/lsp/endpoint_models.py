@@ -32,18 +32,21 @@ class EndpointModels:
         self.catalog = ModelCatalog(on_update=lambda _catalog: on_update())
         self.models: "Catalog" = FALLBACK_CATALOG  # the list agent/models shows
         self.choice: "ModelChoice | None" = None
+        self.thinking_note = ""  # why agentls.thinking cannot be followed as set for this model
         self._endpoint: "ModelSettings | None" = None  # settings of the endpoint whose list is in use
         self._told: set[str] = set()
 
     def resolve(self, configured: str | None, base: "ModelSettings", *, demo: bool) -> "ModelSettings":
         """`base` with the model that answers and the catalog that describes it."""
         from ..model.catalog import DEMO_NOTE, ModelChoice, choose_model, fallback_catalog
+        from ..model.thinking import thinking_request
 
         base = replace(base, setting_names=dict(SETTING_NAMES))
         if demo:
             self._endpoint = None
             self.models = fallback_catalog(DEMO_NOTE)
             self.choice = ModelChoice(base.model, None, configured)
+            self.thinking_note = ""
             return base
         self._endpoint = base
         self.catalog.refresh(base)
@@ -52,6 +55,10 @@ class EndpointModels:
             f"listing the models of {base.endpoint_host}…; until then this is agentls' offline list",
             base.endpoint_host)
         self.choice = choose_model(configured, self.models, MODEL_SETTING)
+        info = self.choice.info
+        self.thinking_note = thinking_request(base.thinking, info, max_tokens=base.max_tokens,
+                                              budget=base.thinking_budget,
+                                              max_output=info.max_tokens if info is not None else None).note
         return replace(base, model=self.choice.model, catalog=self.models)
 
     @property
@@ -71,13 +78,13 @@ class EndpointModels:
         if self._endpoint is not None:
             self.catalog.refresh(self._endpoint)
 
-    def untold_warning(self) -> str:
-        """The choice's warning the first time it applies ("" after, or when there is none)."""
-        warning = self.choice.warning if self.choice is not None else ""
-        if not warning or warning in self._told:
-            return ""
-        self._told.add(warning)
-        return warning
+    def untold_warnings(self) -> list[str]:
+        """The choice's warning and the thinking note, each the first time it applies."""
+        found = [self.choice.warning if self.choice is not None else "",
+                 f"agentls.thinking: {self.thinking_note}" if self.thinking_note else ""]
+        fresh = [w for w in found if w and w not in self._told]
+        self._told.update(fresh)
+        return fresh
 
     async def aclose(self) -> None:
         await self.catalog.aclose()

@@ -251,8 +251,7 @@ class AgentHost:
 
     def _tell_model_warning(self) -> None:
         if self._started and self._models is not None:
-            warning = self._models.untold_warning()
-            if warning:
+            for warning in self._models.untold_warnings():
                 self.show(types.MessageType.Warning, "agentls: " + warning)
 
     def model_info(self) -> dict[str, Any]:
