@@ -46,9 +46,21 @@ export async function modelSteps({ page, chat, workspace, python, tmp, userSetti
     const sent = recordedBodies(api.record).at(-1);
     if (sent?.model !== "acme-sonnet-9" || sent?.thinking?.type !== "enabled") fail(`request: ${JSON.stringify({ model: sent?.model, thinking: sent?.thinking })}`);
     log(`header: "${await modelName()}"; the request went to ${sent.model} with thinking ${JSON.stringify(sent.thinking)}`);
-    await picker.evaluate((select) => (select.size = 5)); // a native dropdown is not in screenshots: show it as a list
+    // a native dropdown is not in screenshots: show the options as a list, in a wider side bar
+    const sidebar = await page.locator("#workbench\\.parts\\.sidebar").boundingBox();
+    const dragSash = async (from, to) => {
+      await page.mouse.move(from, sidebar.y + 200);
+      await page.mouse.down();
+      await page.mouse.move(to, sidebar.y + 200, { steps: 8 });
+      await page.mouse.up();
+    };
+    const edge = sidebar.x + sidebar.width;
+    await dragSash(edge, edge + 420);
+    await picker.evaluate((select) => (select.size = 5));
+    await page.waitForTimeout(500);
     await shot(page, "22-picker-endpoint-models");
     await picker.evaluate((select) => (select.size = 0));
+    await dragSash(edge + 420, edge);
 
     // 23: the status bar tooltip names the working window and the model's maximum
     await waitFor(async () => /\/28K/.test(await statusText(page)), 30_000, "the meter over the 30K working window");
