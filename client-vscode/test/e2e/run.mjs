@@ -13,6 +13,9 @@
 //   04 "Agent: Compact Conversation" from the palette → status bar % drops
 //   05 "Agent: Show Cost"
 //   06 "Agent: Show Context"
+//   then steps-context, -editor, -mcp, -models (22–24: the endpoint's models in the picker, the
+//   tooltip's working window and model maximum) and -sessions; AGENTLS_E2E_ONLY=models runs
+//   01–02 and the models steps only
 // Until `python -m agentls serve --stdio` exists, only 01–02 run (plus a check
 // that the status bar shows the starting/error state), unless
 // AGENTLS_E2E_REQUIRE_SERVER=1, which makes a missing server a failure.
