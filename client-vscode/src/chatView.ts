@@ -105,6 +105,7 @@ export class ChatController implements vscode.Disposable {
   private labelFromUsage = false;
   modelLabel = "";
   private readonly models: ModelChoice;
+  private modelsKey = ""; // model|window of the last list sent to the picker
   private view: vscode.WebviewView | undefined;
   private readonly subs: vscode.Disposable[] = [];
 
@@ -130,7 +131,13 @@ export class ChatController implements vscode.Disposable {
         if (label && label !== this.modelLabel) {
           this.modelLabel = label;
           this.post({ type: "model", label });
-          void this.models.refresh(); // the picker shows the model that answers now
+        }
+        // the picker shows the model that answers now, from the list it came with (a new
+        // endpoint's list arrives with its model and window)
+        const listKey = `${label}|${u.modelWindow ?? ""}`;
+        if (label && listKey !== this.modelsKey) {
+          this.modelsKey = listKey;
+          void this.models.refresh();
         }
       }),
       agent.onStatus.event((s) => this.onServerStatus(s)),

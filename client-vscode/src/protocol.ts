@@ -31,6 +31,17 @@ export interface InitializationOptions {
 
 export type ApprovalMode = "ask" | "always" | "never";
 
+export type ThinkingSetting = "auto" | "off" | "low" | "medium" | "high" | "xhigh" | "max";
+
+/** A `prices` entry: any of the five prices (cache ones default to Anthropic's multiples of input). */
+export interface ModelPrice {
+  input?: number;
+  output?: number;
+  cache_write?: number;
+  cache_read?: number;
+  cache_write_1h?: number;
+}
+
 export interface AgentThresholds {
   budgetSoft?: number; // 0.50: old results budgeted to 30K chars
   budgetHard?: number; // 0.70: old results budgeted to 15K chars
@@ -40,12 +51,14 @@ export interface AgentThresholds {
 }
 
 export interface AgentSettings {
-  model?: string; // default "claude-sonnet-5-5"
+  model?: string; // default: chosen from the endpoint's models (agent/models); offline fallback "claude-sonnet-5-5"
   compactModel?: string; // cheaper model for summaries (default: model)
   baseUrl?: string; // any Anthropic-compatible endpoint
-  contextWindow?: number; // tokens, default: the model's window (agent/models), else 200000
+  contextWindow?: number; // the working window, default min(the model's window, 200000); never above the model's
   outputReserve?: number; // tokens kept free for the reply, default 20000
-  maxTokens?: number; // per reply, default 8192
+  maxTokens?: number; // per reply, default 8192; never above the model's maxOutput
+  thinking?: ThinkingSetting; // default "auto": adaptive where the model advertises it, a budget where only that
+  prices?: { [modelFragment: string]: ModelPrice }; // USD per million tokens for models without a list price
   cacheTtl?: "auto" | "5m" | "1h"; // prompt-cache TTL of the head and frontier breakpoints, default "auto"
   thresholds?: AgentThresholds;
   approvals?: {
@@ -181,28 +194,43 @@ export interface CostResult {
   cacheWrite1hTokens: number;
   /** TTL of the head and frontier cache breakpoints for the next request. */
   cacheTtl: "5m" | "1h";
+  /** USD of the requests whose model has a known price */
   usd: number;
+  /** models of this session without a known price: their tokens are counted, their cost is unknown */
+  unpricedModels: string[];
 }
 
 export interface ModelsResult {
-  /** the known Anthropic models, for a picker */
+  /** exactly the endpoint's Models API list; agentls' offline table when source is "fallback" */
   models: ModelInfo[];
+  source: "endpoint" | "fallback";
+  /** why the fallback is shown ("" for the endpoint's list) */
+  note: string;
   /** the model that answers now ("demo model (offline)" in demo mode) */
   current: string;
-  /** settings.model, else the default; may be any id */
+  /** settings.model; "" when none is set (the server's default rule chooses) */
   configured: string;
   demo: boolean;
 }
 
-/** Prices in USD per million tokens. */
+/** One model of the endpoint. Prices in USD per million tokens; null: price unknown. */
 export interface ModelInfo {
   id: string;
   label: string;
-  contextWindow: number;
-  inputPerMTok: number;
-  outputPerMTok: number;
-  cacheReadPerMTok: number;
-  cacheWritePerMTok: number;
+  /** the model's window (max_input_tokens); null when unknown */
+  contextWindow: number | null;
+  /** the largest max_tokens it takes; null when unknown */
+  maxOutput: number | null;
+  /** RFC 3339 release date, "" when unknown */
+  createdAt: string;
+  thinking: "adaptive" | "manual" | "none";
+  /** effort levels it advertises */
+  efforts: string[];
+  lifecycle: string;
+  inputPerMTok: number | null;
+  outputPerMTok: number | null;
+  cacheReadPerMTok: number | null;
+  cacheWritePerMTok: number | null;
 }
 
 /** `agent/clear` → `{}` */
@@ -372,6 +400,8 @@ export type NextRequest = "none" | "compact" | "trim" | "tooLarge";
 export interface ContextResult {
   model: string;
   demo: boolean;
+  /** the model's own window; `window` is the working window */
+  modelWindow: number | null;
   window: number;
   effectiveWindow: number;
   used: number;
@@ -462,6 +492,8 @@ export type AgentEventKind = AgentEvent["kind"];
 export interface ContextUsage {
   model: string;
   demo: boolean;
+  /** the model's own window; `window` is the working window */
+  modelWindow: number | null;
   used: number;
   window: number;
   effectiveWindow: number;

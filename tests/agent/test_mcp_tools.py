@@ -22,7 +22,7 @@ from agentls.context.structure import request_problems
 from agentls.mock_api import Reply, Text, ToolUse
 from conftest import settings_for
 from mcp_fixtures import HttpServer, stdio_config
-from agentls.agent.runtime import ModelInfo
+from agentls.agent.runtime import ActiveModel
 from agentls.lsp import protocol
 
 
@@ -33,7 +33,7 @@ def wire_status(agent):
 
 def wire_context(agent):
     """agent/context's shape of the agent's context details."""
-    return protocol.context(agent.context(), ModelInfo("", False))
+    return protocol.context(agent.context(), ActiveModel("", False))
 
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")

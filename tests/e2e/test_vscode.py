@@ -15,7 +15,10 @@ test-output/e2e/agentls/ and test-output/e2e/stand-in-server/.
   opens from its card, Show Context follows the conversation and survives a reload;
   then the editor tools in a TypeScript workspace (steps-editor.mjs): a scripted
   model calls find_symbols, find_references and an edit that breaks the types;
-  then an MCP server added in the settings listed by Agent: Show MCP Servers and /mcp.
+  then an MCP server added in the settings listed by Agent: Show MCP Servers and /mcp;
+  then the endpoint's models (steps-models.mjs, issue 16): a mock endpoint whose Models API
+  lists ids no table contains fills the picker, the status bar tooltip names the working
+  window and the model's maximum, and its link raises agentls.contextWindow in one click.
 - with the stand-in server (client-vscode/test/e2e/fake_server.py): the same,
   plus approvals (modal for a command, diff + modal for an edit) and a server
   crash that is restarted and reported in the panel.

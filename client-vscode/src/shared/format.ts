@@ -146,13 +146,40 @@ export function layersSummary(layers: LayerStat[]): string {
   return ["| Layer | Times | Saved |", "|---|---:|---:|", ...rows].join("\n");
 }
 
+export const USE_MODEL_WINDOW = "agentls.useModelWindow";
+
+/**
+ * The working window beside the model's own: "Working window 200K of the model's 1M maximum (acme-x)."
+ * `window` is the working window (agentls.contextWindow, default min(model, 200K)).
+ */
+export function windowSentence(u: Pick<ContextUsage, "window" | "modelWindow" | "model">): string {
+  const model = u.model ? ` (${u.model})` : "";
+  if (u.modelWindow == null) return `Working window ${formatTokens(u.window)}; the model's maximum is not known${model}.`;
+  if (u.modelWindow <= u.window) return `Working window ${formatTokens(u.window)}: the model's full window${model}.`;
+  return `Working window ${formatTokens(u.window)} of the model's ${formatTokens(u.modelWindow)} maximum${model}.`;
+}
+
+/** A one-click raise to the model's maximum (a trusted command link), or "" when there is nothing to raise. */
+export function raiseWindowLink(u: Pick<ContextUsage, "window" | "modelWindow">): string {
+  if (u.modelWindow == null || u.modelWindow <= u.window) return "";
+  const args = encodeURIComponent(JSON.stringify([u.modelWindow]));
+  return (
+    `[Use the full ${formatTokens(u.modelWindow)} window](command:${USE_MODEL_WINDOW}?${args} "Set agentls.contextWindow to ${u.modelWindow}") ` +
+    `— every request re-reads the whole conversation, so a long one costs more per call (1M tokens: 5× 200K).`
+  );
+}
+
 /** Markdown tooltip for the status bar item. */
 export function statusTooltip(u: ContextUsage): string {
   const next = nextRequestSentence(u.nextRequest);
+  const raise = raiseWindowLink(u);
   return [
     `**Agent context: ${meterText({ ...u, nextRequest: "none" })}** (${u.level})`,
     "",
     `${formatTokens(u.used)} used of ${usableWindowSentence(u)}.`,
+    "",
+    windowSentence(u),
+    ...(raise ? ["", raise] : []),
     ...(next ? ["", `**${next}**`] : []),
     "",
     categoriesTable(u.categories),
@@ -177,9 +204,24 @@ export function formatUsd(usd: number): string {
   return `$${usd.toFixed(2)}`;
 }
 
+/** "price unknown for acme-x (tokens counted)" when a model of the session has no known price, else "". */
+export function unpricedSentence(c: Pick<CostResult, "unpricedModels">): string {
+  const models = c.unpricedModels ?? [];
+  return models.length ? `price unknown for ${models.join(", ")} (tokens counted)` : "";
+}
+
+/** The session's dollars: "$0.12", "price unknown" when nothing is priced, "$0.12 + price unknown" when part is. */
+export function costAmount(c: Pick<CostResult, "usd" | "unpricedModels" | "requests">): string {
+  const unpriced = (c.unpricedModels ?? []).length > 0;
+  if (!unpriced) return formatUsd(c.usd);
+  return c.usd > 0 ? `${formatUsd(c.usd)} + price unknown` : "price unknown";
+}
+
 export function costMarkdown(c: CostResult): string {
+  const unpriced = unpricedSentence(c);
   return [
-    `**Session cost: ${formatUsd(c.usd)}** — model \`${c.model}\`, ${c.requests} request${c.requests === 1 ? "" : "s"}`,
+    `**Session cost: ${costAmount(c)}** — model \`${c.model}\`, ${c.requests} request${c.requests === 1 ? "" : "s"}`,
+    ...(unpriced ? ["", `_${unpriced[0].toUpperCase()}${unpriced.slice(1)}: agentls has no list price for it (add one with the \`prices\` setting)._`] : []),
     "",
     "| | Tokens |",
     "|---|---:|",
@@ -194,7 +236,8 @@ export function costMarkdown(c: CostResult): string {
 }
 
 export function costLine(c: CostResult): string {
-  return `Agent cost: ${formatUsd(c.usd)} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write, TTL ${c.cacheTtl ?? "5m"})`;
+  const unpriced = unpricedSentence(c);
+  return `Agent cost: ${costAmount(c)}${unpriced ? ` (${unpriced})` : ""} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write, TTL ${c.cacheTtl ?? "5m"})`;
 }
 
 export function compactMarkdown(r: CompactResult): string {

@@ -20,7 +20,7 @@ export type ToWebview =
   | { type: "cleared" }
   | { type: "server"; status: ServerStatus }
   | { type: "model"; label: string }
-  | { type: "models"; models: ModelInfo[]; current: string; configured: string; demo: boolean }
+  | { type: "models"; models: ModelInfo[]; source: "endpoint" | "fallback"; note: string; current: string; configured: string; demo: boolean }
   | { type: "contextUsage"; usage: ContextUsage }
   | { type: "mentionResults"; query: string; items: string[] }
   | { type: "toolResult"; toolUseId: string; result?: ToolResult; error?: string }

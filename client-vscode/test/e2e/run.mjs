@@ -13,6 +13,9 @@
 //   04 "Agent: Compact Conversation" from the palette → status bar % drops
 //   05 "Agent: Show Cost"
 //   06 "Agent: Show Context"
+//   then steps-context, -editor, -mcp, -models (22–24: the endpoint's models in the picker, the
+//   tooltip's working window and model maximum) and -sessions; AGENTLS_E2E_ONLY=models runs
+//   01–02 and the models steps only
 // Until `python -m agentls serve --stdio` exists, only 01–02 run (plus a check
 // that the status bar shows the starting/error state), unless
 // AGENTLS_E2E_REQUIRE_SERVER=1, which makes a missing server a failure.
@@ -28,6 +31,7 @@ import { editorSteps } from "./steps-editor.mjs";
 import { sessionSteps } from "./steps-sessions.mjs";
 import { mcpSteps } from "./steps-mcp.mjs";
 import { checkpointSteps } from "./steps-checkpoints.mjs";
+import { modelSteps } from "./steps-models.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const repo = path.resolve(ext, "..");
@@ -40,6 +44,8 @@ const fakeMode = process.env.AGENTLS_E2E_FAKE === "1";
 const shots = path.join(repo, "test-output", "e2e", fakeMode ? "stand-in-server" : "agentls");
 const requireServer = process.env.AGENTLS_E2E_REQUIRE_SERVER === "1";
 const keep = process.env.AGENTLS_E2E_KEEP === "1";
+// AGENTLS_E2E_ONLY=models: after 01–02, only the steps of steps-models.mjs (to iterate on them)
+const only = process.env.AGENTLS_E2E_ONLY;
 // AGENTLS_E2E_FAKE=1: a stand-in server (test/e2e/fake_server.py) instead of agentls
 const fake = process.env.AGENTLS_E2E_FAKE === "1";
 const fakePython = path.join(ext, "test", "e2e", "fake-python.sh");
@@ -311,6 +317,11 @@ async function main() {
     return;
   }
   await shot(page, "02-chat-view");
+  if (only === "models" && !fake) {
+    await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail });
+    log("all steps passed (AGENTLS_E2E_ONLY=models)");
+    return;
+  }
 
   // 03: a prompt the demo model answers by reading the workspace file
   await chat.locator("#input").fill("Read hello.py and tell me what it does.");
@@ -367,6 +378,7 @@ async function main() {
     await editorSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
     await mcpSteps({ page, chat, workspace, python, repo, shot, palette, waitFor, statusText, log, fail }); // issue 12
     await checkpointSteps({ page, chat, workspace, log, fail, shot, waitFor }); // issue 20
+    await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail }); // issue 16
     // last: its final step points agentls.pythonPath at a missing interpreter, which stops the server
     await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }); // issue 10
   }

@@ -19,6 +19,7 @@ import {
 const usage: ContextUsage = {
   model: "claude-sonnet-5-5",
   demo: false,
+  modelWindow: 1_000_000,
   used: 75_600,
   window: 200_000,
   effectiveWindow: 180_000,
@@ -105,7 +106,7 @@ test("usage, cost and compaction formatting", () => {
   assert.equal(formatUsd(0), "$0.00");
   assert.equal(formatUsd(0.004), "$0.0040");
   assert.equal(formatUsd(1.234), "$1.23");
-  const cost: CostResult = { model: "demo", requests: 3, inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cacheTtl: "1h", usd: 0 };
+  const cost: CostResult = { model: "demo", requests: 3, inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cacheTtl: "1h", usd: 0, unpricedModels: [] };
   assert.match(costMarkdown(cost), /Session cost: \$0\.00.*`demo`, 3 requests/);
   assert.match(costMarkdown(cost), /head and frontier breakpoints: 1h/);
   assert.match(costLine(cost), /^Agent cost: \$0\.00 · demo · 3 requests.*TTL 1h\)$/);
@@ -113,6 +114,27 @@ test("usage, cost and compaction formatting", () => {
   assert.match(compactMarkdown({ tokensBefore: 3_000, tokensAfter: 3_000, summary: "", compacted: false, note: "Nothing to gain: too short." }), /Nothing compacted:\*\* Nothing to gain: too short\./);
   assert.equal(formatChars(512), "512 chars");
   assert.equal(formatChars(12_300), "12K chars");
+});
+
+test("a model without a known price shows 'price unknown', never a borrowed price; tokens stay counted", () => {
+  const base: CostResult = { model: "acme-x", requests: 2, inputTokens: 5000, outputTokens: 700, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cacheTtl: "5m", usd: 0, unpricedModels: ["acme-x"] };
+  assert.match(costMarkdown(base), /Session cost: price unknown\*\* — model `acme-x`, 2 requests/);
+  assert.match(costMarkdown(base), /Price unknown for acme-x \(tokens counted\)/);
+  assert.match(costMarkdown(base), /\| Input \| 5K \|/);
+  assert.match(costLine(base), /^Agent cost: price unknown \(price unknown for acme-x \(tokens counted\)\) · acme-x · 2 requests · 5K in/);
+  const mixed = { ...base, usd: 0.25 };
+  assert.match(costLine(mixed), /^Agent cost: \$0\.25 \+ price unknown/);
+  assert.doesNotMatch(costMarkdown({ ...base, unpricedModels: [] }), /unknown/);
+});
+
+test("the tooltip names the working window and the model's maximum, with a one-click raise", () => {
+  const tip = statusTooltip(usage);
+  assert.match(tip, /Working window 200K of the model's 1M maximum \(claude-sonnet-5-5\)\./);
+  assert.match(tip, /\[Use the full 1M window\]\(command:agentls\.useModelWindow\?%5B1000000%5D /);
+  const full = statusTooltip({ ...usage, modelWindow: 200_000 });
+  assert.match(full, /Working window 200K: the model's full window/);
+  assert.doesNotMatch(full, /command:/);
+  assert.match(statusTooltip({ ...usage, modelWindow: null }), /the model's maximum is not known/);
 });
 
 test("context markdown includes placeholders with their refs", () => {

@@ -7,6 +7,7 @@ import { LiveContext } from "../../src/shared/liveContext";
 const result = (used: number): ContextResult => ({
   model: "m",
   demo: false,
+  modelWindow: null,
   window: 30_000,
   effectiveWindow: 28_000,
   used,

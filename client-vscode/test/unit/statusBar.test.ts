@@ -7,6 +7,7 @@ import { __fake, type ThemeColor } from "./fake-vscode";
 const u = (level: ContextUsage["level"], utilization: number): ContextUsage => ({
   model: "claude-sonnet-5-5",
   demo: false,
+  modelWindow: 1_000_000,
   used: Math.round(utilization * 180_000),
   window: 200_000,
   effectiveWindow: 180_000,
@@ -30,6 +31,8 @@ test("shows 'starting' at once, then usage with level colours", () => {
   assert.equal(item.backgroundColor, undefined);
   assert.equal(item.command, "agentls.showContext");
   assert.match(item.tooltip.value, /L1 budget/);
+  assert.match(item.tooltip.value, /Working window 200K of the model's 1M maximum/);
+  assert.deepEqual(item.tooltip.isTrusted, { enabledCommands: ["agentls.useModelWindow"] }); // only that link runs
   sb.setUsage(u("warn", 0.65));
   assert.equal((item.backgroundColor as unknown as ThemeColor).id, "statusBarItem.warningBackground");
   sb.setUsage(u("high", 0.9));

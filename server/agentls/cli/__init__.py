@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def agent_options(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--workspace", default=".", help="workspace folder (default: current directory)")
-        sub.add_argument("--model", help="model name (default: claude-sonnet-5-5)")
+        sub.add_argument("--model", help="model id (default: chosen from the models the endpoint lists)")
         sub.add_argument("--base-url", help="Anthropic-compatible endpoint (default: ANTHROPIC_BASE_URL)")
         sub.add_argument("--yes", action="store_true", help="approve every command and edit without asking")
         sub.add_argument("--new", action="store_true", help="start a new session instead of resuming the last")

@@ -16,8 +16,9 @@ from typing import TextIO
 from ..agent import events as ev
 from ..agent.approval import ApprovalRequest
 from ..agent.checkpoints.model import Checkpoint, RewindResult
+from ..agent.endpoint_models import ModelsView
 from ..agent.mcp.status import McpServerStatus
-from ..agent.runtime import ModelInfo
+from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
 from ..agent.transcript import TranscriptEntry
 from ..agent.views import ContextDetails
@@ -26,7 +27,7 @@ from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
 from ..model.pricing import CostReport
 
-HELP = """commands: /compact [instructions]  /cost  /new (or /clear)  /sessions [words]  /resume N|ID  /checkpoints
+HELP = """commands: /compact [instructions]  /cost  /model [ID]  /new (or /clear)  /sessions [words]  /resume N|ID  /checkpoints
           /rewind N [code|conversation|both]  /context  /mcp  /help  /quit
 Ctrl-C cancels a running turn; Ctrl-D or /quit leaves."""
 REWIND_USAGE = "/rewind N [code|conversation|both] (N from /checkpoints; default both)"
@@ -39,13 +40,15 @@ CATEGORY_NAMES = (("system", "system"), ("tools", "tools"), ("user", "user"), ("
 
 
 def k(tokens: float) -> str:
-    """84K, 8.4K, 512: token counts the way the status bar writes them."""
+    """1.5M, 84K, 8.4K, 512: token counts the way the status bar writes them."""
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.2f}".rstrip("0").rstrip(".") + "M"
     if tokens >= 10_000:
         return f"{tokens / 1000:.0f}K"
     return f"{tokens / 1000:.1f}K" if tokens >= 1000 else f"{tokens:.0f}"
 
 
-def status_text(report: ContextReport, model: ModelInfo | None) -> str:
+def status_text(report: ContextReport, model: ActiveModel | None) -> str:
     """`42% · 75.6K/180K`: used over the usable window, as every view shows it (docs/protocol.md, Utilization)."""
     text = f"{round(report.utilization * 100)}% · {k(report.used)}/{k(report.effective_window)}"
     return text + (" demo" if model is not None and model.demo else "")
@@ -103,7 +106,7 @@ class Renderer:
         self._end_text()
         self._thinking = False
 
-    def prompt(self, report: ContextReport | None, model: ModelInfo | None) -> str:
+    def prompt(self, report: ContextReport | None, model: ActiveModel | None) -> str:
         """`[42% · 75.6K/180K] > `, coloured by the meter's level."""
         if report is None:
             return "> "
@@ -154,7 +157,11 @@ class Renderer:
         self.line(f"{cost.requests} requests · {u.input_tokens:,} in / {u.output_tokens:,} out tokens "
                   f"· cache {u.cache_read_input_tokens:,} read / {u.cache_creation_input_tokens:,} written "
                   f"(TTL {cost.cache_ttl}, {u.cache_write_1h_tokens:,} for 1 h) "
-                  f"· ${cost.usd:.4f} ({visible(cost.model)})")
+                  f"· {dollars(cost)} ({visible(cost.model)})")
+
+    def models(self, view: ModelsView) -> None:
+        for row in model_lines(view):
+            self.line(row)
 
     def compaction(self, result: CompactionResult) -> None:
         if result.compacted:
@@ -162,7 +169,7 @@ class Renderer:
         else:
             self.line(f"not compacted: {result.note or 'nothing to gain'}")
 
-    def context(self, details: ContextDetails, model: ModelInfo | None) -> None:
+    def context(self, details: ContextDetails, model: ActiveModel | None) -> None:
         report = details.report
         who = " · demo model" if model is not None and model.demo else f" · {visible(model.model)}" if model else ""
         self.line(f"{report.used:,} of {report.effective_window:,} tokens ({report.utilization:.0%}, {report.level})"
@@ -329,4 +336,33 @@ def rewind_lines(result: RewindResult) -> list[str]:
         lines.append("the conversation is back to before that prompt")
     if result.undo:
         lines.append("to undo this rewind: /checkpoints, then /rewind on its last entry with code")
+    return lines
+
+
+def dollars(cost: CostReport) -> str:
+    """"$0.1234", or "price unknown" for the part no price covers (tokens are still counted)."""
+    if not cost.unpriced_models:
+        return f"${cost.usd:.4f}"
+    unknown = f"price unknown for {', '.join(map(visible, cost.unpriced_models))}"
+    return f"${cost.usd:.4f} + {unknown}" if cost.usd else unknown
+
+
+def model_lines(view: ModelsView) -> list[str]:
+    """`/model`: whose list it is, one line per model (window, output limit, thinking, price)."""
+    if view.source == "endpoint":
+        lines = ["models offered by the endpoint:"]
+    else:
+        lines = [f"offline list ({visible(view.note) or 'the endpoint lists no models'}):"]
+    for offer in view.offers:
+        model, price = offer.model, offer.price
+        window = f"{k(model.max_input_tokens)} window" if model.max_input_tokens else "window unknown"
+        output = f" · {k(model.max_tokens)} out" if model.max_tokens else ""
+        cost = f"${price.input:g}/${price.output:g} per MTok" if price is not None else "price unknown"
+        mark = "*" if model.id == view.current else " "
+        lines.append(f" {mark} {visible(model.id):<28} {window}{output} · thinking {model.thinking} · {cost}")
+    if view.current and all(offer.model.id != view.current for offer in view.offers):
+        lines.append(f" * {visible(view.current)} (answering now)")
+    if view.configured and view.configured != view.current:
+        lines.append(f"configured: {visible(view.configured)} (not offered: {visible(view.current)} answers)")
+    lines.append("/model ID switches to another model")
     return lines

@@ -16,9 +16,10 @@ import sys
 from typing import Protocol, TextIO
 
 from ..agent.checkpoints.model import Checkpoint, RewindResult
+from ..agent.endpoint_models import ModelsView
 from ..agent.errors import AgentError
 from ..agent.mcp.status import McpServerStatus
-from ..agent.runtime import ModelInfo
+from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
 from ..agent.transcript import TranscriptEntry
 from ..agent.views import ContextDetails
@@ -43,13 +44,17 @@ class Backend(Protocol):
 
     async def cost(self) -> CostReport: ...
 
+    async def models(self) -> ModelsView: ...
+
+    async def choose_model(self, model: str) -> list[str]: ...  # what to tell (the choice, warnings)
+
     async def new_session(self) -> None: ...
 
     async def sessions(self, query: str) -> list[tuple[SessionInfo, bool]]: ...
 
     async def resume(self, session_id: str) -> list[TranscriptEntry]: ...
 
-    async def context(self) -> tuple[ContextDetails, ModelInfo]: ...
+    async def context(self) -> tuple[ContextDetails, ActiveModel]: ...
 
     async def mcp(self) -> tuple[list[McpServerStatus], int]: ...
 
@@ -57,7 +62,7 @@ class Backend(Protocol):
 
     async def rewind(self, checkpoint_id: str, restore: str) -> RewindResult: ...
 
-    def status(self) -> tuple[ContextReport | None, ModelInfo | None]: ...  # for the prompt
+    def status(self) -> tuple[ContextReport | None, ActiveModel | None]: ...  # for the prompt
 
 
 async def read_line(prompt: str) -> str | None:
@@ -137,6 +142,12 @@ class Repl:
                 render.compaction(await backend.compact(rest or None))
             elif name == "/cost":
                 render.cost(await backend.cost())
+            elif name == "/model":
+                if rest:
+                    for said in await backend.choose_model(rest):
+                        render.line(said)
+                else:
+                    render.models(await backend.models())
             elif name in ("/clear", "/new"):
                 await backend.new_session()
                 render.line("new conversation (the previous one stays saved: /sessions lists it)")

@@ -19,17 +19,19 @@ from ..agent import events as ev
 from ..agent.approval import ApprovalDecision, ApprovalRequest
 from ..agent.checkpoints.model import ChangedFile, Checkpoint, FileDiff, RewindResult, Skipped
 from ..agent.mcp.status import McpServerStatus, McpToolStatus, McpToolTokens
-from ..agent.runtime import ModelInfo
+from ..agent.runtime import ActiveModel
 from ..agent.sent import ToolResultView
 from ..agent.store.sessions import SessionInfo
 from ..agent.editor_queries import EditorQuery
+from ..agent.endpoint_models import ModelOffer, ModelsView
 from ..agent.transcript import TranscriptEntry, TranscriptTool
 from ..agent.views import ContextDetails
 from ..context.attachments import Attachment
 from ..context.pipeline import CompactionResult
 from ..context.report import Categories, ContextReport, LayerFigure, Placeholder
 from ..context.usage import Usage
-from ..model.pricing import CostReport
+from ..model.catalog import ModelInfo as CatalogModel
+from ..model.pricing import CostReport, Price
 
 # ---------------------------------------------------------------- method names
 
@@ -55,6 +57,7 @@ EVENT = "agent/event"
 CONTEXT_USAGE = "agent/contextUsage"
 CONFIRM = "agent/confirm"
 EDITOR_QUERY = "agent/editorQuery"
+SETTINGS_SECTION = "agentls"  # didChangeConfiguration: {"agentls": AgentSettings}
 
 REQUESTS = (CHAT, COMPACT, COST, MODELS, TOOL_RESULT, CLEAR, SESSIONS, NEW_SESSION, RESUME, RENAME_SESSION,
             DELETE_SESSION, CONTEXT, MCP_SERVERS, CHECKPOINTS, CHECKPOINT_DIFF, REWIND, FORK)
@@ -94,6 +97,7 @@ class CostResult(TypedDict):
     cacheWrite1hTokens: int
     cacheTtl: str
     usd: float
+    unpricedModels: list[str]
 
 
 class ToolResult(TypedDict):
@@ -195,6 +199,7 @@ class ContextUsageWire(TypedDict):
     nextRequest: str
     model: str
     demo: bool
+    modelWindow: int | None
 
 
 class ContextResult(ContextUsageWire):
@@ -224,6 +229,30 @@ class McpServerStatusWire(TypedDict):
 class McpServersResult(TypedDict):
     servers: list[McpServerStatusWire]
     toolListChanges: int
+
+
+class ModelInfoWire(TypedDict):
+    id: str
+    label: str
+    contextWindow: int | None
+    maxOutput: int | None
+    createdAt: str
+    thinking: str
+    efforts: list[str]
+    lifecycle: str
+    inputPerMTok: float | None
+    outputPerMTok: float | None
+    cacheReadPerMTok: float | None
+    cacheWritePerMTok: float | None
+
+
+class ModelsResult(TypedDict):
+    models: list[ModelInfoWire]
+    source: str
+    note: str
+    current: str
+    configured: str
+    demo: bool
 
 
 class CheckpointFile(TypedDict):
@@ -291,7 +320,8 @@ DOC_INTERFACES: dict[str, type] = {
     "TranscriptEntry": TranscriptEntryWire, "ResumeResult": ResumeResult, "LayerStat": LayerStat,
     "Placeholder": PlaceholderWire, "McpToolTokens": McpToolTokensWire, "ContextUsage": ContextUsageWire,
     "ContextResult": ContextResult, "McpToolStatus": McpToolStatusWire, "McpServerStatus": McpServerStatusWire,
-    "McpServersResult": McpServersResult, "CheckpointFile": CheckpointFile, "SkippedFile": SkippedFile,
+    "McpServersResult": McpServersResult, "ModelInfo": ModelInfoWire, "ModelsResult": ModelsResult,
+    "CheckpointFile": CheckpointFile, "SkippedFile": SkippedFile,
     "CheckpointInfo": CheckpointInfo, "CheckpointsResult": CheckpointsResult, "CheckpointFileDiff": CheckpointFileDiff,
     "CheckpointDiffResult": CheckpointDiffResult, "RewindResult": RewindResultWire, "ForkResult": ForkResult,
 }
@@ -324,7 +354,7 @@ def cost(report: CostReport) -> CostResult:
             "cacheReadTokens": report.usage.cache_read_input_tokens,
             "cacheWriteTokens": report.usage.cache_creation_input_tokens,
             "cacheWrite1hTokens": report.usage.cache_write_1h_tokens, "cacheTtl": report.cache_ttl,
-            "usd": round(report.usd, 6)}
+            "usd": round(report.usd, 6), "unpricedModels": list(report.unpriced_models)}
 
 
 def _iso(at: float | None) -> str:
@@ -393,11 +423,27 @@ def categories(value: Categories) -> CategoriesWire:
             "toolResults": value.tool_results}
 
 
-def context_usage(report: ContextReport, model: ModelInfo) -> ContextUsageWire:
+def context_usage(report: ContextReport, model: ActiveModel) -> ContextUsageWire:
     return {"used": report.used, "window": report.window, "effectiveWindow": report.effective_window,
             "utilization": report.utilization, "level": report.level, "categories": categories(report.categories),
             "layers": [{"layer": f.layer, "count": f.count, "tokensSaved": f.tokens_saved} for f in report.layers],
-            "nextRequest": report.next_request, "model": model.model, "demo": model.demo}
+            "nextRequest": report.next_request, "model": model.model, "demo": model.demo,
+            "modelWindow": model.model_window}
+
+
+def model_offer(model: CatalogModel, price: Price | None) -> ModelInfoWire:
+    """One ModelInfo: a price the table does not know is null ("price unknown")."""
+    return {"id": model.id, "label": model.label, "contextWindow": model.max_input_tokens,
+            "maxOutput": model.max_tokens, "createdAt": model.created_at, "thinking": model.thinking,
+            "efforts": list(model.efforts), "lifecycle": model.lifecycle,
+            "inputPerMTok": price.input if price else None, "outputPerMTok": price.output if price else None,
+            "cacheReadPerMTok": price.cache_read if price else None,
+            "cacheWritePerMTok": price.cache_write if price else None}
+
+
+def models(view: ModelsView) -> ModelsResult:
+    return {"models": [model_offer(offer.model, offer.price) for offer in view.offers], "source": view.source,
+            "note": view.note, "current": view.current, "configured": view.configured, "demo": view.demo}
 
 
 def placeholder(item: Placeholder) -> PlaceholderWire:
@@ -405,7 +451,7 @@ def placeholder(item: Placeholder) -> PlaceholderWire:
             "originalChars": item.original_chars}
 
 
-def context(details: ContextDetails, model: ModelInfo) -> ContextResult:
+def context(details: ContextDetails, model: ActiveModel) -> ContextResult:
     usage_part = context_usage(details.report, model)
     return {**usage_part, "placeholders": [placeholder(p) for p in details.placeholders],  # type: ignore[typeddict-item]
             "mcpTools": [{"server": t.server, "tools": t.tools, "tokens": t.tokens} for t in details.mcp_tools],
@@ -563,8 +609,24 @@ def context_report_from_wire(data: dict[str, Any]) -> ContextReport:
         next_request=str(data.get("nextRequest", "none")))
 
 
-def model_info_from_wire(data: dict[str, Any]) -> ModelInfo:
-    return ModelInfo(str(data.get("model", "")), bool(data.get("demo", False)))
+def model_info_from_wire(data: dict[str, Any]) -> ActiveModel:
+    window = data.get("modelWindow")
+    return ActiveModel(str(data.get("model", "")), bool(data.get("demo", False)),
+                       window if isinstance(window, int) else None)
+
+
+def models_from_wire(data: dict[str, Any]) -> ModelsView:
+    offers = []
+    for item in data.get("models") or []:
+        thinking = {"adaptive": ("adaptive",), "manual": ("enabled",)}.get(str(item.get("thinking")), ())
+        model = CatalogModel(str(item.get("id", "")), str(item.get("label", "")), str(item.get("createdAt", "")),
+                             item.get("contextWindow"), item.get("maxOutput"), frozenset(thinking),
+                             tuple(item.get("efforts") or ()), lifecycle=str(item.get("lifecycle", "active")))
+        prices = [item.get(k) for k in ("inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok")]
+        price = Price(*[float(p) for p in prices]) if all(isinstance(p, (int, float)) for p in prices) else None
+        offers.append(ModelOffer(model, price))
+    return ModelsView(tuple(offers), str(data.get("source", "")), str(data.get("note", "")),
+                      str(data.get("current", "")), str(data.get("configured", "")), bool(data.get("demo")))
 
 
 def context_from_wire(data: dict[str, Any]) -> ContextDetails:
@@ -582,7 +644,7 @@ def cost_from_wire(data: dict[str, Any]) -> CostReport:
                   int(data.get("cacheWriteTokens", 0)), int(data.get("cacheReadTokens", 0)),
                   int(data.get("cacheWrite1hTokens", 0)))
     return CostReport(str(data.get("model", "")), int(data.get("requests", 0)), total, float(data.get("usd", 0.0)),
-                      str(data.get("cacheTtl", "5m")))
+                      str(data.get("cacheTtl", "5m")), tuple(data.get("unpricedModels") or ()))
 
 
 def compaction_from_wire(data: dict[str, Any]) -> CompactionResult:
