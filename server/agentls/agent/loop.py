@@ -42,6 +42,7 @@ from .transcript import TranscriptEntry, tool_summary, transcript
 from .views import ContextDetails
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
 from .tools.editor import EditorQueries
+from .tools.run_shell import ShellRunner
 from .workspace import Workspace
 
 CANCELLED = "[cancelled by the user before this tool call finished]"
@@ -78,13 +79,14 @@ class Agent:
                  context: ContextConfig | None = None, approve: ApprovalCallback = deny_all,
                  session: Session | None = None, clock: Callable[[], float] = time.time,
                  shell_timeout: float = 120.0, editor: EditorQueries | None = None,
-                 mcp_servers: tuple[ServerConfig, ...] = ()) -> None:
+                 mcp_servers: tuple[ServerConfig, ...] = (), shell: ShellRunner | None = None) -> None:
         self.workspace = workspace
         self.model_settings = model or ModelSettings()
         self.client = ModelClient(self.model_settings)
         self.approve = approve
         self.clock = clock
         self.shell_timeout = shell_timeout
+        self.shell = shell  # where commands run (None: in this process)
         self.session = session
         self.editor = editor
         self.mcp = McpManager(mcp_servers, cwd=str(workspace.roots[0]) if workspace.roots else None)
@@ -373,7 +375,7 @@ class Agent:
 
     async def _run_tools(self, uses: list[dict[str, Any]], emit, cut_off: bool) -> None:
         ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout,
-                          editor=self.editor)
+                          editor=self.editor, shell=self.shell)
         outputs: dict[str, ToolOutput] = {}
         try:
             for use in uses:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..model import ModelSettings
     from .loop import Agent
     from .tools.editor import EditorQueries
+    from .tools.run_shell import ShellRunner
     from .workspace import Workspace
 
 
@@ -39,7 +40,7 @@ class ModelInfo:
 class AgentRuntime:
     def __init__(self, workspace: Workspace, approve: ApprovalCallback, *, session_root: Path,
                  api_key: str | None = None, editor: EditorQueries | None = None, new_session: bool = False,
-                 session_id: str | None = None) -> None:
+                 session_id: str | None = None, shell: ShellRunner | None = None) -> None:
         self.workspace = workspace
         self.approve = approve
         self.session_root = session_root
@@ -47,6 +48,7 @@ class AgentRuntime:
         self.editor = editor
         self.new_session = new_session
         self.session_id = session_id
+        self.shell = shell  # where commands run (None: in this process)
         self.settings = AgentSettings()
         self.demo: DemoModel | None = None
         self.agent: Agent | None = None
@@ -64,7 +66,7 @@ class AgentRuntime:
                 open_session, self.session_root, new=self.new_session, session_id=self.session_id))
             self.agent = await asyncio.to_thread(functools.partial(
                 Agent, self.workspace, model, context=context_config(settings, model.model), approve=self.approve,
-                session=session, editor=self.editor, mcp_servers=settings.mcp_servers))
+                session=session, editor=self.editor, mcp_servers=settings.mcp_servers, shell=self.shell))
             return self.agent
 
     async def apply(self, settings: AgentSettings) -> bool:

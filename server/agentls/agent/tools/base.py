@@ -14,6 +14,7 @@ from ..workspace import Workspace, WorkspaceError
 
 if TYPE_CHECKING:
     from .editor.query import EditorQueries
+    from .run_shell import ShellRunner
 
 
 @dataclass
@@ -27,6 +28,7 @@ class ToolContext:
     editor: "EditorQueries | None" = None  # the client answers agent/editorQuery
     grep_file_seconds: float = 5.0  # time budget of one file
     grep_total_seconds: float = 30.0  # and of the whole search
+    shell: "ShellRunner | None" = None  # where run_shell runs commands (None: here, run_shell.run_here)
 
 
 @dataclass(frozen=True)
