@@ -13,13 +13,13 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import acp
 from acp import schema
-
 from agentls.mock_api import MockAnthropicServer
 
 AGENT = [sys.executable, "-m", "agentls", "acp"]

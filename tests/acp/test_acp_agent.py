@@ -10,14 +10,16 @@ request the mock received.
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
 from pathlib import Path
 
 from acp import schema
-
+from acp_client import EditorClient, agent_env, prompt, running_agent
 from agentls.mock_api import Reply, Text, ToolUse
 from agentls.mock_api.tokens import count_input_tokens
 
-from acp_client import EditorClient, agent_env, prompt, running_agent
+MCP_SERVER = str(Path(__file__).resolve().parents[1] / "mcp_test_server.py")  # the mcp SDK's test server
 
 
 async def test_a_prompt_that_reads_a_file_streams_a_tool_call_its_content_and_usage(tmp_path, mock_api, workspace):
@@ -107,7 +109,7 @@ async def test_compact_is_offered_and_lowers_used(tmp_path, mock_api, workspace)
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt("two")), 60)
         [offered] = client.of("available_commands_update")
         assert {c.name for c in offered.available_commands} >= {"compact", "cost", "context", "new"}
-        assert [c.input.root.hint for c in offered.available_commands if c.name == "compact"][0]
+        assert next(c.input.root.hint for c in offered.available_commands if c.name == "compact")
         before = client.of("usage_update")[-1].used
         answer = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt("/compact keep the numbers")), 60)
 
@@ -190,19 +192,15 @@ async def test_session_list_then_a_second_process_loads_it_and_carries_the_conve
 
 
 async def test_client_mcp_servers_join_the_configured_ones(tmp_path, mock_api, workspace):
-    from tests.agent.mcp_fixtures import SERVER
-
-    import sys
-
     config = tmp_path / "config" / "agentls"
     config.mkdir(parents=True)
-    (config / "settings.json").write_text(
-        '{"mcpServers": {"configured": {"command": "%s", "args": ["%s", "stdio"]}}}' % (sys.executable, SERVER))
+    (config / "settings.json").write_text(json.dumps(
+        {"mcpServers": {"configured": {"command": sys.executable, "args": [MCP_SERVER, "stdio"]}}}))
     mock_api.script(Reply("ok"))
     client = EditorClient()
     async with running_agent(client, agent_env(tmp_path, mock_api)) as (conn, _):
         sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[
-            schema.McpServerStdio(name="fromclient", command=sys.executable, args=[SERVER, "stdio"], env=[]),
+            schema.McpServerStdio(name="fromclient", command=sys.executable, args=[MCP_SERVER, "stdio"], env=[]),
             schema.SseMcpServer(type="sse", name="old", url="http://127.0.0.1:9/sse", headers=[])])).session_id
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt("hi")), 120)
     tools = {t["name"] for t in mock_api.message_bodies[-1]["tools"]}

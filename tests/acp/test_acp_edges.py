@@ -14,10 +14,8 @@ import os
 
 import pytest
 from acp import RequestError
-
-from agentls.mock_api import Reply, Text, ToolUse
-
 from acp_client import EditorClient, agent_env, prompt, running_agent, wait_until
+from agentls.mock_api import Reply, Text, ToolUse
 
 
 class Inbox:

@@ -48,6 +48,8 @@ def _warm_up() -> None:
 
 
 async def _serve() -> int:
+    from typing import cast
+
     import acp
 
     from .agent import AcpAgent
@@ -56,7 +58,8 @@ async def _serve() -> int:
     transport = await stdio_transport()
     agent = AcpAgent(after_answer=transport.after)
     try:
-        await acp.run_agent(agent, transport)
+        # The SDK routes what AcpAgent defines and answers -32601 for the rest of its Agent protocol.
+        await acp.run_agent(cast(acp.Agent, agent), transport)
     finally:
         await agent.aclose()
     return 0

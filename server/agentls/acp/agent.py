@@ -42,7 +42,7 @@ def not_found(session_id: str) -> RequestError:
 
 
 class AcpAgent:
-    def __init__(self, after_answer: Callable[[Callable[[dict[str, Any]], bool]], "asyncio.Future[None]"]
+    def __init__(self, after_answer: Callable[[Callable[[dict[str, Any]], bool]], asyncio.Future[None]]
                  | None = None) -> None:
         self.client: Any = None  # the SDK's connection to the client, set by on_connect
         self.offers = protocol.ClientOffers()
@@ -169,7 +169,7 @@ class AcpAgent:
 
     # ---- lifetime --------------------------------------------------------------------------------
 
-    async def _announce(self, session: AcpSession, sent: "asyncio.Future[None] | None") -> None:
+    async def _announce(self, session: AcpSession, sent: asyncio.Future[None] | None) -> None:
         if sent is not None:
             await sent
         await session.announce()
@@ -179,7 +179,7 @@ class AcpAgent:
         self._background.add(task)
         task.add_done_callback(self._finished)
 
-    def _finished(self, task: "asyncio.Future[Any]") -> None:
+    def _finished(self, task: asyncio.Future[Any]) -> None:
         self._background.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("background update failed: %s", task.exception())

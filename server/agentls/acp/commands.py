@@ -58,8 +58,9 @@ def cost_text(cost: CostReport) -> str:
 def context_text(details: ContextDetails, model: ModelInfo) -> str:
     report = details.report
     who = "the offline demo model" if model.demo else model.model
-    lines = [f"**Context:** {report.used:,} of {report.effective_window:,} tokens ({report.utilization:.0%}, "
-             f"{report.level}) · window {report.window:,} · {who}", ""]
+    head = (f"**Context:** {report.used:,} of {report.effective_window:,} tokens ({report.utilization:.0%}, "
+            f"{report.level}) · window {report.window:,} · {who}")
+    lines = [head, ""]
     lines += [f"- {name}: {getattr(report.categories, field):,}" for field, name in CATEGORIES]
     saved = [layer for layer in report.layers if layer.count]
     if saved:

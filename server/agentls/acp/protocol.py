@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Literal
 from urllib.parse import unquote, urlparse
 
 from acp import schema
@@ -29,19 +29,24 @@ from ..context.report import ContextReport
 from ..context.store import result_ref
 from ..model.pricing import CostReport
 
-Update = Union[
-    schema.UserMessageChunk, schema.AgentMessageChunk, schema.AgentThoughtChunk, schema.ToolCallStart,
-    schema.ToolCallProgress, schema.AgentPlanUpdate, schema.AvailableCommandsUpdate, schema.SessionInfoUpdate,
-    schema.UsageUpdate, schema.SessionUpdateCompactionUpdate, schema.SessionUpdateCompactionSummaryChunk,
-]
-ToolContent = Union[schema.ContentToolCallContent, schema.FileEditToolCallContent, schema.TerminalToolCallContent]
+Update = (schema.UserMessageChunk | schema.AgentMessageChunk | schema.AgentThoughtChunk | schema.ToolCallStart
+          | schema.ToolCallProgress | schema.AgentPlanUpdate | schema.AvailableCommandsUpdate
+          | schema.SessionInfoUpdate | schema.UsageUpdate | schema.SessionUpdateCompactionUpdate)
+ToolContent = schema.ContentToolCallContent | schema.FileEditToolCallContent | schema.TerminalToolCallContent
+
+ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]
+StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+PlanStatus = Literal["pending", "in_progress", "completed"]
+PermissionKind = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 
 AGENT_NAME = "agentls"
 
 # Tool kinds (ToolKind in the schema) help clients pick icons and group calls.
-TOOL_KINDS = {"read_file": "read", "edit_file": "edit", "write_file": "edit", "run_shell": "execute",
-              "grep_search": "search", "list_files": "search"}
-STOP_REASONS = {"max_tokens": "max_tokens", "refusal": "refusal"}  # anything else ends the turn normally
+TOOL_KINDS: dict[str, ToolKind] = {"read_file": "read", "edit_file": "edit", "write_file": "edit",
+                                   "run_shell": "execute", "grep_search": "search", "list_files": "search"}
+# The model's stop reasons that have an ACP counterpart; anything else ends the turn normally.
+STOP_REASONS: dict[str, StopReason] = {"max_tokens": "max_tokens", "refusal": "refusal"}
+PLAN_STATUSES: dict[str, PlanStatus] = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
 
 
 # ---------------------------------------------------------------- initialize
@@ -110,7 +115,7 @@ def mcp_servers(servers: Sequence[Any] | None) -> tuple[dict[str, Any], list[str
     return shaped, skipped
 
 
-def stop_reason(reason: str) -> str:
+def stop_reason(reason: str) -> StopReason:
     return STOP_REASONS.get(reason, "end_turn")
 
 
@@ -223,15 +228,14 @@ def compaction(compaction_id: str, status: str, summary: str | None = None,
 
 def plan(entries: Iterable[tuple[str, str]]) -> schema.AgentPlanUpdate:
     """(content, status) pairs → plan; status is pending, in_progress or completed (others: pending)."""
-    statuses = ("pending", "in_progress", "completed")
     return schema.AgentPlanUpdate(session_update="plan", entries=[
-        schema.PlanEntry(content=content, priority="medium", status=status if status in statuses else "pending")
+        schema.PlanEntry(content=content, priority="medium", status=PLAN_STATUSES.get(status, "pending"))
         for content, status in entries])
 
 
 # ---------------------------------------------------------------- tool calls
 
-def tool_kind(name: str) -> str:
+def tool_kind(name: str) -> ToolKind:
     if name in TOOL_KINDS:
         return TOOL_KINDS[name]
     return "fetch" if is_mcp_name(name) and "fetch" in name.lower() else "other"
@@ -244,7 +248,7 @@ class ToolCallSeen:
     tool_use_id: str
     name: str
     title: str
-    kind: str
+    kind: ToolKind
     path: Path | None  # the real path it works on (inside the roots), when it names one
     line: int | None = None  # 1-based
     diff: tuple[str | None, str] | None = None  # (old text or None for a new file, new text): edits
@@ -313,15 +317,19 @@ def tool_content(tool_use_id: str, content: Sequence[ToolContent]) -> schema.Too
 
 # ---------------------------------------------------------------- permissions
 
-ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE, REJECT_ALWAYS = "allow_once", "allow_always", "reject_once", "reject_always"
+ALLOW_ONCE: PermissionKind = "allow_once"
+ALLOW_ALWAYS: PermissionKind = "allow_always"
+REJECT_ONCE: PermissionKind = "reject_once"
+REJECT_ALWAYS: PermissionKind = "reject_always"
 PERMISSION_OPTIONS = [
     schema.PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind=ALLOW_ONCE),
     schema.PermissionOption(option_id=ALLOW_ALWAYS, name="Allow always (this session)", kind=ALLOW_ALWAYS),
     schema.PermissionOption(option_id=REJECT_ONCE, name="Reject", kind=REJECT_ONCE),
     schema.PermissionOption(option_id=REJECT_ALWAYS, name="Reject always (this session)", kind=REJECT_ALWAYS),
 ]
-DECISIONS = {ALLOW_ONCE: ApprovalDecision(True), ALLOW_ALWAYS: ApprovalDecision(True, remember=True),
-             REJECT_ONCE: ApprovalDecision(False), REJECT_ALWAYS: ApprovalDecision(False, remember=True)}
+DECISIONS: dict[str, ApprovalDecision] = {
+    ALLOW_ONCE: ApprovalDecision(True), ALLOW_ALWAYS: ApprovalDecision(True, remember=True),
+    REJECT_ONCE: ApprovalDecision(False), REJECT_ALWAYS: ApprovalDecision(False, remember=True)}
 
 
 def permission_title(request: ApprovalRequest) -> str:
@@ -332,11 +340,12 @@ def permission_title(request: ApprovalRequest) -> str:
     return f"{'Edit' if request.kind == 'edit' else 'Write'} {request.path}"
 
 
-def permission_tool_call(tool_use_id: str, request: ApprovalRequest, kind: str) -> schema.ToolCallUpdate:
+def permission_tool_call(tool_use_id: str, request: ApprovalRequest, kind: ToolKind) -> schema.ToolCallUpdate:
     """What is asked about: the tool call the stream announced (same id), its command, diff or input."""
     shown = request.command if request.kind == "shell" else request.diff if request.kind in ("write", "edit") \
         else request.input
-    content = [schema.ContentToolCallContent(type="content", content=text(shown))] if shown else None
+    content: list[ToolContent] | None = [schema.ContentToolCallContent(type="content", content=text(shown))] \
+        if shown else None
     return schema.ToolCallUpdate(tool_call_id=tool_use_id, title=permission_title(request), kind=kind,
                                  status="pending", content=content)
 

@@ -47,8 +47,8 @@ class AcpSession:
         self.settings = settings
         self.workspace = ClientWorkspace(roots, client, reads=offers.read_files, writes=offers.write_files)
         self.stream = UpdateStream(client, offers, lambda: self.runtime.agent, self.workspace)
-        self.policy = ApprovalPolicy(PermissionAsker(client, self.stream, lambda: self.settings.confirm_timeout),
-                                     **settings.approval_modes())
+        self.policy = ApprovalPolicy(PermissionAsker(client, self.stream, lambda: self.settings.confirm_timeout))
+        self.policy.configure(settings.approval_modes())
         shell = ClientTerminal(client, lambda: self.id or None, self.stream.terminal) if offers.terminal else None
         self.runtime = AgentRuntime(self.workspace, self.policy, session_root=Path(roots[0]),
                                     new_session=session_id is None, session_id=session_id, shell=shell)
@@ -84,7 +84,7 @@ class AcpSession:
         return session
 
     @property
-    def agent(self) -> "Agent":
+    def agent(self) -> Agent:
         assert self.runtime.agent is not None, "opened by AcpSession.open"
         return self.runtime.agent
 
@@ -100,7 +100,7 @@ class AcpSession:
             (command.name, command.description, command.hint) for command in commands.commands()))
         await self.stream.usage(force=True)
 
-    async def prompt(self, blocks: Sequence[Any]) -> str:
+    async def prompt(self, blocks: Sequence[Any]) -> protocol.StopReason:
         """Run a turn (or a slash command); the stop reason."""
         if self._task is not None or self.agent.busy:
             raise RequestError(BUSY, "A prompt is already running in this session; cancel it or wait")
@@ -121,7 +121,7 @@ class AcpSession:
         if self._task is not None:
             self._task.cancel()
 
-    async def _run(self, work: Awaitable[Any]) -> str:
+    async def _run(self, work: Awaitable[Any]) -> protocol.StopReason:
         task = self._task = asyncio.ensure_future(work)
         try:
             await asyncio.wait({task})

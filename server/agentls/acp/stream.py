@@ -68,8 +68,8 @@ def _field(item: Any, name: str) -> Any:
 
 
 class UpdateStream:
-    def __init__(self, client: Any, offers: protocol.ClientOffers, agent: Callable[[], "Agent | None"],
-                 workspace: "Workspace") -> None:
+    def __init__(self, client: Any, offers: protocol.ClientOffers, agent: Callable[[], Agent | None],
+                 workspace: Workspace) -> None:
         self.client = client
         self.offers = offers
         self.agent = agent
@@ -124,7 +124,7 @@ class UpdateStream:
 
     # ---- tool calls ---------------------------------------------------------------------
 
-    def asking_for(self) -> tuple[str | None, str]:
+    def asking_for(self) -> tuple[str | None, protocol.ToolKind]:
         """(the tool call a permission request is about, its kind)."""
         seen = self._tools.get(self._running or "")
         return self._running, seen.kind if seen is not None else "other"
@@ -151,7 +151,7 @@ class UpdateStream:
 
     async def _tool_end(self, event: ev.ToolEnd) -> None:
         agent = self.agent()
-        seen = self._tools.pop(event.tool_use_id, None) or await self._seen(event.tool_use_id, event.tool, {})
+        seen = self._tools.pop(event.tool_use_id, None) or await self._seen(event.tool_use_id, event.tool, {}, live=False)
         if self._running == event.tool_use_id:
             self._running = None
         view = agent.tool_result(event.tool_use_id) if agent is not None else None

@@ -96,7 +96,7 @@ class LineTransport:
                 future.set_result(None)
                 self._waiting.remove(entry)
 
-    def after(self, predicate: Predicate) -> "asyncio.Future[None]":
+    def after(self, predicate: Predicate) -> asyncio.Future[None]:
         """Resolves once a message matching `predicate` has been written (e.g. an answer the client awaits)."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.append((predicate, future))
