@@ -151,3 +151,40 @@ async def test_without_a_key_the_offline_demo_model_answers_and_says_so(tmp_path
     assert answer.stop_reason == "end_turn"
     assert "offline demo model" in client.text()
     assert [u.cost.amount for u in client.of("usage_update")][-1] == 0  # the demo model costs nothing
+
+
+async def test_close_resume_and_delete_and_no_secret_ever_reaches_the_client(tmp_path, mock_api, workspace):
+    from agentls.mock_api.faults import Fault
+
+    from acp_client import SECRET
+
+    inbox = Inbox()
+    client = EditorClient()
+    mock_api.script(Reply("first"), Reply("after resume"))
+    async with running_agent(client, agent_env(tmp_path, mock_api), observers=[inbox]) as (conn, _):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt("hello")), 60)
+        await conn.close_session(session_id=sid)
+        with pytest.raises(RequestError) as closed:
+            await conn.prompt(session_id=sid, prompt=prompt("still there?"))
+        assert closed.value.code == -32002
+
+        before = len(client.updates)
+        await asyncio.wait_for(conn.resume_session(session_id=sid, cwd=str(workspace), mcp_servers=[]), 60)
+        assert "user_message_chunk" not in [u.session_update for _, u in client.updates[before:]]  # no replay
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt("again")), 60)
+        assert [m["role"] for m in mock_api.message_bodies[-1]["messages"]] == ["user", "assistant", "user"]
+
+        mock_api.inject(Fault.http_status(400, message="bad request"))  # not retried: the turn fails
+        with pytest.raises(RequestError) as failed:
+            await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt("break")), 60)
+        assert failed.value.code == -32603 and "bad request" in str(failed.value)
+
+        await conn.delete_session(session_id=sid)
+        assert (await conn.list_sessions(cwd=str(workspace))).sessions == []
+        with pytest.raises(RequestError) as gone:
+            await conn.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[])
+        assert gone.value.code == -32002
+    assert SECRET not in json.dumps(inbox.messages)
+    sent = [r.headers.get("x-api-key", "") + r.headers.get("authorization", "") for r in mock_api.requests]
+    assert sent and all(SECRET in header for header in sent)  # the key was in play: only the model saw it

@@ -24,7 +24,6 @@ from ..agent.errors import AgentBusy, AgentError
 from ..agent.runtime import AgentRuntime
 from ..agent.settings import AgentSettings
 from ..agent.store.session import title_of
-from ..demo.model import NOTICE as DEMO_NOTICE
 from . import commands, protocol
 from .client_fs import ClientWorkspace
 from .client_terminal import ClientTerminal
@@ -38,6 +37,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 BUSY = -32600  # JSON-RPC "invalid request": ACP defines no busy code (its -32002 means "not found")
+DEMO_NOTICE = ("no API key was found, so the offline demo model answers: it reads, lists and searches files, and "
+               "runs commands and edits files after you approve them. To use a real model, give the agent "
+               "ANTHROPIC_API_KEY (the `env` of its entry in your editor's agent settings; see docs/acp.md).")
 
 
 class AcpSession:
@@ -78,8 +80,7 @@ class AcpSession:
         if session.runtime.demo is not None:
             session.notes.append(DEMO_NOTICE)
         session.notes += [f"settings: {problem}" for problem in problems + skipped + more]
-        session.notes += agent.session_problems()
-        for note in session.notes:
+        for note in session.notes + agent.session_problems():  # the core says the latter in the next turn
             log.warning("session %s: %s", session.id, note)
         return session
 
@@ -138,7 +139,7 @@ class AcpSession:
         if isinstance(error, AgentBusy):
             raise RequestError(BUSY, str(error))
         if isinstance(error, AgentError):
-            raise RequestError(-32603, str(error))
+            raise RequestError(-32603, self.stream.scrub(str(error)))
         if error is not None:
             raise error
         result = task.result()

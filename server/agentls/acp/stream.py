@@ -105,7 +105,7 @@ class UpdateStream:
         elif isinstance(event, ev.CompactionFinished):
             await self._compaction_finished(event)
         elif isinstance(event, ev.ErrorEvent):
-            await self._error(self._scrub(event.message))
+            await self._error(self.scrub(event.message))
         elif isinstance(event, ev.RetryEvent):
             dropped = " (the reply so far is discarded; it starts again)" if event.discard_partial else ""
             await self.send(protocol.thought(f"\n[retrying in {event.delay_seconds:.0f} s: {event.reason}{dropped}]\n"))
@@ -235,7 +235,7 @@ class UpdateStream:
             if self.offers.compaction:
                 await self.send(protocol.compaction(compaction_id, "cancelled"))
 
-    def _scrub(self, text: str) -> str:
+    def scrub(self, text: str) -> str:
         """The API key and MCP secrets never reach the client (errors may quote a request)."""
         agent = self.agent()
         secrets = [credentials.get(name) for name in credentials.NAMES]
