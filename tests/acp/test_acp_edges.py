@@ -14,8 +14,9 @@ import os
 
 import pytest
 from acp import RequestError
-from acp_client import EditorClient, agent_env, prompt, running_agent, wait_until
+from acp_client import SECRET, EditorClient, agent_env, prompt, running_agent, wait_until
 from agentls.mock_api import Reply, Text, ToolUse
+from agentls.mock_api.faults import Fault
 
 
 class Inbox:
@@ -154,10 +155,6 @@ async def test_without_a_key_the_offline_demo_model_answers_and_says_so(tmp_path
 
 
 async def test_close_resume_and_delete_and_no_secret_ever_reaches_the_client(tmp_path, mock_api, workspace):
-    from agentls.mock_api.faults import Fault
-
-    from acp_client import SECRET
-
     inbox = Inbox()
     client = EditorClient()
     mock_api.script(Reply("first"), Reply("after resume"))
