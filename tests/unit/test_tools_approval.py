@@ -162,3 +162,23 @@ async def test_mcp_approvals_are_remembered_per_server_and_tool():
     assert await policy(ApprovalRequest(kind="mcp", server="git", tool="git_reset", input="{}"))
     assert await policy(ApprovalRequest(kind="mcp", server="other", tool="git_commit", input="{}"))
     assert [(r.server, r.tool) for r in asked] == [("git", "git_commit"), ("git", "git_reset"), ("other", "git_commit")]
+
+
+async def test_reject_always_is_remembered_like_always_but_negative(root: Path) -> None:
+    asker = Recorder(ApprovalDecision(False, remember=True))
+    policy = ApprovalPolicy(asker)
+    ctx = _ctx(root, policy)
+    first = await run_tool("run_shell", {"command": "touch one"}, ctx)
+    again = await run_tool("run_shell", {"command": "touch one"}, ctx)
+    assert first.is_error and again.is_error and "did not approve" in again.text
+    assert len(asker.requests) == 1  # the second one was refused without asking
+    assert not (root / "one").exists()
+    other = await run_tool("run_shell", {"command": "touch two"}, ctx)  # another command is asked again
+    assert other.is_error and len(asker.requests) == 2
+    policy.remember(ApprovalRequest(kind="shell", command="touch one"))  # a later "always" wins over it
+    assert not (await run_tool("run_shell", {"command": "touch one"}, ctx)).is_error
+    assert (root / "one").exists() and len(asker.requests) == 2
+    policy.forget()  # a new session: nothing remembered either way
+    asker.answer = False
+    assert (await run_tool("run_shell", {"command": "touch one"}, ctx)).is_error
+    assert len(asker.requests) == 3

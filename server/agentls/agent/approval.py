@@ -2,9 +2,11 @@
 
 Tools only see an `ApprovalCallback` (request → bool). `ApprovalPolicy` is
 one: it applies the configured mode per kind ("ask" | "always" | "never")
-and a session "remember" set before falling back to an `Asker` (the LSP
-confirm round-trip), which may answer with a plain bool or an
-`ApprovalDecision` carrying `remember=True`.
+and the session's remembered answers before falling back to an `Asker` (the
+LSP confirm round-trip, the ACP permission request, the terminal), which may
+answer with a plain bool or an `ApprovalDecision` carrying `remember=True`:
+the same answer, yes or no, for the rest of the session ("allow always",
+"reject always").
 
 Remembering is per exact command for "shell", for all file changes
 ("write" and "edit" together, as `approvals.write` in the protocol) and per
@@ -80,6 +82,7 @@ class ApprovalPolicy:
         self.set_mode("write", write)
         self.set_mode("edit", write if edit is None else edit)
         self._remembered: set[tuple[str, str | None]] = set()
+        self._refused: set[tuple[str, str | None]] = set()  # "reject always" answers
 
     def set_mode(self, kind: str, mode: str) -> None:
         if kind not in KINDS:
@@ -95,12 +98,15 @@ class ApprovalPolicy:
             if kind == "write" and "edit" not in approvals:
                 self.set_mode("edit", mode)
 
-    def remember(self, request: ApprovalRequest) -> None:
-        self._remembered.add(_remember_key(request))
+    def remember(self, request: ApprovalRequest, approved: bool = True) -> None:
+        key = _remember_key(request)
+        (self._remembered if approved else self._refused).add(key)
+        (self._refused if approved else self._remembered).discard(key)
 
     def forget(self) -> None:
         """Drop session answers (new session)."""
         self._remembered.clear()
+        self._refused.clear()
 
     async def __call__(self, request: ApprovalRequest) -> bool:
         mode = self.modes.get(request.kind, "ask")
@@ -108,14 +114,17 @@ class ApprovalPolicy:
             return True
         if mode == "never":
             return False
-        if _remember_key(request) in self._remembered:
+        key = _remember_key(request)
+        if key in self._refused:
+            return False
+        if key in self._remembered:
             return True
         if self.ask is None:
             return False
         answer = await self.ask(request)
         if isinstance(answer, ApprovalDecision):
-            if answer.approved and answer.remember:
-                self.remember(request)
+            if answer.remember:
+                self.remember(request, answer.approved)
             return answer.approved
         return bool(answer)
 

@@ -43,6 +43,7 @@ from .transcript import TranscriptEntry, tool_summary, transcript, with_checkpoi
 from .views import ContextDetails
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
 from .tools.editor import EditorQueries
+from .shell_runner import ShellRunner
 from .workspace import Workspace
 
 CANCELLED = "[cancelled by the user before this tool call finished]"
@@ -79,13 +80,14 @@ class Agent:
                  context: ContextConfig | None = None, approve: ApprovalCallback = deny_all,
                  session: Session | None = None, clock: Callable[[], float] = time.time,
                  shell_timeout: float = 120.0, editor: EditorQueries | None = None,
-                 mcp_servers: tuple[ServerConfig, ...] = ()) -> None:
+                 mcp_servers: tuple[ServerConfig, ...] = (), shell: ShellRunner | None = None) -> None:
         self.workspace = workspace
         self.model_settings = model or ModelSettings()
         self.client = ModelClient(self.model_settings)
         self.approve = approve
         self.clock = clock
         self.shell_timeout = shell_timeout
+        self.shell = shell  # where commands run (None: in this process)
         self.session = session
         self.editor = editor
         self.mcp = McpManager(mcp_servers, cwd=str(workspace.roots[0]) if workspace.roots else None)
@@ -409,7 +411,7 @@ class Agent:
                          recorder: TurnRecorder | None = None) -> None:
         approve = recorder.watching(self.approve) if recorder is not None else self.approve
         ctx = ToolContext(self.workspace, approve, store=self.engine.store, shell_timeout=self.shell_timeout,
-                          editor=self.editor)
+                          editor=self.editor, shell=self.shell)
         outputs: dict[str, ToolOutput] = {}
         try:
             for use in uses:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ..model import ModelSettings
     from .editor_queries import EditorQueries
     from .loop import Agent
+    from .shell_runner import ShellRunner
     from .workspace import Workspace
 
 
@@ -43,7 +44,8 @@ class ActiveModel:
 class AgentRuntime:
     def __init__(self, workspace: Workspace, approve: ApprovalCallback, *, session_root: Path,
                  api_key: str | None = None, editor: EditorQueries | None = None, new_session: bool = False,
-                 session_id: str | None = None, setting_names: dict[str, str] | None = None) -> None:
+                 session_id: str | None = None, setting_names: dict[str, str] | None = None,
+                 shell: ShellRunner | None = None) -> None:
         self.workspace = workspace
         self.approve = approve
         self.session_root = session_root
@@ -51,6 +53,7 @@ class AgentRuntime:
         self.editor = editor
         self.new_session = new_session
         self.session_id = session_id
+        self.shell = shell  # where commands run (None: in this process)
         self.settings = AgentSettings()
         self.demo: DemoModel | None = None
         self.agent: Agent | None = None
@@ -83,7 +86,8 @@ class AgentRuntime:
                 open_session, self.session_root, new=self.new_session, session_id=self.session_id))
             self.agent = await asyncio.to_thread(functools.partial(
                 Agent, self.workspace, model, context=context_config(settings, self.models.info),
-                approve=self.approve, session=session, editor=self.editor, mcp_servers=settings.mcp_servers))
+                approve=self.approve, session=session, editor=self.editor, mcp_servers=settings.mcp_servers,
+                shell=self.shell))
             return self.agent
 
     async def apply(self, settings: AgentSettings) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 from ...context.store import ResultStore
 from ..approval import ApprovalCallback
 from ..editor_queries import EditorQueries
+from ..shell_runner import ShellRunner
 from ..workspace import Workspace, WorkspaceError
 
 
@@ -25,6 +26,7 @@ class ToolContext:
     editor: EditorQueries | None = None  # the client answers agent/editorQuery
     grep_file_seconds: float = 5.0  # time budget of one file
     grep_total_seconds: float = 30.0  # and of the whole search
+    shell: ShellRunner | None = None  # where run_shell runs commands (None: here, run_shell.run_here)
 
 
 @dataclass(frozen=True)
