@@ -89,7 +89,10 @@ export class ChatController implements vscode.Disposable {
   private running: vscode.CancellationTokenSource | undefined;
   private pending: Attachment[] = [];
   private readonly files = new FileList(async () => {
+    const t = Date.now();
+    this.agent.log.debug("mention search: findFiles started");
     const uris = await vscode.workspace.findFiles("**/*", FILE_EXCLUDE, 5000);
+    this.agent.log.debug(`mention search: findFiles found ${uris.length} files in ${Date.now() - t} ms`);
     return uris.map((u) => vscode.workspace.asRelativePath(u, false));
   });
   private saveTimer: NodeJS.Timeout | undefined;
@@ -229,9 +232,14 @@ export class ChatController implements vscode.Disposable {
       case "command":
         await this.runCommand(m.name, m.args);
         return;
-      case "mentionQuery":
-        this.post({ type: "mentionResults", query: m.query, items: await this.findFiles(m.query) }, host);
+      case "mentionQuery": {
+        const t = Date.now();
+        this.agent.log.debug(`mention #${m.seq} "${m.query}": received`);
+        const items = await this.findFiles(m.query);
+        this.agent.log.debug(`mention #${m.seq} "${m.query}": answered with ${items.length} items in ${Date.now() - t} ms`);
+        this.post({ type: "mentionResults", query: m.query, items, seq: m.seq }, host);
         return;
+      }
       case "copy":
         await vscode.env.clipboard.writeText(m.text);
         void vscode.window.setStatusBarMessage("Copied to the clipboard", 2000);

@@ -407,7 +407,7 @@ function onHostMessage(m: ToWebview): void {
       return;
     }
     case "mentionResults":
-      showMentionResults(m.query, m.items);
+      showMentionResults(m.query, m.items, m.seq);
       return;
     case "insertText": {
       const v = input.value;
@@ -434,6 +434,10 @@ type Suggestion = { label: string; detail: string; apply: () => void };
 let suggestions: Suggestion[] = [];
 let active = 0;
 let mentionQuery: string | undefined;
+// diagnostics (issue 24): each mentionQuery carries a number; its answer or its loss is logged
+let mentionSeq = 0;
+let mentionSent = 0; // the number of the query the list waits for (0: none)
+const trace = (...a: unknown[]) => console.debug("[agentls] mention", ...a);
 
 function renderSuggestions(): void {
   suggest.replaceChildren();
@@ -452,16 +456,24 @@ function renderSuggestions(): void {
   else input.removeAttribute("aria-activedescendant");
 }
 
-function closeSuggestions(): void {
+function closeSuggestions(why = ""): void {
+  if (why && (mentionQuery !== undefined || suggestions.length)) trace(`closed (${why}) while #${mentionSent} "${mentionQuery ?? ""}" was open`);
   suggestions = [];
   mentionQuery = undefined;
   renderSuggestions();
 }
 
-function showMentionResults(query: string, items: string[]): void {
-  if (query !== mentionQuery) return;
+function showMentionResults(query: string, items: string[], seq?: number): void {
+  if (query !== mentionQuery) {
+    trace(`#${seq} "${query}" answered with ${items.length} items, ignored as stale (waiting for #${mentionSent} ${mentionQuery === undefined ? "none" : `"${mentionQuery}"`})`);
+    return;
+  }
   const caretInfo = activeMention(input.value, input.selectionStart ?? input.value.length);
-  if (!caretInfo) return closeSuggestions();
+  if (!caretInfo) {
+    trace(`#${seq} "${query}" answered with ${items.length} items, ignored: no mention at the caret`);
+    return closeSuggestions();
+  }
+  trace(`#${seq} "${query}" answered with ${items.length} items`);
   suggestions = items.map((p) => ({
     label: p.split("/").pop() ?? p,
     detail: p,
@@ -504,7 +516,9 @@ function updateSuggestions(): void {
   const m = activeMention(v, caret);
   if (m) {
     mentionQuery = m.query;
-    post({ type: "mentionQuery", query: m.query });
+    mentionSent = ++mentionSeq;
+    trace(`#${mentionSent} "${m.query}" sent`);
+    post({ type: "mentionQuery", query: m.query, seq: mentionSent });
     return;
   }
   closeSuggestions();
@@ -576,7 +590,7 @@ input.addEventListener("input", () => {
   updateSuggestions();
   persist();
 });
-input.addEventListener("blur", () => setTimeout(() => closeSuggestions(), 150));
+input.addEventListener("blur", () => setTimeout(() => closeSuggestions("blur"), 150));
 sendBtn.addEventListener("click", () => submit());
 stopBtn.addEventListener("click", () => post({ type: "stop" }));
 

@@ -280,8 +280,17 @@ async function main() {
   });
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
+  // the webview's own diagnostics ("[agentls] …" console lines) next to the screenshots
+  const consoleLog = createWriteStream(path.join(shots, "webview-console.log"));
+  page.on("console", (msg) => {
+    const text = msg.text();
+    if (text.includes("[agentls]")) consoleLog.write(`[+${((Date.now() - t0) / 1000).toFixed(2)}s] ${msg.type()} ${text}\n`);
+  });
   page.setDefaultTimeout(30_000);
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  // payload logLevel: the extension's output channel at debug level (each @-mention query: received,
+  // answered), as `--log agentls.agentls:debug` does for desktop VS Code; it lands in extension.log
+  const payload = encodeURIComponent(JSON.stringify([["logLevel", "agentls.agentls:debug"]]));
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}&payload=${payload}`);
   await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
   log("workbench visible");
 
