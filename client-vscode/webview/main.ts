@@ -590,7 +590,24 @@ input.addEventListener("input", () => {
   updateSuggestions();
   persist();
 });
-input.addEventListener("blur", () => setTimeout(() => closeSuggestions("blur"), 150));
+// Leaving the input closes its list, a moment later (a click elsewhere). Focus that comes back first
+// cancels that: after Stop the input can be focused again and `@hel` typed within those 150 ms, and the
+// late close dropped the query just sent, so its answer was ignored as stale (issue 24).
+let blurClose: ReturnType<typeof setTimeout> | undefined;
+input.addEventListener("blur", () => {
+  clearTimeout(blurClose);
+  blurClose = setTimeout(() => {
+    blurClose = undefined;
+    if (document.activeElement !== input) closeSuggestions("blur");
+  }, 150);
+});
+input.addEventListener("focus", () => {
+  const closing = blurClose !== undefined;
+  clearTimeout(blurClose);
+  blurClose = undefined;
+  // back after the list was closed: the mention at the caret (if any) is asked again
+  if (!closing && mentionQuery === undefined && !suggestions.length) updateSuggestions();
+});
 sendBtn.addEventListener("click", () => submit());
 stopBtn.addEventListener("click", () => post({ type: "stop" }));
 
