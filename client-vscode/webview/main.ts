@@ -457,7 +457,7 @@ function renderSuggestions(): void {
 }
 
 function closeSuggestions(why = ""): void {
-  if (why && (mentionQuery !== undefined || suggestions.length)) trace(`closed (${why}) while #${mentionSent} "${mentionQuery ?? ""}" was open`);
+  if (why && mentionQuery !== undefined) trace(`closed (${why}) while #${mentionSent} "${mentionQuery}" was open`);
   suggestions = [];
   mentionQuery = undefined;
   renderSuggestions();
@@ -465,7 +465,8 @@ function closeSuggestions(why = ""): void {
 
 function showMentionResults(query: string, items: string[], seq?: number): void {
   if (query !== mentionQuery) {
-    trace(`#${seq} "${query}" answered with ${items.length} items, ignored as stale (waiting for #${mentionSent} ${mentionQuery === undefined ? "none" : `"${mentionQuery}"`})`);
+    const now = mentionQuery === undefined ? "the list is closed" : `waiting for #${mentionSent} "${mentionQuery}"`;
+    trace(`#${seq} "${query}" answered with ${items.length} items, ignored as stale (${now})`);
     return;
   }
   const caretInfo = activeMention(input.value, input.selectionStart ?? input.value.length);
