@@ -224,6 +224,16 @@ async function palette(page, title) {
   await page.keyboard.press("Enter");
 }
 
+/**
+ * The quick input once it shows `placeholder` (not the command palette it replaces: the same widget,
+ * visible all along, so a key pressed before the switch goes to the closing palette).
+ */
+async function quickInput(page, placeholder) {
+  const box = page.locator(".quick-input-widget input");
+  await waitFor(async () => placeholder.test((await box.getAttribute("placeholder")) ?? "") && !(await box.inputValue()).startsWith(">"), 10_000, `the quick input "${placeholder.source}"`);
+  return box;
+}
+
 const statusItem = (page) =>
   page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: /Agent|\d+% · / }).first();
 
@@ -341,8 +351,7 @@ async function main() {
 
   // 04: compact from the palette (Enter on the optional-instructions box)
   await palette(page, "Agent: Compact Conversation");
-  await page.locator(".quick-input-widget input").waitFor({ state: "visible" });
-  await page.waitForTimeout(300);
+  await quickInput(page, /keep the decisions/); // the optional-instructions box (src/commands.ts)
   await page.keyboard.press("Enter");
   const pctAfter = await waitFor(async () => {
     const p = percent(await statusText(page));
@@ -421,11 +430,9 @@ async function main() {
     log("@-mention: completed from the workspace and attached with its text");
     // 09b: Add Selection to Chat (ctrl+alt+a) quotes the selection with file and lines
     await palette(page, "Go to File");
-    // the command palette (">Go to File") gives way to the file picker: fill that one, and press Enter
-    // once notes.md is the row Enter opens (another row, e.g. the open Agent Context.md, may match first)
-    const pick = page.locator(".quick-input-widget input");
-    await waitFor(async () => /search files/i.test((await pick.getAttribute("placeholder")) ?? "") && !(await pick.inputValue()).startsWith(">"), 10_000, "the Go to File picker");
-    await pick.fill("notes.md");
+    // fill the file picker (not the closing command palette), and press Enter once notes.md is the
+    // row Enter opens (another row, e.g. the open Agent Context.md, may match first)
+    await (await quickInput(page, /search files by name/i)).fill("notes.md");
     await page.locator(".quick-input-widget .monaco-list-row.focused", { hasText: "notes.md" }).waitFor();
     await page.keyboard.press("Enter");
     await page.locator(".tab.active", { hasText: "notes.md" }).waitFor({ timeout: 15_000 });
