@@ -95,10 +95,21 @@ export class ChatController implements vscode.Disposable {
   private readonly hosts = new Set<Host>();
   private running: vscode.CancellationTokenSource | undefined;
   private pending: Attachment[] = [];
-  private readonly files = new FileList(async () => {
-    const uris = await vscode.workspace.findFiles("**/*", FILE_EXCLUDE, 5000);
-    return uris.map((u) => vscode.workspace.asRelativePath(u, false));
-  });
+  private readonly files = new FileList(
+    async () => {
+      const t = Date.now();
+      this.agent.log.debug("mention search: findFiles started");
+      const uris = await vscode.workspace.findFiles("**/*", FILE_EXCLUDE, 5000);
+      this.agent.log.debug(`mention search: findFiles found ${uris.length} files in ${Date.now() - t} ms`);
+      return uris.map((u) => vscode.workspace.asRelativePath(u, false));
+    },
+    {
+      onRetry: ({ attempt, delayMs, error }) =>
+        this.agent.log.debug(
+          `mention search: ${error ? `findFiles failed (${(error as Error)?.message ?? error})` : "no files found"}; retry ${attempt} in ${delayMs} ms`,
+        ),
+    },
+  );
   private saveTimer: NodeJS.Timeout | undefined;
   private turnSeq = 0;
   private compactionReported = false;
@@ -243,9 +254,14 @@ export class ChatController implements vscode.Disposable {
       case "command":
         await this.runCommand(m.name, m.args);
         return;
-      case "mentionQuery":
-        this.post({ type: "mentionResults", query: m.query, items: await this.findFiles(m.query) }, host);
+      case "mentionQuery": {
+        const t = Date.now();
+        this.agent.log.debug(`mention #${m.seq} "${m.query}": received`);
+        const items = await this.findFiles(m.query);
+        this.agent.log.debug(`mention #${m.seq} "${m.query}": answered with ${items.length} items in ${Date.now() - t} ms`);
+        this.post({ type: "mentionResults", query: m.query, items, seq: m.seq }, host);
         return;
+      }
       case "copy":
         await vscode.env.clipboard.writeText(m.text);
         void vscode.window.setStatusBarMessage("Copied to the clipboard", 2000);
@@ -633,6 +649,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   private async findFiles(query: string): Promise<string[]> {
+    if (!vscode.workspace.workspaceFolders?.length) return []; // no folder: nothing to search, nothing to wait for
     return rankPaths(await this.files.paths(), query, 20);
   }
 

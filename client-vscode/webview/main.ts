@@ -430,7 +430,7 @@ function onHostMessage(m: ToWebview): void {
       return;
     }
     case "mentionResults":
-      showMentionResults(m.query, m.items);
+      showMentionResults(m.query, m.items, m.seq);
       return;
     case "insertText": {
       const v = input.value;
@@ -457,6 +457,10 @@ type Suggestion = { label: string; detail: string; apply: () => void };
 let suggestions: Suggestion[] = [];
 let active = 0;
 let mentionQuery: string | undefined;
+// diagnostics (issue 24): each mentionQuery carries a number; its answer or its loss is logged
+let mentionSeq = 0;
+let mentionSent = 0; // the number of the query the list waits for (0: none)
+const trace = (...a: unknown[]) => console.debug("[agentls] mention", ...a);
 
 function renderSuggestions(): void {
   suggest.replaceChildren();
@@ -475,16 +479,25 @@ function renderSuggestions(): void {
   else input.removeAttribute("aria-activedescendant");
 }
 
-function closeSuggestions(): void {
+function closeSuggestions(why = ""): void {
+  if (why && mentionQuery !== undefined) trace(`closed (${why}) while #${mentionSent} "${mentionQuery}" was open`);
   suggestions = [];
   mentionQuery = undefined;
   renderSuggestions();
 }
 
-function showMentionResults(query: string, items: string[]): void {
-  if (query !== mentionQuery) return;
+function showMentionResults(query: string, items: string[], seq?: number): void {
+  if (query !== mentionQuery) {
+    const now = mentionQuery === undefined ? "the list is closed" : `waiting for #${mentionSent} "${mentionQuery}"`;
+    trace(`#${seq} "${query}" answered with ${items.length} items, ignored as stale (${now})`);
+    return;
+  }
   const caretInfo = activeMention(input.value, input.selectionStart ?? input.value.length);
-  if (!caretInfo) return closeSuggestions();
+  if (!caretInfo) {
+    trace(`#${seq} "${query}" answered with ${items.length} items, ignored: no mention at the caret`);
+    return closeSuggestions();
+  }
+  trace(`#${seq} "${query}" answered with ${items.length} items`);
   suggestions = items.map((p) => ({
     label: p.split("/").pop() ?? p,
     detail: p,
@@ -527,7 +540,9 @@ function updateSuggestions(): void {
   const m = activeMention(v, caret);
   if (m) {
     mentionQuery = m.query;
-    post({ type: "mentionQuery", query: m.query });
+    mentionSent = ++mentionSeq;
+    trace(`#${mentionSent} "${m.query}" sent`);
+    post({ type: "mentionQuery", query: m.query, seq: mentionSent });
     return;
   }
   closeSuggestions();
@@ -599,7 +614,24 @@ input.addEventListener("input", () => {
   updateSuggestions();
   persist();
 });
-input.addEventListener("blur", () => setTimeout(() => closeSuggestions(), 150));
+// Leaving the input closes its list, a moment later (a click elsewhere). Focus that comes back first
+// cancels that: after Stop the input can be focused again and `@hel` typed within those 150 ms, and the
+// late close dropped the query just sent, so its answer was ignored as stale (issue 24).
+let blurClose: ReturnType<typeof setTimeout> | undefined;
+input.addEventListener("blur", () => {
+  clearTimeout(blurClose);
+  blurClose = setTimeout(() => {
+    blurClose = undefined;
+    if (document.activeElement !== input) closeSuggestions("blur");
+  }, 150);
+});
+input.addEventListener("focus", () => {
+  const closing = blurClose !== undefined;
+  clearTimeout(blurClose);
+  blurClose = undefined;
+  // back after the list was closed: the mention at the caret (if any) is asked again
+  if (!closing && mentionQuery === undefined && !suggestions.length) updateSuggestions();
+});
 sendBtn.addEventListener("click", () => submit());
 stopBtn.addEventListener("click", () => post({ type: "stop" }));
 

@@ -22,7 +22,7 @@ export type ToWebview =
   | { type: "model"; label: string }
   | { type: "models"; models: ModelInfo[]; source: "endpoint" | "fallback"; note: string; current: string; configured: string; demo: boolean }
   | { type: "contextUsage"; usage: ContextUsage }
-  | { type: "mentionResults"; query: string; items: string[] }
+  | { type: "mentionResults"; query: string; items: string[]; seq?: number }
   | { type: "toolResult"; toolUseId: string; result?: ToolResult; error?: string }
   | { type: "insertText"; text: string }
   | { type: "focusInput" };
@@ -38,7 +38,7 @@ export type FromWebview =
   | { type: "stop" }
   | { type: "setModel"; model: string }
   | { type: "command"; name: SlashName; args: string }
-  | { type: "mentionQuery"; query: string }
+  | { type: "mentionQuery"; query: string; seq?: number }
   | { type: "copy"; text: string }
   | { type: "openFile"; path: string; line?: number }
   | { type: "toolResult"; toolUseId: string }

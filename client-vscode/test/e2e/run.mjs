@@ -231,6 +231,16 @@ async function palette(page, title) {
   await page.keyboard.press("Enter");
 }
 
+/**
+ * The quick input once it shows `placeholder` (not the command palette it replaces: the same widget,
+ * visible all along, so a key pressed before the switch goes to the closing palette).
+ */
+async function quickInput(page, placeholder) {
+  const box = page.locator(".quick-input-widget input");
+  await waitFor(async () => placeholder.test((await box.getAttribute("placeholder")) ?? "") && !(await box.inputValue()).startsWith(">"), 10_000, `the quick input "${placeholder.source}"`);
+  return box;
+}
+
 const statusItem = (page) =>
   page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: /Agent|\d+% · / }).first();
 
@@ -287,8 +297,17 @@ async function main() {
   });
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
+  // the webview's own diagnostics ("[agentls] …" console lines) next to the screenshots
+  const consoleLog = createWriteStream(path.join(shots, "webview-console.log"));
+  page.on("console", (msg) => {
+    const text = msg.text();
+    if (text.includes("[agentls]")) consoleLog.write(`[+${((Date.now() - t0) / 1000).toFixed(2)}s] ${msg.type()} ${text}\n`);
+  });
   page.setDefaultTimeout(30_000);
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  // payload logLevel: the extension's output channel at debug level (each @-mention query: received,
+  // answered), as `--log agentls.agentls:debug` does for desktop VS Code; it lands in extension.log
+  const payload = encodeURIComponent(JSON.stringify([["logLevel", "agentls.agentls:debug"]]));
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}&payload=${payload}`);
   await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
   log("workbench visible");
 
@@ -344,8 +363,7 @@ async function main() {
 
   // 04: compact from the palette (Enter on the optional-instructions box)
   await palette(page, "Agent: Compact Conversation");
-  await page.locator(".quick-input-widget input").waitFor({ state: "visible" });
-  await page.waitForTimeout(300);
+  await quickInput(page, /keep the decisions/); // the optional-instructions box (src/commands.ts)
   await page.keyboard.press("Enter");
   const pctAfter = await waitFor(async () => {
     const p = percent(await statusText(page));
@@ -383,6 +401,9 @@ async function main() {
     await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }); // issue 10
   }
   if (fake) {
+    // A turn's text shows before the turn ends; Enter while a turn runs sends nothing (the panel
+    // waits for Stop or the end), so each next prompt waits for the finished reply (.done).
+    const replied = (text) => chat.locator(".msg.assistant.done", { hasText: text }).last().waitFor({ timeout: 30_000 });
     // 07: approvals — a shell command in a modal, an edit as a diff + modal
     await chat.locator("#input").fill("run ls -la");
     await chat.locator("#input").press("Enter");
@@ -391,7 +412,7 @@ async function main() {
     if (!/ls -la/.test((await dialog.innerText()) ?? "")) fail("the approval modal does not show the command");
     await shot(page, "07-approve-shell");
     await dialog.locator("a.monaco-button, button", { hasText: "Always for this session" }).first().click();
-    await chat.locator(".msg.assistant", { hasText: "approved=true remember=true" }).waitFor({ timeout: 30_000 });
+    await replied("approved=true remember=true");
     await chat.locator("#input").fill("edit hello.py");
     await chat.locator("#input").press("Enter");
     const editToast = page.locator(".notification-toast", { hasText: "wants to edit" }).first(); // not a modal: the diff stays visible
@@ -399,7 +420,7 @@ async function main() {
     await page.locator(".editor-instance .monaco-diff-editor, .monaco-diff-editor").first().waitFor({ timeout: 30_000 });
     await shot(page, "08-approve-edit-diff");
     await editToast.locator("a.monaco-button, button", { hasText: "Reject" }).first().click();
-    await chat.locator(".msg.assistant", { hasText: "approved=false" }).waitFor({ timeout: 30_000 });
+    await replied("approved=false");
     log("approvals: modal for shell (Always), diff + notification for edit (Reject)");
     // 08b: Stop cancels the running turn ($/cancelRequest)
     await chat.locator("#input").fill("count slowly to 200");
@@ -419,12 +440,14 @@ async function main() {
     const value = await chat.locator("#input").inputValue();
     if (value !== "summarise @hello.py ") fail(`mention completion gave ${JSON.stringify(value)}`);
     await page.keyboard.press("Enter");
-    await chat.locator(".msg.assistant", { hasText: /attachments: hello\.py \(\d+ chars\)/ }).waitFor({ timeout: 30_000 });
+    await replied(/attachments: hello\.py \(\d+ chars\)/);
     log("@-mention: completed from the workspace and attached with its text");
     // 09b: Add Selection to Chat (ctrl+alt+a) quotes the selection with file and lines
     await palette(page, "Go to File");
-    await page.keyboard.type("notes.md");
-    await page.locator(".quick-input-widget .monaco-list-row", { hasText: "notes.md" }).first().waitFor();
+    // fill the file picker (not the closing command palette), and press Enter once notes.md is the
+    // row Enter opens (another row, e.g. the open Agent Context.md, may match first)
+    await (await quickInput(page, /search files by name/i)).fill("notes.md");
+    await page.locator(".quick-input-widget .monaco-list-row.focused", { hasText: "notes.md" }).waitFor();
     await page.keyboard.press("Enter");
     await page.locator(".tab.active", { hasText: "notes.md" }).waitFor({ timeout: 15_000 });
     await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
@@ -435,7 +458,7 @@ async function main() {
     await page.keyboard.press("Control+Alt+A");
     await waitFor(async () => /`notes\.md` lines 1-3:/.test(await chat.locator("#input").inputValue()), 15_000, "the quoted selection");
     await chat.locator("#input").press("Enter");
-    await chat.locator(".msg.assistant", { hasText: /attachments: notes\.md lines 1-3/ }).waitFor({ timeout: 30_000 });
+    await replied(/attachments: notes\.md lines 1-3/);
     await shot(page, "09-mention-and-selection");
     log("Add Selection to Chat: quoted with file and line range, sent with its range");
     // 10: crash → restarted, and the panel says so

@@ -167,7 +167,7 @@ test("@-mentions ask the host for files and complete from its list", async () =>
   await page.focus("#input");
   await page.keyboard.type("look at @ma");
   const q = (await posted(page)).filter((m) => m.type === "mentionQuery");
-  assert.deepEqual(q[q.length - 1], { type: "mentionQuery", query: "ma" });
+  assert.deepEqual(q[q.length - 1], { type: "mentionQuery", query: "ma", seq: q.length }); // numbered, for the logs
   await host(page, { type: "mentionResults", query: "ma", items: ["src/main.py", "docs/manual.md"] });
   assert.equal(await page.locator(".suggest li").count(), 2);
   await page.keyboard.press("Enter");
