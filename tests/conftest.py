@@ -7,6 +7,16 @@ import pytest
 from agentls.mock_api import MockAnthropicServer
 
 
+@pytest.fixture(autouse=True)
+def user_config_dir(tmp_path, monkeypatch) -> Path:
+    """The user's config folder (instructions, commands) of every test: empty and private, never the
+    developer's own ~/.config/agentls (servers started by a test inherit the variable)."""
+    folder = tmp_path / "user-config"
+    folder.mkdir()
+    monkeypatch.setenv("AGENTLS_CONFIG_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture
 def mock_api():
     with MockAnthropicServer() as server:

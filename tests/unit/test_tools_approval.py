@@ -113,15 +113,21 @@ async def test_remember_is_per_command_for_shell() -> None:
     assert len(asker.requests) == 2
 
 
-async def test_remember_covers_all_file_changes_until_forgotten() -> None:
+async def test_remember_adds_an_allow_rule_for_that_file_and_tool_until_forgotten() -> None:
     asker = Recorder(ApprovalDecision(True, remember=True))
     policy = ApprovalPolicy(asker)
-    assert await policy(ApprovalRequest("edit", path="a.py", diff=""))
-    assert await policy(ApprovalRequest("write", path="b.py", diff=""))
+    assert await policy(ApprovalRequest("edit", path="src/a.py", diff=""))
+    assert asker.requests[0].rules == ("edit_file(src/a.py)",)  # what "Always" adds, shown to the user
+    assert await policy(ApprovalRequest("edit", path="src/a.py", diff=""))
     assert len(asker.requests) == 1
+    assert await policy(ApprovalRequest("write", path="src/a.py", diff=""))  # another tool: asked
+    assert await policy(ApprovalRequest("edit", path="src/b.py", diff=""))  # another file: asked
+    assert len(asker.requests) == 3
+    assert [rule.text for rule in policy.rules.added] == ["edit_file(src/a.py)", "write_file(src/a.py)",
+                                                          "edit_file(src/b.py)"]
     policy.forget()
     asker.answer = ApprovalDecision(False)
-    assert not await policy(ApprovalRequest("write", path="b.py", diff=""))
+    assert not await policy(ApprovalRequest("edit", path="src/a.py", diff=""))
 
 
 async def test_configure_write_also_governs_edit() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..model.settings import DEFAULT_MODEL, DEMO_MODEL
-from .approval import ApprovalCallback
+from .approval import ApprovalCallback, ApprovalPolicy
 from .settings import AgentSettings, context_config, model_settings, wants_demo
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ class AgentRuntime:
 
         async with self._lock:
             self.settings = settings
+            self._configure_policy(settings)
             model = await self._model_settings(settings)
             session = await asyncio.to_thread(functools.partial(  # never fails: at worst unsaved
                 open_session, self.session_root, new=self.new_session, session_id=self.session_id))
@@ -73,10 +74,17 @@ class AgentRuntime:
             self.settings = settings
             if self.agent is None:
                 return False  # start() picks them up
+            self._configure_policy(settings)
             was_demo = self.demo is not None
             model = await self._model_settings(settings)
             self.agent.reconfigure(model, context_config(settings, model.model), settings.mcp_servers)
             return self.demo is not None and not was_demo
+
+    def _configure_policy(self, settings: AgentSettings) -> None:
+        """The user's permission rules and approval modes reach the policy every front end asks through."""
+        if isinstance(self.approve, ApprovalPolicy):
+            self.approve.configure(settings.approval_modes())
+            self.approve.rules.set_user(settings.permissions)
 
     async def _model_settings(self, settings: AgentSettings) -> ModelSettings:
         """ModelSettings for these settings, starting or retiring the demo model as needed."""

@@ -17,13 +17,16 @@ from typing import Any, TypedDict
 
 from ..agent import events as ev
 from ..agent.approval import ApprovalDecision, ApprovalRequest
+from ..agent.commands import CustomCommand
+from ..agent.permissions import Rule
 from ..agent.mcp.status import McpServerStatus, McpToolStatus, McpToolTokens
 from ..agent.runtime import ModelInfo
 from ..agent.sent import ToolResultView
 from ..agent.store.sessions import SessionInfo
 from ..agent.tools.editor.query import EditorQuery
+from ..agent.todos import TodoItem
 from ..agent.transcript import TranscriptEntry, TranscriptTool
-from ..agent.views import ContextDetails
+from ..agent.views import ContextDetails, InstructionFileView
 from ..context.attachments import Attachment
 from ..context.pipeline import CompactionResult
 from ..context.report import Categories, ContextReport, LayerFigure, Placeholder
@@ -45,6 +48,10 @@ RENAME_SESSION = "agent/renameSession"
 DELETE_SESSION = "agent/deleteSession"
 CONTEXT = "agent/context"
 MCP_SERVERS = "agent/mcpServers"
+TODOS = "agent/todos"
+COMMANDS = "agent/commands"
+EXPAND_COMMAND = "agent/expandCommand"
+PERMISSIONS = "agent/permissions"
 # server → client
 EVENT = "agent/event"
 CONTEXT_USAGE = "agent/contextUsage"
@@ -52,7 +59,7 @@ CONFIRM = "agent/confirm"
 EDITOR_QUERY = "agent/editorQuery"
 
 REQUESTS = (CHAT, COMPACT, COST, MODELS, TOOL_RESULT, CLEAR, SESSIONS, NEW_SESSION, RESUME, RENAME_SESSION,
-            DELETE_SESSION, CONTEXT, MCP_SERVERS)
+            DELETE_SESSION, CONTEXT, MCP_SERVERS, TODOS, COMMANDS, EXPAND_COMMAND, PERMISSIONS)
 
 
 # ---------------------------------------------------------------- shapes (docs/protocol.md)
@@ -150,6 +157,7 @@ class ResumeResult(TypedDict):
 class CategoriesWire(TypedDict):
     system: int
     tools: int
+    instructions: int
     user: int
     assistant: int
     toolResults: int
@@ -184,14 +192,59 @@ class ContextUsageWire(TypedDict):
     categories: CategoriesWire
     layers: list[LayerStat]
     nextRequest: str
+    autoCompactAt: float | None
     model: str
     demo: bool
+
+
+class InstructionFileWire(TypedDict):
+    name: str
+    scope: str
+    tokens: int
+    chars: int
+    cut: bool
 
 
 class ContextResult(ContextUsageWire):
     placeholders: list[PlaceholderWire]
     mcpTools: list[McpToolTokensWire]
     toolListChanges: int
+    instructions: list[InstructionFileWire]
+    instructionChanges: int
+
+
+class TodoWire(TypedDict):
+    content: str
+    status: str
+
+
+class TodosResult(TypedDict):
+    todos: list[TodoWire]
+
+
+class CommandInfo(TypedDict):
+    name: str
+    description: str
+    source: str
+    argumentHint: str
+
+
+class CommandsResult(TypedDict):
+    commands: list[CommandInfo]
+
+
+class ExpandCommandResult(TypedDict):
+    prompt: str
+
+
+class PermissionRuleWire(TypedDict):
+    rule: str
+    decision: str
+    source: str
+
+
+class PermissionsResult(TypedDict):
+    rules: list[PermissionRuleWire]
 
 
 class McpToolStatusWire(TypedDict):
@@ -225,7 +278,10 @@ DOC_INTERFACES: dict[str, type] = {
     "TranscriptEntry": TranscriptEntryWire, "ResumeResult": ResumeResult, "LayerStat": LayerStat,
     "Placeholder": PlaceholderWire, "McpToolTokens": McpToolTokensWire, "ContextUsage": ContextUsageWire,
     "ContextResult": ContextResult, "McpToolStatus": McpToolStatusWire, "McpServerStatus": McpServerStatusWire,
-    "McpServersResult": McpServersResult,
+    "McpServersResult": McpServersResult, "InstructionFile": InstructionFileWire, "Todo": TodoWire,
+    "TodosResult": TodosResult, "CommandInfo": CommandInfo, "CommandsResult": CommandsResult,
+    "ExpandCommandResult": ExpandCommandResult, "PermissionRule": PermissionRuleWire,
+    "PermissionsResult": PermissionsResult,
 }
 
 
@@ -285,15 +341,16 @@ def transcript(entries: list[TranscriptEntry]) -> list[TranscriptEntryWire]:
 
 
 def categories(value: Categories) -> CategoriesWire:
-    return {"system": value.system, "tools": value.tools, "user": value.user, "assistant": value.assistant,
-            "toolResults": value.tool_results}
+    return {"system": value.system, "tools": value.tools, "instructions": value.instructions, "user": value.user,
+            "assistant": value.assistant, "toolResults": value.tool_results}
 
 
 def context_usage(report: ContextReport, model: ModelInfo) -> ContextUsageWire:
     return {"used": report.used, "window": report.window, "effectiveWindow": report.effective_window,
             "utilization": report.utilization, "level": report.level, "categories": categories(report.categories),
             "layers": [{"layer": f.layer, "count": f.count, "tokensSaved": f.tokens_saved} for f in report.layers],
-            "nextRequest": report.next_request, "model": model.model, "demo": model.demo}
+            "nextRequest": report.next_request, "autoCompactAt": report.auto_compact_at, "model": model.model,
+            "demo": model.demo}
 
 
 def placeholder(item: Placeholder) -> PlaceholderWire:
@@ -305,7 +362,30 @@ def context(details: ContextDetails, model: ModelInfo) -> ContextResult:
     usage_part = context_usage(details.report, model)
     return {**usage_part, "placeholders": [placeholder(p) for p in details.placeholders],  # type: ignore[typeddict-item]
             "mcpTools": [{"server": t.server, "tools": t.tools, "tokens": t.tokens} for t in details.mcp_tools],
-            "toolListChanges": details.tool_list_changes}
+            "toolListChanges": details.tool_list_changes,
+            "instructions": [instruction_file(item) for item in details.instructions],
+            "instructionChanges": details.instruction_changes}
+
+
+def instruction_file(item: InstructionFileView) -> InstructionFileWire:
+    return {"name": item.name, "scope": item.scope, "tokens": item.tokens, "chars": item.chars, "cut": item.cut}
+
+
+def todo(item: TodoItem) -> TodoWire:
+    return {"content": item.content, "status": item.status}
+
+
+def todos(items: tuple[TodoItem, ...] | list[TodoItem]) -> TodosResult:
+    return {"todos": [todo(item) for item in items]}
+
+
+def commands(found: list[CustomCommand]) -> CommandsResult:
+    return {"commands": [{"name": c.name, "description": c.description, "source": c.source,
+                          "argumentHint": c.argument_hint} for c in found]}
+
+
+def permissions(rules: list[Rule]) -> PermissionsResult:
+    return {"rules": [{"rule": r.text, "decision": r.decision, "source": r.source} for r in rules]}
 
 
 def mcp_server(status: McpServerStatus, scrub: Any = None) -> McpServerStatusWire:
@@ -321,7 +401,8 @@ EVENT_KINDS: dict[type[ev.AgentEvent], str] = {
     ev.TextDelta: "textDelta", ev.ThinkingDelta: "thinkingDelta", ev.ToolStart: "toolStart",
     ev.ToolEnd: "toolEnd", ev.UsageEvent: "usage", ev.CompactionStarted: "compactionStarted",
     ev.CompactionFinished: "compactionFinished", ev.LayerApplied: "layer", ev.RetryEvent: "retry",
-    ev.ToolsChanged: "toolsChanged", ev.ErrorEvent: "error",
+    ev.ToolsChanged: "toolsChanged", ev.ErrorEvent: "error", ev.InstructionsChanged: "instructionsChanged",
+    ev.TodosChanged: "todos",
 }
 _EVENT_BY_KIND = {kind: cls for cls, kind in EVENT_KINDS.items()}
 
@@ -331,17 +412,24 @@ def event(item: ev.AgentEvent, turn_id: str) -> dict[str, Any]:
     data: dict[str, Any] = {"turnId": turn_id, "kind": EVENT_KINDS[type(item)]}
     for f in fields(item):
         value = getattr(item, f.name)
-        data[_camel(f.name)] = usage(value) if isinstance(value, Usage) else value
+        if isinstance(value, Usage):
+            value = usage(value)
+        elif isinstance(item, ev.TodosChanged):
+            value = [todo(entry) for entry in value]
+        data[_camel(f.name)] = value
     return data
 
 
 def confirm_params(request: ApprovalRequest) -> dict[str, Any]:
-    """ConfirmParams: kind, plus command (shell), path and diff (write/edit) or server, tool and input (mcp)."""
+    """ConfirmParams: kind, plus command (shell), path and diff (write/edit) or server, tool and input (mcp);
+    rules when "Always" would add some."""
     params: dict[str, Any] = {"kind": request.kind}
     for name in ("command", "path", "diff", "server", "tool", "input"):
         value = getattr(request, name)
         if value is not None:
             params[name] = value
+    if request.rules:
+        params["rules"] = list(request.rules)
     return params
 
 
@@ -392,7 +480,10 @@ def approval_request_from_wire(params: dict[str, Any]) -> ApprovalRequest:
     kind = params.get("kind")
     texts = {name: str(params[name]) for name in ("command", "path", "diff", "server", "tool", "input")
              if params.get(name) is not None}
-    return ApprovalRequest(kind if kind in ("shell", "write", "edit", "mcp") else "shell", **texts)
+    rules = params.get("rules")
+    found = tuple(str(r) for r in rules) if isinstance(rules, list) else ()
+    return ApprovalRequest(kind if kind in ("shell", "write", "edit", "mcp") else "shell", **texts,  # type: ignore[arg-type]
+                           rules=found)
 
 def attachment(item: dict[str, Any]) -> Attachment:
     """A checked ChatParams attachment (lsp/methods/chat.py checks and resolves it first)."""
@@ -417,6 +508,8 @@ def event_from_wire(data: dict[str, Any]) -> ev.AgentEvent | None:
         key = _camel(f.name)
         if key in data:
             values[f.name] = usage_from_wire(data[key]) if cls is ev.UsageEvent else data[key]
+    if cls is ev.TodosChanged:
+        values["todos"] = todos_from_wire(data.get("todos"))
     try:
         return cls(**values)
     except TypeError:  # a required field missing: not an event we can show
@@ -429,11 +522,13 @@ def context_report_from_wire(data: dict[str, Any]) -> ContextReport:
         window=int(data.get("window", 0)), effective_window=int(data.get("effectiveWindow", 0)),
         used=int(data.get("used", 0)), utilization=float(data.get("utilization", 0.0)),
         level=str(data.get("level", "ok")),
-        categories=Categories(system=cats.get("system", 0), tools=cats.get("tools", 0), user=cats.get("user", 0),
+        categories=Categories(system=cats.get("system", 0), tools=cats.get("tools", 0),
+                              instructions=cats.get("instructions", 0), user=cats.get("user", 0),
                               assistant=cats.get("assistant", 0), tool_results=cats.get("toolResults", 0)),
         layers=tuple(LayerFigure(str(f.get("layer", "")), int(f.get("count", 0)), int(f.get("tokensSaved", 0)))
                      for f in data.get("layers") or []),
-        next_request=str(data.get("nextRequest", "none")))
+        next_request=str(data.get("nextRequest", "none")),
+        auto_compact_at=float(data["autoCompactAt"]) if isinstance(data.get("autoCompactAt"), (int, float)) else None)
 
 
 def model_info_from_wire(data: dict[str, Any]) -> ModelInfo:
@@ -447,7 +542,28 @@ def context_from_wire(data: dict[str, Any]) -> ContextDetails:
                           int(p.get("originalChars", 0))) for p in data.get("placeholders") or []),
         tuple(McpToolTokens(t.get("server", ""), int(t.get("tools", 0)), int(t.get("tokens", 0)))
               for t in data.get("mcpTools") or []),
-        int(data.get("toolListChanges", 0)))
+        int(data.get("toolListChanges", 0)),
+        tuple(InstructionFileView(str(f.get("name", "")), str(f.get("scope", "")), int(f.get("tokens", 0)),
+                                  int(f.get("chars", 0)), bool(f.get("cut", False)))
+              for f in data.get("instructions") or []),
+        int(data.get("instructionChanges", 0)))
+
+
+def todos_from_wire(items: Any) -> list[TodoItem]:
+    return [TodoItem(str(t.get("content", "")), str(t.get("status", "pending")))
+            for t in items or [] if isinstance(t, dict)]
+
+
+def commands_from_wire(items: Any) -> list[CustomCommand]:
+    from pathlib import Path
+
+    return [CustomCommand(str(c.get("name", "")), str(c.get("description", "")), str(c.get("source", "")),
+                          Path(), str(c.get("argumentHint", ""))) for c in items or [] if isinstance(c, dict)]
+
+
+def permissions_from_wire(items: Any) -> list[Rule]:
+    return [Rule(str(r.get("decision", "allow")), str(r.get("rule", "")), None, str(r.get("source", "")))  # type: ignore[arg-type]
+            for r in items or [] if isinstance(r, dict)]
 
 
 def cost_from_wire(data: dict[str, Any]) -> CostReport:

@@ -13,6 +13,7 @@ from ..approval import ApprovalCallback
 from ..workspace import Workspace, WorkspaceError
 
 if TYPE_CHECKING:
+    from ..todos import TodoList
     from .editor.query import EditorQueries
 
 
@@ -27,6 +28,7 @@ class ToolContext:
     editor: "EditorQueries | None" = None  # the client answers agent/editorQuery
     grep_file_seconds: float = 5.0  # time budget of one file
     grep_total_seconds: float = 30.0  # and of the whole search
+    todos: "TodoList | None" = None  # the agent's task list (todo_write replaces it)
 
 
 @dataclass(frozen=True)
