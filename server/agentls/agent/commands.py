@@ -79,7 +79,7 @@ def expand(command: CustomCommand, arguments: str) -> str:
     if ARGUMENTS in body:
         body = body.replace(ARGUMENTS, arguments)
     elif arguments:
-        body = f"{body}\n\nArguments: {arguments}"
+        body = f"{body.rstrip()}\n\nArguments: {arguments}"
     if not body.strip():
         raise CommandError(f"/{command.name}: {command.path} has no text to send")
     return body.strip()

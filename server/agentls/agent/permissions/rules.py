@@ -2,8 +2,9 @@
 
 - `run_shell(PATTERN)`: PATTERN is matched against each simple command of the
   line (permissions/shell.py), whole, with `*` standing for any text (`\\*` is
-  a literal star); runs of spaces count as one. `run_shell(git status*)`
-  matches `git status` and `git status --short`, not `git stash`.
+  a literal star); runs of spaces count as one, and a final ` *` also matches
+  nothing (`rm *` matches `rm` alone). `run_shell(git status*)` matches
+  `git status` and `git status --short`, not `git stash`.
 - a file tool (`read_file`, `write_file`, `edit_file`, `list_files`,
   `grep_search`, the editor tools — any tool whose input names a `path`):
   PATTERN is matched against the workspace-relative path with .gitignore
@@ -90,6 +91,9 @@ def escape_path(path: str) -> str:
 def _shell_pattern(pattern: str) -> re.Pattern[str]:
     out, index = [], 0
     pattern = " ".join(pattern.split())
+    optional_tail = pattern.endswith(" *") and not pattern.endswith("\\ *")
+    if optional_tail:
+        pattern = pattern[:-2]
     while index < len(pattern):
         char = pattern[index]
         if char == "\\" and index + 1 < len(pattern):
@@ -98,6 +102,8 @@ def _shell_pattern(pattern: str) -> re.Pattern[str]:
             continue
         out.append(".*" if char == "*" else re.escape(char))
         index += 1
+    if optional_tail:
+        out.append("(?: .*)?")
     return re.compile("".join(out), re.S)
 
 
