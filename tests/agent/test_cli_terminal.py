@@ -60,3 +60,24 @@ def test_repl_sessions_and_resume(tmp_path):
     after = out.rsplit("resumed ", 1)[1]
     assert "What does README.md say?" in after.split("(this chat)")[0].rsplit("\n", 2)[-1] or \
         any(line.startswith("  1. What does README.md say?") and "(this chat)" in line for line in after.splitlines())
+
+
+def test_repl_custom_commands_always_rules_tasks_and_permissions(tmp_path):
+    """Issue 21 in the terminal: a custom command from .agents/commands/, listed by /help and expanded with
+    $ARGUMENTS; "always" prints the rule it adds and the next identical command runs unasked."""
+    root = workspace(tmp_path)
+    (root / ".agents" / "commands").mkdir(parents=True)
+    (root / ".agents" / "commands" / "explain.md").write_text(
+        "---\ndescription: Explain a file\nargument-hint: <file>\n---\nWhat does $ARGUMENTS say?\n")
+    lines = "/help\n/explain README.md\nrun ls -la\na\nrun ls -la\n/permissions\n/tasks\n/nope\n/quit\n"
+    done = run(["repl", "--workspace", str(root)], tmp_path, stdin=lines)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "/explain <file> — Explain a file (workspace)" in out
+    assert "The build uses make." in out  # the expanded prompt reached the model, which read the file
+    assert out.count("? run: ls -la") == 1  # asked once: "always" covered the second run
+    assert "[a]lways allows: run_shell(ls -la)" in out
+    assert "+ allow run_shell(ls -la) (for this session" in out
+    assert "allow run_shell(ls -la)" in out.split("/permissions", 1)[1]
+    assert "tasks: (none)" in out
+    assert "unknown command /nope" in out

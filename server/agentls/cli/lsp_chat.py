@@ -23,7 +23,10 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
 from .. import __version__
+from ..agent.commands import CustomCommand
 from ..agent.errors import AgentError
+from ..agent.permissions import Rule
+from ..agent.todos import TodoItem
 from ..agent.mcp.config import read_mcp_json
 from ..agent.mcp.status import McpServerStatus
 from ..agent.runtime import ModelInfo
@@ -94,6 +97,8 @@ class LspBackend:
             self.renderer.note("    approved (--yes)", "2")
             return protocol.confirm_result(True, False)
         approved, remember = await ask_yes_no_always(self.renderer)
+        if approved and remember:
+            self.renderer.rules_added(request.rules)
         return protocol.confirm_result(approved, remember)
 
     # ---- connection ------------------------------------------------------------
@@ -180,6 +185,19 @@ class LspBackend:
 
     def status(self) -> tuple[ContextReport | None, ModelInfo | None]:
         return self.usage if self.usage is not None else (None, None)
+
+    async def todos(self) -> list[TodoItem]:
+        return protocol.todos_from_wire((await self.request(protocol.TODOS, {})).get("todos"))
+
+    async def permissions(self) -> list[Rule]:
+        return protocol.permissions_from_wire((await self.request(protocol.PERMISSIONS, {})).get("rules"))
+
+    async def commands(self) -> list[CustomCommand]:
+        return protocol.commands_from_wire((await self.request(protocol.COMMANDS, {})).get("commands"))
+
+    async def expand_command(self, name: str, arguments: str) -> str:
+        answer = await self.request(protocol.EXPAND_COMMAND, {"name": name, "arguments": arguments})
+        return str(answer.get("prompt", ""))
 
 
 async def _forward(stream: asyncio.StreamReader) -> None:
