@@ -69,16 +69,22 @@ export async function showApprovalDiff(docs: VirtualDocs, p: ConfirmParams): Pro
 }
 
 /** Where "Always" keeps its rules: `agentls.permissions` of the workspace when a folder is open, else the user's. */
-export type RuleWriter = (rules: string[]) => Promise<string | undefined>;
+export interface KeptRules {
+  where: string; // said to the user
+  open: string; // the command that opens that settings file
+}
+export type RuleWriter = (rules: string[]) => Promise<KeptRules | undefined>;
 
-export async function writeAllowRules(rules: string[]): Promise<string | undefined> {
+export async function writeAllowRules(rules: string[]): Promise<KeptRules | undefined> {
   const config = vscode.workspace.getConfiguration("agentls");
   const inWorkspace = !!vscode.workspace.workspaceFolders?.length;
   const target = inWorkspace ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
   const inspected = config.inspect<Record<string, unknown>>("permissions");
   const current = inWorkspace ? inspected?.workspaceValue : inspected?.globalValue;
   await config.update("permissions", withAllowRules(current as never, rules), target);
-  return inWorkspace ? "workspace settings (.vscode/settings.json)" : "user settings";
+  return inWorkspace
+    ? { where: "workspace settings (.vscode/settings.json)", open: "workbench.action.openWorkspaceSettingsFile" }
+    : { where: "user settings", open: "workbench.action.openSettingsJson" };
 }
 
 export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.window, keep: RuleWriter = writeAllowRules) {
@@ -106,14 +112,14 @@ export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.win
 async function keepRules(keep: RuleWriter, rules: string[]): Promise<void> {
   const listed = rules.map((r) => `\`${r}\``).join(", ");
   try {
-    const where = await keep(rules);
-    if (!where) return;
+    const kept = await keep(rules);
+    if (!kept) return;
     const open = "Open Settings";
     const pick = await vscode.window.showInformationMessage(
-      `Agent: allowed from now on: ${listed} — added to agentls.permissions in the ${where}; remove it there to be asked again.`,
+      `Agent: allowed from now on: ${listed} — added to agentls.permissions in the ${kept.where}; remove it there to be asked again.`,
       open,
     );
-    if (pick === open) await vscode.commands.executeCommand("workbench.action.openSettingsJson");
+    if (pick === open) await vscode.commands.executeCommand(kept.open);
   } catch (e) {
     void vscode.window.showWarningMessage(`Agent: ${listed} applies for this session, but could not be saved to agentls.permissions: ${(e as Error).message ?? e}`);
   }

@@ -27,6 +27,7 @@ import { contextSteps } from "./steps-context.mjs";
 import { editorSteps } from "./steps-editor.mjs";
 import { sessionSteps } from "./steps-sessions.mjs";
 import { mcpSteps } from "./steps-mcp.mjs";
+import { ruleSteps } from "./steps-rules.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const repo = path.resolve(ext, "..");
@@ -365,6 +366,7 @@ async function main() {
     await contextSteps({ page, chat, workspace, shot, palette, statusText, waitFor, log, fail }); // issue 9 (needs the demo model)
     await editorSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
     await mcpSteps({ page, chat, workspace, python, repo, shot, palette, waitFor, statusText, log, fail }); // issue 12
+    await ruleSteps({ page, chat, workspace, shot, waitFor, log, fail }); // issue 21
     // last: its final step points agentls.pythonPath at a missing interpreter, which stops the server
     await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }); // issue 10
   }
@@ -376,7 +378,7 @@ async function main() {
     await dialog.waitFor({ timeout: 30_000 });
     if (!/ls -la/.test((await dialog.innerText()) ?? "")) fail("the approval modal does not show the command");
     await shot(page, "07-approve-shell");
-    await dialog.locator("a.monaco-button, button", { hasText: "Always for this session" }).first().click();
+    await dialog.locator("a.monaco-button, button", { hasText: /^Always$/ }).first().click();
     await chat.locator(".msg.assistant", { hasText: "approved=true remember=true" }).waitFor({ timeout: 30_000 });
     await chat.locator("#input").fill("edit hello.py");
     await chat.locator("#input").press("Enter");

@@ -76,7 +76,7 @@ test("Always keeps the request's rules in agentls.permissions.allow and says so 
   };
   const handler = makeConfirmHandler(new VirtualDocs(), ui as never, async (rules) => {
     kept.push(rules);
-    return "workspace settings (.vscode/settings.json)";
+    return { where: "workspace settings (.vscode/settings.json)", open: "workbench.action.openWorkspaceSettingsFile" };
   });
   const p = { kind: "shell" as const, command: "git status && npm test", rules: ["run_shell(npm test)"] };
   assert.match(confirmDetail(p), /"Always" allows from now on: run_shell\(npm test\)$/);
@@ -85,7 +85,7 @@ test("Always keeps the request's rules in agentls.permissions.allow and says so 
   // Approve once keeps nothing; a request without rules (unparseable) keeps nothing either
   const once = makeConfirmHandler(new VirtualDocs(), { showWarningMessage: () => Promise.resolve(APPROVE) } as never, async (r) => {
     kept.push(r);
-    return "x";
+    return { where: "x", open: "y" };
   });
   await once(p);
   await handler({ kind: "shell", command: "echo 'unclosed" });
