@@ -3,7 +3,7 @@
 //      and it is in the workspace's .vscode/settings.json (agentls.permissions.allow)
 //   23 /permissions in the panel lists it; the same command runs again without a dialog
 //   24 the rule removed from the settings → the next run asks again
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const RULE = "run_shell(ls -la)";
@@ -18,6 +18,12 @@ export async function ruleSteps({ page, chat, workspace, shot, waitFor, log, fai
     await chat.locator("#input").press("Enter");
     return () => waitFor(async () => (await chat.locator(".msg.assistant.done").count()) > before, 60_000, `the reply to "${prompt}"`);
   };
+
+  // back to the offline demo model (the editor steps pointed the client at a scripted endpoint)
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify({ "agentls.contextWindow": 40000 }, null, 2));
+  const modelName = async () => ((await chat.locator(".model").textContent()) ?? "").trim();
+  await waitFor(async () => (await modelName()) === "demo model (offline)", 60_000, "the demo model to answer again");
 
   // 22: Always → a visible rule
   const first = await send("run ls -la");

@@ -1,10 +1,10 @@
 """Asking the user before the agent runs commands or changes files.
 
 Tools only see an `ApprovalCallback` (request → bool). `ApprovalPolicy` is
-one: it applies the configured mode per kind ("ask" | "always" | "never")
-and a session "remember" set before falling back to an `Asker` (the LSP
-confirm round-trip), which may answer with a plain bool or an
-`ApprovalDecision` carrying `remember=True`.
+one: it applies the permission rules and the configured mode per kind
+("ask" | "always" | "never") before falling back to an `Asker` (the LSP
+confirm round-trip, the terminal prompt), which may answer with a plain bool
+or an `ApprovalDecision` carrying `remember=True` ("Always").
 
 Permission rules (agent/permissions) come first: a call a deny rule matches
 is refused without asking (the agent loop does not even run the tool), an ask
