@@ -110,13 +110,13 @@ class Instructions:
                 found.append(self._file(picked, shown, ROOT))
                 seen.add(picked)
         for folder in self.activated:
-            picked = _pick(folder)
-            root = next((r for r in roots if r in folder.parents), None)
-            if picked is None or picked in seen or root is None:
+            nested = _pick(folder)
+            home = next((r for r in roots if r in folder.parents), None)
+            if nested is None or nested in seen or home is None:
                 continue
-            rel = picked.relative_to(root).as_posix()
-            found.append(self._file(picked, rel if len(roots) == 1 else f"{root.name}/{rel}", NESTED))
-            seen.add(picked)
+            rel = nested.relative_to(home).as_posix()
+            found.append(self._file(nested, rel if len(roots) == 1 else f"{home.name}/{rel}", NESTED))
+            seen.add(nested)
         self._known = {path: known for path, known in self._known.items() if path in seen}
         found = _within_total(found)
         section = render(found)

@@ -157,42 +157,47 @@ class Permissions:
                     return Verdict(decision, rule, subject)
         return Verdict()
 
+    def _command(self, text: str) -> Verdict:
+        return self._strongest(SHELL_TOOL, lambda rule: rule.matches_command(text), text)
+
+    def _file(self, tool: str, path: str | None, shown: str) -> Verdict:
+        return self._strongest(tool, lambda rule: rule.matches_path(path), path or shown)
+
     def _shell(self, command: str, relative: Relative) -> Verdict:
         line = shell.split(command)
-        # deny and ask: any form of any part, and any file touched
+        touched = [(tool, target, relative(target)) for tool, targets in ((WRITE_TOOL, line.writes),
+                                                                          (READ_TOOL, line.reads))
+                   for target in targets]
+        # deny, then ask: any form of any part (a wrapped or prefixed command too), any file touched
         for decision in ("deny", "ask"):
             for part in line.parts:
                 for form in part.forms:
-                    verdict = self._strongest(SHELL_TOOL, lambda rule: rule.matches_command(form), form)
+                    verdict = self._command(form)
                     if verdict.decision == decision:
                         return verdict
-            for tool, targets in ((WRITE_TOOL, line.writes), (READ_TOOL, line.reads)):
-                for target in targets:
-                    path = relative(target)
-                    verdict = self._strongest(tool, lambda rule: rule.matches_path(path), path or target)
-                    if verdict.decision == decision:
-                        return verdict
+            for tool, target, path in touched:
+                verdict = self._file(tool, path, target)
+                if verdict.decision == decision:
+                    return verdict
         # allow: every part as written, every file written into
         missing: list[str] = []
         first: Verdict | None = None
         for part in line.parts:
-            verdict = self._strongest(SHELL_TOOL, lambda rule: rule.matches_command(part.text), part.text)
+            verdict = self._command(part.text)
             if verdict.decision != "allow":
                 missing.append(f"{SHELL_TOOL}({escape_command(part.text)})")
             first = first or verdict
-        for target in line.writes:
-            path = relative(target)
-            verdict = self._strongest(WRITE_TOOL, lambda rule: rule.matches_path(path), path or target)
-            if verdict.decision != "allow":
-                if path is None:
-                    return Verdict()  # outside the workspace (or an expansion): only a person can say yes
-                missing.append(f"{WRITE_TOOL}({escape_path(path)})")
+        for tool, target, path in touched:
+            if tool != WRITE_TOOL or self._file(tool, path, target).decision == "allow":
+                continue
+            if path is None:
+                return Verdict()  # outside the workspace (or an expansion): only a person can say yes
+            missing.append(f"{WRITE_TOOL}({escape_path(path)})")
         if not line.parsed or not line.parts:
             return Verdict()
-        suggestions = tuple(dict.fromkeys(missing))
         if not missing and first is not None:
             return Verdict("allow", first.rule, command)
-        return Verdict(None, None, command, suggestions)
+        return Verdict(None, None, command, tuple(dict.fromkeys(missing)))
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
