@@ -1,8 +1,8 @@
 // e2e steps for issue 21: "Always" in an approval creates a permission rule the user can see and remove.
-//   22 demo model: "run ls -la" → the modal says what "Always" allows → Always → a notification names the rule,
+//   30 demo model: "run ls -la" → the modal says what "Always" allows → Always → a notification names the rule,
 //      and it is in the workspace's .vscode/settings.json (agentls.permissions.allow)
-//   23 /permissions in the panel lists it; the same command runs again without a dialog
-//   24 the rule removed from the settings → the next run asks again
+//   31 /permissions in the panel lists it; the same command runs again without a dialog
+//   32 the rule removed from the settings → the next run asks again
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -25,7 +25,7 @@ export async function ruleSteps({ page, chat, workspace, shot, waitFor, log, fai
   const modelName = async () => ((await chat.locator(".model").textContent()) ?? "").trim();
   await waitFor(async () => (await modelName()) === "demo model (offline)", 60_000, "the demo model to answer again");
 
-  // 22: Always → a visible rule
+  // 30: Always → a visible rule
   const first = await send("run ls -la");
   await dialog.waitFor({ timeout: 60_000 });
   const asked = (await dialog.innerText()) ?? "";
@@ -39,10 +39,10 @@ export async function ruleSteps({ page, chat, workspace, shot, waitFor, log, fai
   const kept = await waitFor(() => settings()["agentls.permissions"]?.allow, 30_000, "agentls.permissions in .vscode/settings.json");
   if (!kept.includes(RULE)) fail(`.vscode/settings.json holds ${JSON.stringify(kept)}, not ${RULE}`);
   await page.waitForTimeout(500);
-  await shot(page, "22-always-wrote-a-rule");
+  await shot(page, "30-always-wrote-a-rule");
   log(`Always: ${RULE} written to agentls.permissions.allow in .vscode/settings.json and announced`);
 
-  // 23: listed by /permissions, and the same command runs without a dialog
+  // 31: listed by /permissions, and the same command runs without a dialog
   await chat.locator("#input").fill("/permissions");
   await chat.locator("#input").press("Enter");
   const listed = chat.locator(".msg.notice", { hasText: "Permission rules" }).last();
@@ -52,10 +52,10 @@ export async function ruleSteps({ page, chat, workspace, shot, waitFor, log, fai
   const again = await send("run ls -la");
   await again();
   if (await dialog.isVisible()) fail("the allowed command asked again");
-  await shot(page, "23-permissions-listed-and-ran-unasked");
+  await shot(page, "31-permissions-listed-and-ran-unasked");
   log("/permissions lists the rule; the same command ran without a dialog");
 
-  // 24: removed from the settings → asked again (Cancel refuses)
+  // 32: removed from the settings → asked again (Cancel refuses)
   const without = settings();
   delete without["agentls.permissions"];
   writeFileSync(file, JSON.stringify(without, null, 2));
