@@ -45,7 +45,7 @@ export interface ModelPrice {
 export interface AgentThresholds {
   budgetSoft?: number; // 0.50: old results budgeted to 30K chars
   budgetHard?: number; // 0.70: old results budgeted to 15K chars
-  autoCompact?: number; // 0.85: L3 summary
+  autoCompact?: number | null; // 0.85: L3 summary; null: never on its own
   warn?: number; // 0.60: status level "warn"
   high?: number; // 0.85: status level "high"
 }
@@ -68,6 +68,14 @@ export interface AgentSettings {
   };
   diagnosticsWaitMs?: number; // after an edit of an open file, wait up to this long for its diagnostics; default 2000
   mcpServers?: { [name: string]: McpServerConfig }; // MCP servers whose tools the agent may call
+  permissions?: Permissions; // which tool calls run without asking, always ask, never run
+}
+
+/** Rules: "tool" or "tool(pattern)", e.g. "run_shell(npm test*)", "edit_file(*.lock)". */
+export interface Permissions {
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
 }
 
 /** One entry of `mcpServers`, the `mcp.json` shape; exactly one of command / url. */
@@ -114,6 +122,10 @@ export const Methods = {
   checkpointDiff: "agent/checkpointDiff",
   rewind: "agent/rewind",
   fork: "agent/fork",
+  todos: "agent/todos",
+  commands: "agent/commands",
+  expandCommand: "agent/expandCommand",
+  permissions: "agent/permissions",
 } as const;
 
 export interface ChatParams {
@@ -231,6 +243,50 @@ export interface ModelInfo {
   outputPerMTok: number | null;
   cacheReadPerMTok: number | null;
   cacheWritePerMTok: number | null;
+}
+
+export type TodoStatus = "pending" | "in_progress" | "completed";
+
+export interface Todo {
+  content: string;
+  status: TodoStatus;
+}
+
+/** `agent/todos`: the task list as the model last wrote it (todo_write). */
+export interface TodosResult {
+  todos: Todo[];
+}
+
+export interface CommandInfo {
+  name: string;
+  description: string;
+  source: "workspace" | "user";
+  argumentHint: string;
+}
+
+/** `agent/commands`: custom slash commands (.agents/commands/*.md, the user's commands folder). */
+export interface CommandsResult {
+  commands: CommandInfo[];
+}
+
+export interface ExpandCommandParams {
+  name: string;
+  arguments?: string;
+}
+
+export interface ExpandCommandResult {
+  prompt: string;
+}
+
+export interface PermissionRule {
+  rule: string;
+  decision: "allow" | "ask" | "deny";
+  source: string;
+}
+
+/** `agent/permissions`: the rules in force and where each is written. */
+export interface PermissionsResult {
+  rules: PermissionRule[];
 }
 
 /** `agent/clear` → `{}` */
@@ -374,6 +430,7 @@ export type ContextLevel = "ok" | "warn" | "high";
 export interface ContextCategories {
   system: number;
   tools: number;
+  instructions: number; // instruction files (AGENTS.md…) in the system prompt
   user: number;
   assistant: number;
   toolResults: number;
@@ -408,11 +465,22 @@ export interface ContextResult {
   utilization: number;
   level: ContextLevel;
   nextRequest: NextRequest;
+  autoCompactAt: number | null; // utilization at which a summary replaces older turns; null: off
   categories: ContextCategories;
   layers: LayerStat[];
   placeholders: Placeholder[];
   mcpTools: McpToolTokens[]; // per MCP server: tools offered and their definitions' tokens per request
   toolListChanges: number; // requests whose tool list changed (each one cache break)
+  instructions: InstructionFile[]; // the instruction files in the system prompt
+  instructionChanges: number; // requests whose instruction files changed (each one cache break)
+}
+
+export interface InstructionFile {
+  name: string; // "AGENTS.md", "src/AGENTS.md", "~user/AGENTS.md"
+  scope: "user" | "root" | "nested";
+  tokens: number;
+  chars: number; // the whole file
+  cut: boolean; // over the cap: only its beginning is in the prompt
 }
 
 /** tokens: part of categories.tools */
@@ -485,6 +553,8 @@ export type AgentEvent =
   | { turnId: string; kind: "retry"; attempt: number; delaySeconds: number; reason: string; discardPartial: boolean }
   | { turnId: string; kind: "toolsChanged"; changes: number; added: string[]; removed: string[] }
   | { turnId: string; kind: "checkpoint"; checkpoint: string; files: CheckpointFile[]; skipped: SkippedFile[] }
+  | { turnId: string; kind: "instructionsChanged"; changes: number; added: string[]; removed: string[]; changed: string[] }
+  | { turnId: string; kind: "todos"; todos: Todo[] }
   | { turnId: string; kind: "error"; message: string };
 
 export type AgentEventKind = AgentEvent["kind"];
@@ -502,6 +572,7 @@ export interface ContextUsage {
   categories: ContextCategories;
   layers: LayerStat[];
   nextRequest: NextRequest;
+  autoCompactAt: number | null;
 }
 
 export type ConfirmKind = "shell" | "write" | "edit" | "mcp" | "rewind";
@@ -516,9 +587,10 @@ export interface ConfirmParams {
   input?: string; // mcp: the arguments as JSON
   checkpoint?: string; // rewind
   paths?: string[]; // rewind: files changed outside the agent it would overwrite
+  rules?: string[]; // the allow rules "Always" (remember) adds; absent: none can be made
 }
 
-/** remember: always for this session */
+/** remember: "Always" (adds the request's rules) */
 export interface ConfirmResult {
   approved: boolean;
   remember?: boolean;

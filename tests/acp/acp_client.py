@@ -31,7 +31,8 @@ def agent_env(tmp_path: Path, mock_api: MockAnthropicServer | None, **extra: str
     """The agent's environment: its own data and config folders, the mock API and a key."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env["AGENTLS_DATA_DIR"] = str(tmp_path / "data")
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")  # the user's settings file: agentls/settings.json there
+    # The user's config folder (settings.json, AGENTS.md, commands/): agent/userconfig.py reads the override.
+    env["AGENTLS_CONFIG_DIR"] = str(tmp_path / "config" / "agentls")
     if mock_api is not None:
         env["ANTHROPIC_BASE_URL"] = mock_api.base_url
         env["ANTHROPIC_API_KEY"] = SECRET

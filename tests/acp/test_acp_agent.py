@@ -231,3 +231,49 @@ async def test_settings_files_user_may_loosen_workspace_may_not(tmp_path, mock_a
     text = client.text()
     assert "approvals.write = 'always' is ignored" in text and "baseUrl is ignored in a workspace file" in text
     assert len(mock_api.message_bodies) == 3  # baseUrl stayed the mock's
+
+
+async def test_the_task_list_custom_commands_and_rules_reach_an_acp_client(tmp_path, mock_api, workspace):
+    """Issue 21 over ACP: todo_write becomes a `plan` (again on session/load), a .agents/commands/ file is an
+    offered command whose use sends its text with $ARGUMENTS filled in, "allow always" adds the allow rule
+    "Always" adds elsewhere (the next identical command runs unasked), and a workspace deny rule refuses
+    without asking."""
+    (workspace / ".agents" / "commands").mkdir(parents=True)
+    (workspace / ".agents" / "commands" / "explain.md").write_text(
+        "---\ndescription: Explain a file\nargument-hint: <file>\n---\nWhat does $ARGUMENTS say?\n")
+    (workspace / ".agents" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["run_shell(rm *)"]}}))
+    todos = [{"content": "read the notes", "status": "completed"}, {"content": "answer", "status": "in_progress"}]
+    mock_api.script(Reply([ToolUse("todo_write", {"todos": todos})]), Reply("planned"),
+                    Reply([ToolUse("run_shell", {"command": "echo hi"})]), Reply("ran"),
+                    Reply([ToolUse("run_shell", {"command": "echo hi"}), ToolUse("run_shell", {"command": "rm -rf x"})]),
+                    Reply("done"))
+    env = agent_env(tmp_path, mock_api)
+    client = EditorClient()
+    client.answer = "allow_always"
+    async with running_agent(client, env) as (conn, _):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt("/explain notes.md")), 60)
+        for text in ("run it", "again, and clean up"):
+            await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt(text)), 60)
+
+    offered = client.of("available_commands_update")[0].available_commands
+    explain = next(c for c in offered if c.name == "explain")
+    assert explain.description == "Explain a file" and explain.input.root.hint == "<file>"
+    assert mock_api.message_bodies[0]["messages"][0]["content"][-1]["text"] == "What does notes.md say?"
+    [plan] = client.of("plan")
+    assert [(e.content, e.status) for e in plan.entries] == [("read the notes", "completed"), ("answer", "in_progress")]
+
+    [asked] = client.permissions  # the second `echo hi` ran under the rule; `rm -rf x` was never asked
+    always = next(o for o in asked.options if o.kind == "allow_always")
+    assert always.name == "Allow always (this session): run_shell(echo hi)"
+    results = mock_api.message_bodies[-1]["messages"][-1]["content"]
+    assert "hi" in results[0]["content"] and not results[0].get("is_error")
+    assert results[1]["is_error"] and "run_shell(rm *)" in results[1]["content"]
+    denied = client.of("tool_call_update")[-1]
+    assert denied.status == "failed" and "permission rule `run_shell(rm *)`" in denied.content[0].content.text
+
+    second = EditorClient()
+    async with running_agent(second, env) as (conn, _):
+        await asyncio.wait_for(conn.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[]), 60)
+    [replayed] = second.of("plan")  # a loaded session shows its task list
+    assert [e.content for e in replayed.entries] == ["read the notes", "answer"]

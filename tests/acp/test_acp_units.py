@@ -1,19 +1,19 @@
 """The ACP front end's pieces on their own: layering, the line transport's checks, settings files,
-prompt content, and the mapping hooks for what other branches add (issue 21's task list)."""
+prompt content, and the permission options ("allow always" names the rules it adds)."""
 
 from __future__ import annotations
 
 import ast
 import asyncio
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from acp import schema
 from agentls.acp import protocol
 from agentls.acp.settings import read_settings, with_client_servers
-from agentls.acp.stream import summary_of, todo_entries
+from agentls.acp.stream import summary_of
+from agentls.agent.approval import ApprovalRequest
 from agentls.acp.transport import LineTransport, invalid
 from agentls.context.compact import FILES_MARK, SUMMARY_MARK, USER_TEXTS_MARK
 
@@ -82,7 +82,7 @@ async def test_the_transport_answers_unreadable_lines_and_passes_the_rest():
 
 
 def _settings(tmp_path: Path, user: object = None, workspace: object = None, monkeypatch=None) -> Path:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("AGENTLS_CONFIG_DIR", str(tmp_path / "config" / "agentls"))
     if user is not None:
         (tmp_path / "config" / "agentls").mkdir(parents=True)
         (tmp_path / "config" / "agentls" / "settings.json").write_text(user if isinstance(user, str) else json.dumps(user))
@@ -160,18 +160,23 @@ def test_the_compaction_summary_is_shown_without_the_quoted_texts_and_files():
     assert summary_of(message) == "We fixed the bug."
 
 
-def test_a_task_list_event_becomes_a_plan_when_the_core_has_one():
-    """Issue 21's TodoChanged (built on another branch): its items, dicts or objects, map to plan entries."""
-    @dataclass(frozen=True)
-    class Item:
-        content: str
-        status: str
+def test_allow_always_names_the_rules_it_adds_and_is_not_offered_when_none_can_be_made():
+    options = protocol.permission_options(ApprovalRequest("shell", command="npm test && make",
+                                                          rules=("run_shell(npm test)", "run_shell(make)")))
+    assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once", "reject_always"]
+    assert options[1].name == "Allow always (this session): run_shell(npm test), run_shell(make)"
+    many = protocol.permission_options(ApprovalRequest("shell", command="a; b; c; d; e",
+                                                       rules=tuple(f"run_shell({x})" for x in "abcde")))
+    assert many[1].name.endswith("run_shell(c) and 2 more")
+    unparsed = protocol.permission_options(ApprovalRequest("shell", command="echo $(("))  # no rule can be made
+    assert [o.kind for o in unparsed] == ["allow_once", "reject_once", "reject_always"]
 
-    @dataclass(frozen=True)
-    class TodoChanged:
-        todos: tuple
 
-    entries = todo_entries(TodoChanged((Item("write tests", "completed"), {"content": "ship", "status": "odd"})))
-    assert entries == [("write tests", "completed"), ("ship", "odd")]
-    plan = protocol.plan(entries)
-    assert [(e.content, e.status) for e in plan.entries] == [("write tests", "completed"), ("ship", "pending")]
+def test_the_workspace_files_permissions_are_rules_beside_the_users_not_settings_over_them(tmp_path, monkeypatch):
+    """The core reads .agents/settings.json's permissions as the workspace's rules; as a setting it would
+    replace the user's own (their deny rules gone)."""
+    root = _settings(tmp_path, {"permissions": {"deny": ["run_shell(rm *)"]}},
+                     {"permissions": {"allow": ["run_shell(*)"]}}, monkeypatch)
+    settings, problems = read_settings(root)
+    assert [(r.decision, r.text) for r in settings.permissions] == [("deny", "run_shell(rm *)")]
+    assert problems == []

@@ -85,3 +85,24 @@ def test_repl_slash_model_lists_the_endpoints_models_and_switches(tmp_path):
     assert bodies[1]["thinking"]["type"] == "adaptive" and "budget_tokens" not in str(bodies[1])
     assert "price unknown for acme-sonnet-9, acme-deep-9" in out
     assert "/180K] > " in out  # the working window: min(750K, 200K), less the output reserve (one meter)
+
+
+def test_repl_custom_commands_always_rules_tasks_and_permissions(tmp_path):
+    """Issue 21 in the terminal: a custom command from .agents/commands/, listed by /help and expanded with
+    $ARGUMENTS; "always" prints the rule it adds and the next identical command runs unasked."""
+    root = workspace(tmp_path)
+    (root / ".agents" / "commands").mkdir(parents=True)
+    (root / ".agents" / "commands" / "explain.md").write_text(
+        "---\ndescription: Explain a file\nargument-hint: <file>\n---\nWhat does $ARGUMENTS say?\n")
+    lines = "/help\n/explain README.md\nrun ls -la\na\nrun ls -la\n/permissions\n/tasks\n/nope\n/quit\n"
+    done = run(["repl", "--workspace", str(root)], tmp_path, stdin=lines)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "/explain <file> — Explain a file (workspace)" in out
+    assert "The build uses make." in out  # the expanded prompt reached the model, which read the file
+    assert out.count("? run: ls -la") == 1  # asked once: "always" covered the second run
+    assert "[a]lways allows: run_shell(ls -la)" in out
+    assert "+ allow run_shell(ls -la) (for this session" in out
+    assert "allow run_shell(ls -la)" in out.split("/permissions", 1)[1]
+    assert "tasks: (none)" in out
+    assert "unknown command /nope" in out

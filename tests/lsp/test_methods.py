@@ -22,8 +22,9 @@ async def test_compact_cost_clear_and_context(start_editor, mock_api, data_dir, 
 
     context = await editor.request("agent/context")
     assert set(context) == {"window", "effectiveWindow", "used", "utilization", "level", "categories", "layers",
-                            "nextRequest", "placeholders", "model", "demo", "modelWindow", "mcpTools", "toolListChanges"}
-    assert set(context["categories"]) == {"system", "tools", "user", "assistant", "toolResults"}
+                            "nextRequest", "autoCompactAt", "placeholders", "model", "demo", "modelWindow", "mcpTools",
+                            "toolListChanges", "instructions", "instructionChanges"}
+    assert set(context["categories"]) == {"system", "tools", "instructions", "user", "assistant", "toolResults"}
     assert context["categories"]["toolResults"] > 0 and context["level"] == "ok"
     assert all(set(layer) == {"layer", "count", "tokensSaved"} for layer in context["layers"])
 

@@ -36,7 +36,24 @@ export function formatPercent(fraction: number): string {
 
 type Meter = Pick<ContextUsage, "used" | "window" | "effectiveWindow" | "utilization"> & {
   nextRequest?: NextRequest;
+  autoCompactAt?: number | null;
 };
+
+/** How close to auto-compaction the status bar starts to warn (percentage points). */
+export const COMPACT_WARN_POINTS = 10;
+
+/**
+ * `auto-compact at 85%: 3% left` while utilization is within ten points below the threshold;
+ * "" when further away, when it is reached (the meter then says "compacts next") or when off.
+ */
+export function compactWarning(u: Meter): string {
+  const at = u.autoCompactAt;
+  if (at === null || at === undefined || !Number.isFinite(at) || !Number.isFinite(u.utilization)) return "";
+  const atPct = Math.round(at * 100);
+  const nowPct = Math.round(u.utilization * 100);
+  if (nowPct < atPct - COMPACT_WARN_POINTS || u.utilization >= at) return "";
+  return `auto-compact at ${atPct}%: ${Math.max(0, atPct - nowPct)}% left`;
+}
 
 /**
  * The one meter (docs/protocol.md, Utilization): used over the usable window
@@ -48,9 +65,10 @@ export function meterText(u: Meter): string {
   return `${formatPercent(u.utilization)} · ${meterTokens(u.used)}/${meterTokens(u.effectiveWindow)}${next}`;
 }
 
-/** Status bar text, e.g. `$(pulse) 42% · 84K/180K`. */
+/** Status bar text, e.g. `$(pulse) 42% · 84K/180K`, or `$(warning) 82% · 148K/180K · auto-compact at 85%: 3% left`. */
 export function statusText(u: Meter): string {
-  return `$(pulse) ${meterText(u)}`;
+  const warning = compactWarning(u);
+  return warning ? `$(warning) ${meterText(u)} · ${warning}` : `$(pulse) ${meterText(u)}`;
 }
 
 const NEXT_SHORT: Record<Exclude<NextRequest, "none">, string> = {
@@ -109,6 +127,7 @@ export function phaseText(phase: ServerPhase): string {
 const CATEGORY_LABELS: [keyof ContextCategories, string][] = [
   ["system", "System prompt"],
   ["tools", "Tool definitions"],
+  ["instructions", "Instructions (AGENTS.md…)"],
   ["user", "User messages"],
   ["assistant", "Assistant messages"],
   ["toolResults", "Tool results"],
@@ -181,6 +200,7 @@ export function statusTooltip(u: ContextUsage): string {
     windowSentence(u),
     ...(raise ? ["", raise] : []),
     ...(next ? ["", `**${next}**`] : []),
+    ...(compactWarning(u) ? ["", `**${compactWarning(u)}** (agentls.thresholds.autoCompact; null turns it off)`] : []),
     "",
     categoriesTable(u.categories),
     "",
@@ -282,8 +302,24 @@ export function contextMarkdown(c: ContextResult, updatedAt = new Date()): strin
       );
     }
   }
-  lines.push("", ...mcpToolsSection(c));
+  lines.push("", ...instructionsSection(c), "", ...mcpToolsSection(c));
   return lines.join("\n") + "\n";
+}
+
+function instructionsSection(c: ContextResult): string[] {
+  const files = c.instructions ?? [];
+  const lines = ["## Instructions", ""];
+  if (files.length === 0) lines.push("No instruction files: add AGENTS.md at the workspace root (or in a folder, for work there).");
+  else {
+    lines.push("| File | Applies | Tokens | |", "|---|---|---:|---|");
+    const scope = { user: "every workspace", root: "this workspace", nested: "its folder" } as const;
+    for (const f of files) {
+      const cut = f.cut ? `cut: ${f.chars.toLocaleString("en-US")} chars, over the cap` : "";
+      lines.push(`| \`${f.name.replace(/[`|]/g, "_")}\` | ${scope[f.scope] ?? f.scope} | ${formatTokens(f.tokens)} | ${cut} |`);
+    }
+  }
+  lines.push("", `Instruction changes (prompt-cache breaks): ${c.instructionChanges ?? 0}`);
+  return lines;
 }
 
 function mcpToolsSection(c: ContextResult): string[] {

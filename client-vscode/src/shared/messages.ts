@@ -1,5 +1,5 @@
 /** Messages between the extension and the chat webview. */
-import type { AgentEvent, ContextUsage, ModelInfo, RestoreWhat, ToolResult } from "../protocol";
+import type { AgentEvent, CommandInfo, ContextUsage, ModelInfo, RestoreWhat, Todo, ToolResult } from "../protocol";
 import type { SlashName } from "./slash";
 import type { TranscriptItem } from "./transcript";
 
@@ -25,7 +25,9 @@ export type ToWebview =
   | { type: "mentionResults"; query: string; items: string[]; seq?: number }
   | { type: "toolResult"; toolUseId: string; result?: ToolResult; error?: string }
   | { type: "insertText"; text: string }
-  | { type: "focusInput" };
+  | { type: "focusInput" }
+  | { type: "todos"; todos: Todo[] } // the task list (agent/todos, `todos` events)
+  | { type: "commands"; commands: CommandInfo[] }; // custom slash commands (agent/commands)
 
 export interface ServerStatus {
   phase: "starting" | "running" | "restarting" | "stopped" | "error" | "setup";
@@ -38,6 +40,7 @@ export type FromWebview =
   | { type: "stop" }
   | { type: "setModel"; model: string }
   | { type: "command"; name: SlashName; args: string }
+  | { type: "customCommand"; name: string; args: string }
   | { type: "mentionQuery"; query: string; seq?: number }
   | { type: "copy"; text: string }
   | { type: "openFile"; path: string; line?: number }

@@ -32,6 +32,7 @@ import { sessionSteps } from "./steps-sessions.mjs";
 import { mcpSteps } from "./steps-mcp.mjs";
 import { checkpointSteps } from "./steps-checkpoints.mjs";
 import { modelSteps } from "./steps-models.mjs";
+import { ruleSteps } from "./steps-rules.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const repo = path.resolve(ext, "..");
@@ -396,6 +397,7 @@ async function main() {
     await editorSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
     await mcpSteps({ page, chat, workspace, python, repo, shot, palette, waitFor, statusText, log, fail }); // issue 12
     await checkpointSteps({ page, chat, workspace, log, fail, shot, waitFor }); // issue 20
+    await ruleSteps({ page, chat, workspace, shot, waitFor, log, fail }); // issue 21 (from the demo model, as issue 20's)
     await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail }); // issue 16
     // last: its final step points agentls.pythonPath at a missing interpreter, which stops the server
     await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }); // issue 10
@@ -411,7 +413,7 @@ async function main() {
     await dialog.waitFor({ timeout: 30_000 });
     if (!/ls -la/.test((await dialog.innerText()) ?? "")) fail("the approval modal does not show the command");
     await shot(page, "07-approve-shell");
-    await dialog.locator("a.monaco-button, button", { hasText: "Always for this session" }).first().click();
+    await dialog.locator("a.monaco-button, button", { hasText: /^Always$/ }).first().click();
     await replied("approved=true remember=true");
     await chat.locator("#input").fill("edit hello.py");
     await chat.locator("#input").press("Enter");

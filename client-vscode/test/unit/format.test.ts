@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ContextResult, ContextUsage, CostResult } from "../../src/protocol";
 import {
+  categoriesTable,
+  compactWarning,
   compactMarkdown,
   contextMarkdown,
   costLine,
@@ -26,7 +28,8 @@ const usage: ContextUsage = {
   utilization: 0.42,
   level: "ok",
   nextRequest: "none",
-  categories: { system: 3000, tools: 5000, user: 20000, assistant: 16000, toolResults: 40000 },
+  autoCompactAt: 0.85,
+  categories: { system: 3000, tools: 5000, instructions: 0, user: 20000, assistant: 16000, toolResults: 40000 },
   layers: [
     { layer: "truncate", count: 2, tokensSaved: 12000 },
     { layer: "snip", count: 0, tokensSaved: 0 },
@@ -143,6 +146,8 @@ test("context markdown includes placeholders with their refs", () => {
     placeholders: [{ toolUseId: "tu_1", tool: "read_file", layer: "snip", ref: "context://tu_1", originalChars: 45000 }],
     mcpTools: [],
     toolListChanges: 0,
+    instructions: [],
+    instructionChanges: 0,
   };
   const md = contextMarkdown(c);
   assert.match(md, /# Agent context/);
@@ -153,6 +158,18 @@ test("context markdown includes placeholders with their refs", () => {
   const withMcp = contextMarkdown({ ...c, mcpTools: [{ server: "git", tools: 12, tokens: 2400 }], toolListChanges: 1 });
   assert.match(withMcp, /\| git \| 12 \| 2\.4K \|/);
   assert.match(withMcp, /Tool-list changes \(prompt-cache breaks\): 1/);
+  assert.match(md, /No instruction files: add AGENTS\.md/);
+  const withFiles = contextMarkdown({
+    ...c,
+    instructions: [
+      { name: "AGENTS.md", scope: "root", tokens: 420, chars: 1680, cut: false },
+      { name: "src/AGENTS.md", scope: "nested", tokens: 5000, chars: 52000, cut: true },
+    ],
+    instructionChanges: 2,
+  });
+  assert.ok(withFiles.includes("| `AGENTS.md` | this workspace | 420 |  |"), withFiles);
+  assert.ok(withFiles.includes("| `src/AGENTS.md` | its folder | 5K | cut: 52,000 chars, over the cap |"), withFiles);
+  assert.match(withFiles, /Instruction changes \(prompt-cache breaks\): 2/);
 });
 
 // Issue 9, point 4: "None: every tool result is in the context in full." under "clear 22 × saved 69K".
@@ -163,10 +180,27 @@ test("the context report never contradicts its own layer table", () => {
     placeholders: [],
     mcpTools: [],
     toolListChanges: 0,
+    instructions: [],
+    instructionChanges: 0,
   };
   const md = contextMarkdown(c);
   assert.match(md, /\| clear \| 22 \| 69K \|/);
   assert.doesNotMatch(md, /every tool result is in the context in full/);
   assert.match(md, /summarised away by compaction/);
   assert.match(md, /42% · 75.6K\/180K/); // the same meter as the status bar
+});
+
+test("the status bar warns within ten points of auto-compaction, and not when it is off", () => {
+  const base = { used: 147_600, window: 200_000, effectiveWindow: 180_000, utilization: 0.82, autoCompactAt: 0.85 };
+  assert.equal(compactWarning(base), "auto-compact at 85%: 3% left");
+  assert.equal(statusText(base), "$(warning) 82% · 148K/180K · auto-compact at 85%: 3% left");
+  assert.equal(compactWarning({ ...base, utilization: 0.7 }), "");
+  assert.equal(compactWarning({ ...base, utilization: 0.86 }), "", "reached: the meter says what happens next");
+  assert.equal(compactWarning({ ...base, autoCompactAt: null }), "");
+  assert.equal(statusText({ ...base, autoCompactAt: null }), "$(pulse) 82% · 148K/180K");
+});
+
+test("Show Context lists the instruction files as their own category", () => {
+  const table = categoriesTable({ system: 1000, tools: 2000, instructions: 350, user: 10, assistant: 20, toolResults: 30 });
+  assert.match(table, /\| Instructions \(AGENTS\.md…\) \| 350 \|/);
 });

@@ -13,9 +13,10 @@ const u = (level: ContextUsage["level"], utilization: number): ContextUsage => (
   effectiveWindow: 180_000,
   utilization,
   level,
-  categories: { system: 1, tools: 2, user: 3, assistant: 4, toolResults: 5 },
+  categories: { system: 1, tools: 2, instructions: 0, user: 3, assistant: 4, toolResults: 5 },
   layers: [{ layer: "budget", count: 3, tokensSaved: 9000 }],
   nextRequest: "none",
+  autoCompactAt: 0.85,
 });
 
 test("shows 'starting' at once, then usage with level colours", () => {

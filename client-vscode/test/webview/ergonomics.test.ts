@@ -97,7 +97,7 @@ test("at 180 px the header, cards, code and input fit; code scrolls sideways; wr
   await page.evaluate(() => document.documentElement.style.setProperty("--vscode-editor-font-size", "14px"));
   await host(page, MODELS, { type: "model", label: "claude-sonnet-5-5" }, {
     type: "contextUsage",
-    usage: { used: 117_000, window: 200_000, effectiveWindow: 180_000, utilization: 0.65, level: "warn", categories: { system: 1, tools: 1, user: 1, assistant: 1, toolResults: 1 }, layers: [], nextRequest: "none", model: "claude-sonnet-5-5", demo: false },
+    usage: { used: 117_000, window: 200_000, effectiveWindow: 180_000, utilization: 0.65, level: "warn", categories: { system: 1, tools: 1, instructions: 0, user: 1, assistant: 1, toolResults: 1 }, layers: [], nextRequest: "none", model: "claude-sonnet-5-5", demo: false },
   });
   await host(page, { type: "userMessage", text: "look at `tests/agent/test_agent_loop.py` please", attachments: ["server/agentls/agent/loop.py:10-20"] }, { type: "turnStarted" });
   await host(page, delta("Run `tests/agent/test_agent_loop.py` with:\n\n```bash\n.venv/bin/python -m pytest tests/agent/test_agent_loop.py -q -x --maxfail=1 -k 'not slow'\n```\n\n"));

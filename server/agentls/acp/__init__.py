@@ -15,7 +15,7 @@ never agentls.lsp or agentls.cli.
     permissions.py session/request_permission as the ApprovalPolicy's asker
     client_fs.py   Workspace over fs/read_text_file, fs/write_text_file
     client_terminal.py  run_shell over terminal/*
-    commands.py    /compact, /cost, /context, /new
+    commands.py    /compact, /cost, /context, /new and the custom commands (.agents/commands/)
     settings.py    settings files (user config folder, the workspace's .agents/settings.json)
 """
 

@@ -3,20 +3,24 @@
 A command arrives as a prompt ("/compact keep the API design"); the session
 runs it instead of a turn and answers with an agent message. The same four
 the terminal and the VS Code panel have: /compact [focus], /cost, /context,
-/new.
+/new. The user's and the workspace's own commands (Markdown files,
+agent/commands.py) follow them: one of those is a turn whose prompt is the
+file's text with `$ARGUMENTS` filled in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..agent.commands import CustomCommand
 from ..agent.runtime import ActiveModel
 from ..agent.views import ContextDetails
 from ..context.pipeline import CompactionResult
 from ..model.pricing import CostReport
 
-CATEGORIES = (("system", "system prompt"), ("tools", "tool definitions"), ("user", "your messages"),
-              ("assistant", "replies"), ("tool_results", "tool results"))
+CATEGORIES = (("system", "system prompt"), ("tools", "tool definitions"), ("instructions", "instruction files"),
+              ("user", "your messages"), ("assistant", "replies"), ("tool_results", "tool results"))
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,7 @@ class Command:
     name: str
     description: str
     hint: str | None = None  # the input it takes, shown while it is empty
+    custom: bool = False  # a Markdown command (agent/commands.py): expanded and sent as a prompt
 
 
 BUILTIN = (
@@ -35,15 +40,11 @@ BUILTIN = (
 )
 
 
-def commands() -> tuple[Command, ...]:
-    """The commands this session offers.
-
-    HOOK (issue 21, custom commands): commands the user defines join this list
-    here (names must not shadow the built-in ones); the session runs them as a
-    prompt built from their text. Not wired yet: issue 21 is built on another
-    branch.
-    """
-    return BUILTIN
+def commands(custom: Iterable[CustomCommand] = ()) -> tuple[Command, ...]:
+    """The commands this session offers: the built-in ones, then the custom ones (agent/commands.py never
+    lets a file take a built-in name)."""
+    return BUILTIN + tuple(Command(c.name, c.description or f"custom command ({c.source})", c.argument_hint or None,
+                                   custom=True) for c in custom)
 
 
 def cost_text(cost: CostReport) -> str:
@@ -68,8 +69,13 @@ def context_text(details: ContextDetails, model: ActiveModel) -> str:
         lines += [f"- {layer.layer}: {layer.count}× ({layer.tokens_saved:,} tokens)" for layer in saved]
     for server in details.mcp_tools:
         lines.append(f"- MCP server {server.server}: {server.tools} tools, {server.tokens:,} tokens per request")
+    for item in details.instructions:
+        cut = " (cut)" if item.cut else ""
+        lines.append(f"- instruction file {item.name} ({item.scope}): {item.tokens:,} tokens{cut}")
     if details.tool_list_changes:
         lines.append(f"- {details.tool_list_changes} tool-list change(s), each one prompt-cache break")
+    if details.instruction_changes:
+        lines.append(f"- {details.instruction_changes} instruction-file change(s), each one prompt-cache break")
     if details.placeholders:
         lines.append(f"- {len(details.placeholders)} results cut or cleared, still readable via their context:// ref")
     return "\n".join(lines) + "\n"

@@ -1,8 +1,10 @@
 """Approvals as session/request_permission: allow once / allow always / reject once / reject always.
 
 The Asker behind the session's ApprovalPolicy (agent/approval.py), which has
-already applied the configured modes and the session's remembered answers:
-"always" either way is remembered there for the rest of the session. The
+already applied the permission rules, the configured modes and the session's
+remembered refusals: "allow always" adds the request's allow rules there (the
+same rules "Always" adds in the panel and the terminal, until the session
+ends), "reject always" refuses the same request for the rest of the session. The
 request names the tool call the stream announced, so the client shows the
 question on it. No answer is a refusal: a cancelled request (the turn was
 cancelled), an error, a closed connection, or nothing within the configured
@@ -41,7 +43,7 @@ class PermissionAsker:
         try:
             response = await asyncio.wait_for(self.client.request_permission(
                 session_id=self.stream.session_id, tool_call=protocol.permission_tool_call(tool_use_id, request, kind),
-                options=protocol.PERMISSION_OPTIONS), self.timeout())
+                options=protocol.permission_options(request)), self.timeout())
         except asyncio.TimeoutError:
             await self.stream.note(f"No answer to “{protocol.permission_title(request)}” in time: refused.")
             return ApprovalDecision(False)

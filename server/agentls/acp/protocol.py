@@ -321,12 +321,24 @@ ALLOW_ONCE: PermissionKind = "allow_once"
 ALLOW_ALWAYS: PermissionKind = "allow_always"
 REJECT_ONCE: PermissionKind = "reject_once"
 REJECT_ALWAYS: PermissionKind = "reject_always"
-PERMISSION_OPTIONS = [
-    schema.PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind=ALLOW_ONCE),
-    schema.PermissionOption(option_id=ALLOW_ALWAYS, name="Allow always (this session)", kind=ALLOW_ALWAYS),
-    schema.PermissionOption(option_id=REJECT_ONCE, name="Reject", kind=REJECT_ONCE),
-    schema.PermissionOption(option_id=REJECT_ALWAYS, name="Reject always (this session)", kind=REJECT_ALWAYS),
-]
+ALWAYS_RULES_SHOWN = 3  # rules named in the "allow always" option; more are counted
+
+
+def permission_options(request: ApprovalRequest) -> list[schema.PermissionOption]:
+    """Allow once / always / reject once / always. "Allow always" adds the allow rules the request carries,
+    as "Always" does in every front end (agent/approval.py), and names them; a request none can be made for
+    (a command line that cannot be parsed) is not offered it."""
+    options = [schema.PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind=ALLOW_ONCE)]
+    if request.rules:
+        shown = ", ".join(request.rules[:ALWAYS_RULES_SHOWN])
+        more = len(request.rules) - ALWAYS_RULES_SHOWN
+        shown += f" and {more} more" if more > 0 else ""
+        options.append(schema.PermissionOption(option_id=ALLOW_ALWAYS, name=f"Allow always (this session): {shown}",
+                                               kind=ALLOW_ALWAYS))
+    options += [schema.PermissionOption(option_id=REJECT_ONCE, name="Reject", kind=REJECT_ONCE),
+                schema.PermissionOption(option_id=REJECT_ALWAYS, name="Reject always (this session)",
+                                        kind=REJECT_ALWAYS)]
+    return options
 DECISIONS: dict[str, ApprovalDecision] = {
     ALLOW_ONCE: ApprovalDecision(True), ALLOW_ALWAYS: ApprovalDecision(True, remember=True),
     REJECT_ONCE: ApprovalDecision(False), REJECT_ALWAYS: ApprovalDecision(False, remember=True)}

@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError
 
 from ..agent.approval import ApprovalPolicy
+from ..agent.commands import CommandError, custom_commands, expand_named
 from ..agent.errors import AgentBusy, AgentError
 from ..agent.runtime import AgentRuntime
 from ..agent.settings import AgentSettings
 from ..agent.store.session import title_of
+from ..agent.userconfig import config_dir
 from . import commands, protocol
 from .client_fs import ClientWorkspace
 from .client_terminal import ClientTerminal
@@ -55,6 +57,7 @@ class AcpSession:
         self.runtime = AgentRuntime(self.workspace, self.policy, session_root=Path(roots[0]),
                                     new_session=session_id is None, session_id=session_id, shell=shell)
         self.notes: list[str] = []  # told at the start of the next prompt's answer
+        self.commands = commands.commands()  # as last offered (available_commands_update)
         self._task: asyncio.Future[Any] | None = None
 
     @classmethod
@@ -96,10 +99,21 @@ class AcpSession:
     # ---- what the client asks ------------------------------------------------------------
 
     async def announce(self) -> None:
-        """The commands this session offers, and its figures (after session/new, load or resume)."""
-        await self.stream.send(protocol.available_commands(
-            (command.name, command.description, command.hint) for command in commands.commands()))
+        """The commands this session offers, its task list and its figures (after session/new, load or resume)."""
+        await self._offer_commands(force=True)
+        if self.agent.todos():
+            await self.stream.send(protocol.plan((item.content, item.status) for item in self.agent.todos()))
         await self.stream.usage(force=True)
+
+    async def _offer_commands(self, force: bool = False) -> None:
+        """The built-in and custom commands; an update only when they changed (a command file added,
+        edited or removed), so a prompt's `/name` is read against what the client shows."""
+        found = await asyncio.to_thread(custom_commands, list(self.workspace.roots), config_dir())
+        offered = commands.commands(found)
+        if force or offered != self.commands:
+            self.commands = offered
+            await self.stream.send(protocol.available_commands(
+                (command.name, command.description, command.hint) for command in offered))
 
     async def prompt(self, blocks: Sequence[Any]) -> protocol.StopReason:
         """Run a turn (or a slash command); the stop reason."""
@@ -112,11 +126,20 @@ class AcpSession:
         notes, self.notes = self.notes + given.notes + self.runtime.untold_warnings(), []
         if notes:
             await self.stream.note("\n".join(f"[{note}]" for note in notes))
-        command = protocol.command_line(given.text, (c.name for c in commands.commands()))
-        if command is None and not self.agent.history() and given.text.strip():
+        await self._offer_commands()
+        command = protocol.command_line(given.text, (c.name for c in self.commands))
+        custom = command is not None and any(c.custom and c.name == command[0] for c in self.commands)
+        text = given.text
+        if command is not None and custom:
+            try:
+                text = await asyncio.to_thread(expand_named, list(self.workspace.roots), config_dir(), *command)
+            except CommandError as error:
+                raise RequestError.invalid_params({"prompt": str(error)}) from None
+        if (command is None or custom) and not self.agent.history() and given.text.strip():
             await self.stream.send(protocol.session_title(title_of(given.text)))
-        work: Awaitable[Any] = (self._command(*command) if command is not None and not given.attachments
-                                else self.agent.run_turn(given.text, self.stream, given.attachments))
+        work: Awaitable[Any] = (self._command(*command) if command is not None and not custom
+                                and not given.attachments
+                                else self.agent.run_turn(text, self.stream, given.attachments))
         return await self._run(work)
 
     def cancel(self) -> None:
@@ -163,8 +186,11 @@ class AcpSession:
         from ..agent.store import open_session
 
         session = await asyncio.to_thread(open_session, self.runtime.session_root, new=True)
+        had_tasks = bool(self.agent.todos())
         self.agent.clear(session)
         self.policy.forget()
+        if had_tasks:
+            await self.stream.send(protocol.plan(()))  # a new conversation has no task list
         await self.stream.note(f"New conversation (saved as {session.id}); the previous one stays in the "
                                "session list.")
         await self.stream.usage(force=True)

@@ -3,9 +3,10 @@
 An ACP client starts the agent with no settings channel of its own, so they
 come from, in this order (later wins, key by key):
 
-1. the user's file: `<user config folder>/agentls/settings.json`
-   (platformdirs: `$XDG_CONFIG_HOME/agentls` or `~/.config/agentls` on Linux,
-   `~/Library/Application Support/agentls` on macOS);
+1. the user's file: `settings.json` in the user's config folder
+   (agent/userconfig.py: `$XDG_CONFIG_HOME/agentls` or `~/.config/agentls` on
+   Linux, `~/Library/Application Support/agentls` on macOS, or
+   `$AGENTLS_CONFIG_DIR`; the folder of the user's AGENTS.md and commands);
 2. the workspace's `.agents/settings.json`, if it exists.
 
 Either file holds the settings object itself (`{"model": …, "approvals": …}`)
@@ -13,8 +14,10 @@ or has it under `"agentls"` (a file shared with other agents). The workspace
 file comes with the code the agent works on, so it may not loosen what the
 user decided: it cannot set `baseUrl` (it would send the API key elsewhere)
 or `mcpServers` (they start programs), and its `approvals` may only ask more
-("always" there is ignored). What it could not set is reported, like every
-ignored field. MCP servers the client passes in session/new join the
+("always" there is ignored). Its `permissions` are not settings here: the
+core reads them from the same file as the workspace's rules, combined with
+the user's (agent/permissions: deny wins over ask over allow, whoever wrote
+them). What it could not set is reported, like every ignored field. MCP servers the client passes in session/new join the
 configured ones (the client's wins on a name clash).
 """
 
@@ -26,6 +29,7 @@ from typing import Any
 
 from ..agent.mcp.config import ServerConfig, parse_servers
 from ..agent.settings import AgentSettings, parse_settings, settings_section
+from ..agent.userconfig import config_dir
 
 FILE = "settings.json"
 WORKSPACE_FILE = Path(".agents") / FILE
@@ -34,9 +38,7 @@ STRICTNESS = {"always": 0, "ask": 1, "never": 2}
 
 
 def user_settings_file() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("agentls", appauthor=False)) / FILE
+    return config_dir() / FILE
 
 
 def read_settings(cwd: Path) -> tuple[AgentSettings, list[str]]:
@@ -50,6 +52,8 @@ def read_settings(cwd: Path) -> tuple[AgentSettings, list[str]]:
             problems.append(f"{WORKSPACE_FILE}: {key} is ignored in a workspace file (set it in {user_settings_file()})")
         elif key == "approvals":
             merged[key] = _stricter(user.get("approvals"), value, problems)
+        elif key == "permissions":
+            continue  # the workspace's rules: the core reads them itself, beside the user's (they stay)
         else:
             merged[key] = value
     settings, more = parse_settings(merged)

@@ -10,9 +10,9 @@ The same events the language server turns into agent/event notifications:
     UsageEvent, ContextUsage → usage_update (used, size, cost), whenever the figures changed
     CompactionStarted/Finished → compaction_update (client opted in), else an agent message
     ErrorEvent, RetryEvent → an agent message / a thought
-    TodoChanged (issue 21, when the core has it) → plan
+    TodosChanged (todo_write) → plan
 
-LayerApplied and ToolsChanged have no ACP counterpart: the tool call's content
+LayerApplied, ToolsChanged and InstructionsChanged have no ACP counterpart: the tool call's content
 already is the result as the model saw it when it arrived; later rewrites show
 in the next usage_update. The stream also knows which tool call is running,
 so a permission request names it, and replays a loaded conversation.
@@ -42,11 +42,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Issue 21 adds a task list (a todo_write tool and an event when the list changes). Its event, when the
-# core has it, becomes a `plan` update; read defensively, so this module works before and after.
-TODO_CHANGED: type | None = getattr(ev, "TodoChanged", None)
-
-
 def summary_of(message: str) -> str:
     """The summary itself from the compacted conversation's first message (without the user's quoted
     texts and re-attached files that follow it)."""
@@ -54,17 +49,6 @@ def summary_of(message: str) -> str:
     for mark in (USER_TEXTS_MARK, FILES_MARK):
         text = text.split(mark, 1)[0]
     return text.strip()
-
-
-def todo_entries(event: Any) -> list[tuple[str, str]]:
-    """(content, status) of a TodoChanged-style event: a list of items under `todos` or `items`."""
-    items = getattr(event, "todos", None) or getattr(event, "items", None) or ()
-    return [(str(_field(item, "content") or _field(item, "text") or ""), str(_field(item, "status") or "pending"))
-            for item in items]
-
-
-def _field(item: Any, name: str) -> Any:
-    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
 
 
 class UpdateStream:
@@ -109,8 +93,8 @@ class UpdateStream:
         elif isinstance(event, ev.RetryEvent):
             dropped = " (the reply so far is discarded; it starts again)" if event.discard_partial else ""
             await self.send(protocol.thought(f"\n[retrying in {event.delay_seconds:.0f} s: {event.reason}{dropped}]\n"))
-        elif TODO_CHANGED is not None and isinstance(event, TODO_CHANGED):
-            await self.send(protocol.plan(todo_entries(event)))
+        elif isinstance(event, ev.TodosChanged):
+            await self.send(protocol.plan((item.content, item.status) for item in event.todos))
 
     async def usage(self, force: bool = False) -> None:
         agent = self.agent()

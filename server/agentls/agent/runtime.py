@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..model.settings import DEFAULT_MODEL, DEMO_MODEL
-from .approval import ApprovalCallback
+from .approval import ApprovalCallback, ApprovalPolicy
 from .endpoint_models import EndpointModels
 from .settings import AgentSettings, context_config, model_settings, wants_demo
 
@@ -78,6 +78,7 @@ class AgentRuntime:
 
         async with self._lock:
             self.settings = settings
+            self._configure_policy(settings)
             model = await self._model_settings(settings)
             if self.models.fetching():  # the first list: configured or not, it decides which model answers
                 await self.models.settle()
@@ -96,6 +97,7 @@ class AgentRuntime:
             self.settings = settings
             if self.agent is None:
                 return False  # start() picks them up
+            self._configure_policy(settings)
             was_demo = self.demo is not None
             self._reconfigure(await self._model_settings(settings))
             return self.demo is not None and not was_demo
@@ -129,6 +131,12 @@ class AgentRuntime:
     def _reconfigure(self, model: ModelSettings) -> None:
         assert self.agent is not None
         self.agent.reconfigure(model, context_config(self.settings, self.models.info), self.settings.mcp_servers)
+
+    def _configure_policy(self, settings: AgentSettings) -> None:
+        """The user's permission rules and approval modes reach the policy every front end asks through."""
+        if isinstance(self.approve, ApprovalPolicy):
+            self.approve.configure(settings.approval_modes())
+            self.approve.rules.set_user(settings.permissions)
 
     async def _model_settings(self, settings: AgentSettings) -> ModelSettings:
         """ModelSettings for these settings, starting or retiring the demo model as needed."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import credentials
 from .mcp.config import ServerConfig, parse_servers
+from .permissions import SETTINGS, Rule, parse_rules
 
 if TYPE_CHECKING:
     from ..context import ContextConfig
@@ -30,7 +31,8 @@ APPROVAL_KINDS = ("shell", "write")
 APPROVAL_MODES = ("ask", "always", "never")
 CONFIRM_TIMEOUT = 300.0  # seconds an agent/confirm may stay unanswered before it counts as a refusal
 KNOWN_KEYS = {"model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens",
-              "thresholds", "approvals", "diagnosticsWaitMs", "cacheTtl", "mcpServers", "thinking", "prices"}
+              "thresholds", "approvals", "diagnosticsWaitMs", "cacheTtl", "mcpServers", "thinking", "prices",
+              "permissions"}
 PRICE_FIELDS = ("input", "output", "cache_write", "cache_read", "cache_write_1h")  # model/pricing.py
 CACHE_TTLS = ("auto", "5m", "1h")
 THINKING = ("auto", "off", "low", "medium", "high", "xhigh", "max")  # model/thinking.py THINKING_MODES
@@ -50,11 +52,12 @@ class AgentSettings:
     cache_ttl: str | None = None  # "auto", "5m" or "1h": the head and frontier breakpoints' TTL
     thinking: str | None = None  # "auto" (default), "off" or an effort level
     prices: dict[str, dict[str, float]] = field(default_factory=dict)  # model fragment → USD per MTok
-    thresholds: dict[str, float] = field(default_factory=dict)  # ContextConfig field → fraction
+    thresholds: dict[str, Any] = field(default_factory=dict)  # ContextConfig field → fraction (auto_compact: off)
     approvals: dict[str, str] = field(default_factory=dict)
     diagnostics_wait_ms: int | None = None
     confirm_timeout: float = CONFIRM_TIMEOUT  # approvals.timeoutSeconds
     mcp_servers: tuple[ServerConfig, ...] = ()
+    permissions: tuple[Rule, ...] = ()  # the user's permission rules (agent/permissions)
 
     def diagnostics_wait(self) -> int:
         return DIAGNOSTICS_WAIT_MS if self.diagnostics_wait_ms is None else self.diagnostics_wait_ms
@@ -122,8 +125,11 @@ def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
         thinking = None
     mcp_servers, mcp_problems = parse_servers(raw.get("mcpServers"))
     problems.extend(mcp_problems)
+    permissions, rule_problems = parse_rules(raw.get("permissions"), SETTINGS, "settings.permissions")
+    problems.extend(rule_problems)
     return AgentSettings(
-        mcp_servers=mcp_servers, model=text("model"), compact_model=text("compactModel"), base_url=base_url,
+        permissions=permissions, mcp_servers=mcp_servers, model=text("model"), compact_model=text("compactModel"),
+        base_url=base_url,
         context_window=window, output_reserve=reserve, max_tokens=count("maxTokens", 1), cache_ttl=cache_ttl,
         thinking=thinking, prices=_prices(raw.get("prices"), problems),
         thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
@@ -162,13 +168,15 @@ def _wait_ms(value: int | None, problems: list[str]) -> int | None:
     return value
 
 
-def _thresholds(raw: Any, problems: list[str]) -> dict[str, float]:
+def _thresholds(raw: Any, problems: list[str]) -> dict[str, Any]:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
         problems.append("settings.thresholds must be an object")
         return {}
-    found = {}
+    found: dict[str, Any] = {}
+    if "autoCompact" in raw and raw["autoCompact"] is None:
+        found["auto_compact"] = False  # `autoCompact: null`: the conversation is never summarised on its own
     for name, target in THRESHOLDS.items():
         value = raw.get(name)
         if value is None:

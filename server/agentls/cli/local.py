@@ -15,9 +15,13 @@ from typing import Any, TextIO
 
 from .. import credentials
 from ..agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
-from ..agent.endpoint_models import ModelsView, models_view
-from ..model.catalog import choose_model
 from ..agent.checkpoints.model import Checkpoint, RewindResult
+from ..agent.commands import CommandError, CustomCommand, custom_commands, expand_named
+from ..agent.endpoint_models import ModelsView, models_view
+from ..agent.permissions import Rule
+from ..agent.todos import TodoItem
+from ..agent.userconfig import config_dir
+from ..model.catalog import choose_model
 from ..agent.errors import AgentError
 from ..agent.mcp.config import read_mcp_json
 from ..agent.mcp.status import McpServerStatus
@@ -40,13 +44,15 @@ TERMINAL_SETTING_NAMES = {"model": "--model", "compact_model": "compactModel", "
 
 
 def terminal_asker(renderer: Renderer, approve_all: bool = False, reader: TextIO | None = None):
-    """Approvals on the terminal: what is asked is shown (escaped), then y / n / always."""
+    """Approvals on the terminal: what is asked is shown (escaped), then y / n / always (its rules printed)."""
     async def ask(request: ApprovalRequest) -> ApprovalDecision:
         renderer.approval(request)
         if approve_all:
             renderer.note("    approved (--yes)", "2")
             return ApprovalDecision(True)
         approved, remember = await ask_yes_no_always(renderer, reader)
+        if approved and remember:
+            renderer.rules_added(request.rules)
         return ApprovalDecision(approved, remember)
 
     return ask
@@ -188,6 +194,23 @@ class LocalBackend:
         if self.runtime.agent is None:
             return None, None
         return self.agent.context_usage(), self.runtime.model_info()
+
+    async def todos(self) -> list[TodoItem]:
+        return list(self.agent.todos())
+
+    async def permissions(self) -> list[Rule]:
+        await asyncio.to_thread(self.policy.rules.load_workspace, list(self.agent.workspace.roots))
+        return self.policy.rules.rules()
+
+    async def commands(self) -> list[CustomCommand]:
+        return await asyncio.to_thread(custom_commands, list(self.agent.workspace.roots), config_dir())
+
+    async def expand_command(self, name: str, arguments: str) -> str:
+        try:
+            return await asyncio.to_thread(expand_named, list(self.agent.workspace.roots), config_dir(), name,
+                                           arguments)
+        except CommandError as error:
+            raise AgentError(str(error)) from None
 
 
 async def _start(args: argparse.Namespace, renderer: Renderer) -> LocalBackend:

@@ -24,12 +24,15 @@ from pygls.lsp.client import LanguageClient
 
 from .. import __version__
 from ..agent.checkpoints.model import Checkpoint, RewindResult
+from ..agent.commands import CustomCommand
 from ..agent.endpoint_models import ModelsView
 from ..agent.errors import AgentError
 from ..agent.mcp.config import read_mcp_json
 from ..agent.mcp.status import McpServerStatus
+from ..agent.permissions import Rule
 from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
+from ..agent.todos import TodoItem
 from ..agent.transcript import TranscriptEntry
 from ..agent.views import ContextDetails
 from ..context.pipeline import CompactionResult
@@ -97,6 +100,8 @@ class LspBackend:
             self.renderer.note("    approved (--yes)", "2")
             return protocol.confirm_result(True, False)
         approved, remember = await ask_yes_no_always(self.renderer)
+        if approved and remember:
+            self.renderer.rules_added(request.rules)
         return protocol.confirm_result(approved, remember)
 
     # ---- connection ------------------------------------------------------------
@@ -209,6 +214,19 @@ class LspBackend:
 
     def status(self) -> tuple[ContextReport | None, ActiveModel | None]:
         return self.usage if self.usage is not None else (None, None)
+
+    async def todos(self) -> list[TodoItem]:
+        return protocol.todos_from_wire((await self.request(protocol.TODOS, {})).get("todos"))
+
+    async def permissions(self) -> list[Rule]:
+        return protocol.permissions_from_wire((await self.request(protocol.PERMISSIONS, {})).get("rules"))
+
+    async def commands(self) -> list[CustomCommand]:
+        return protocol.commands_from_wire((await self.request(protocol.COMMANDS, {})).get("commands"))
+
+    async def expand_command(self, name: str, arguments: str) -> str:
+        answer = await self.request(protocol.EXPAND_COMMAND, {"name": name, "arguments": arguments})
+        return str(answer.get("prompt", ""))
 
 
 async def _forward(stream: asyncio.StreamReader) -> None:

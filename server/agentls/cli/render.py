@@ -16,10 +16,13 @@ from typing import TextIO
 from ..agent import events as ev
 from ..agent.approval import ApprovalRequest
 from ..agent.checkpoints.model import Checkpoint, RewindResult
+from ..agent.commands import CustomCommand
 from ..agent.endpoint_models import ModelsView
 from ..agent.mcp.status import McpServerStatus
+from ..agent.permissions import Rule
 from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
+from ..agent.todos import TodoItem, progress
 from ..agent.transcript import TranscriptEntry
 from ..agent.views import ContextDetails
 from ..agent.visible import visible
@@ -28,15 +31,17 @@ from ..context.report import ContextReport
 from ..model.pricing import CostReport
 
 HELP = """commands: /compact [instructions]  /cost  /model [ID]  /new (or /clear)  /sessions [words]  /resume N|ID  /checkpoints
-          /rewind N [code|conversation|both]  /context  /mcp  /help  /quit
+          /rewind N [code|conversation|both]  /context  /mcp  /tasks  /permissions  /help  /quit
 Ctrl-C cancels a running turn; Ctrl-D or /quit leaves."""
 REWIND_USAGE = "/rewind N [code|conversation|both] (N from /checkpoints; default both)"
 RESTORE = ("code", "conversation", "both")
 
 DIM, RED, YELLOW, GREEN, CYAN = "2", "31", "33", "32", "36"
 # The names the protocol gives the categories: what docs/protocol.md and Show Context call them.
-CATEGORY_NAMES = (("system", "system"), ("tools", "tools"), ("user", "user"), ("assistant", "assistant"),
-                  ("tool_results", "toolResults"))
+CATEGORY_NAMES = (("system", "system"), ("tools", "tools"), ("instructions", "instructions"), ("user", "user"),
+                  ("assistant", "assistant"), ("tool_results", "toolResults"))
+TODO_MARKS = {"completed": "☑", "in_progress": "▶", "pending": "☐"}
+WARN_POINTS = 0.10  # the prompt warns when auto-compaction is this close (as the VS Code status bar does)
 
 
 def k(tokens: float) -> str:
@@ -51,7 +56,16 @@ def k(tokens: float) -> str:
 def status_text(report: ContextReport, model: ActiveModel | None) -> str:
     """`42% · 75.6K/180K`: used over the usable window, as every view shows it (docs/protocol.md, Utilization)."""
     text = f"{round(report.utilization * 100)}% · {k(report.used)}/{k(report.effective_window)}"
-    return text + (" demo" if model is not None and model.demo else "")
+    warning = compact_warning(report)
+    return text + (f" · {warning}" if warning else "") + (" demo" if model is not None and model.demo else "")
+
+
+def compact_warning(report: ContextReport) -> str:
+    """`auto-compact at 85%: 3% left` when auto-compaction is near (within ten points); "" otherwise."""
+    at = report.auto_compact_at
+    if at is None or report.utilization < at - WARN_POINTS or report.utilization >= at:
+        return ""
+    return f"auto-compact at {round(at * 100)}%: {max(0, round(at * 100) - round(report.utilization * 100))}% left"
 
 
 class Renderer:
@@ -144,6 +158,10 @@ class Renderer:
         elif isinstance(event, ev.CheckpointTaken):
             count = len(event.files) + len(event.skipped)
             self.note(f"  ⋯ checkpoint: {count} file{'s' if count != 1 else ''} changed (/checkpoints, /rewind)", DIM)
+        elif isinstance(event, ev.InstructionsChanged):
+            self.note(f"  ⋯ {instructions_changed_text(event)}", DIM)
+        elif isinstance(event, ev.TodosChanged):
+            self.todos(event.todos)
         elif isinstance(event, ev.ErrorEvent):
             self.note(f"  ! {visible(event.message)}", RED)
 
@@ -183,6 +201,11 @@ class Renderer:
             self.line(f"  mcp {visible(server.server):<8} {server.tools:>4} tools {server.tokens:>7,} tokens", DIM)
         if details.tool_list_changes:
             self.line(f"  {details.tool_list_changes} tool-list change(s): each one prompt-cache break", DIM)
+        for item in details.instructions:
+            cut = " (cut at the cap)" if item.cut else ""
+            self.line(f"  instructions {visible(item.name):<24} {item.tokens:>7,} tokens{cut}", DIM)
+        if details.instruction_changes:
+            self.line(f"  {details.instruction_changes} instruction change(s): each one prompt-cache break", DIM)
         if details.placeholders:
             self.line(f"  {len(details.placeholders)} placeholders (re-readable via context://…)", DIM)
 
@@ -213,6 +236,34 @@ class Renderer:
         for row in mcp_lines(servers, tool_list_changes):
             self.line(row)
 
+    def todos(self, items: list[TodoItem] | tuple[TodoItem, ...]) -> None:
+        """The task list, whole, whenever the model changes it (and for /tasks)."""
+        if not items:
+            self.note("  tasks: (none)", DIM)
+            return
+        self.note(f"  tasks ({progress(tuple(items))}):", CYAN)
+        for item in items:
+            style = DIM if item.status == "completed" else YELLOW if item.status == "in_progress" else ""
+            self.note(f"    {TODO_MARKS.get(item.status, '?')} {visible(item.content)}", style)
+
+    def permissions(self, rules: list[Rule]) -> None:
+        if not rules:
+            self.line("no permission rules (settings `permissions`, or .agents/settings.json in the workspace)")
+        for rule in rules:
+            self.line(f"  {rule.decision:<5} {visible(rule.text):<40} {visible(rule.source)}")
+
+    def commands(self, found: list[CustomCommand]) -> None:
+        """Custom commands after the built-in help."""
+        for command in found:
+            hint = f" {visible(command.argument_hint)}" if command.argument_hint else ""
+            self.line(f"  /{visible(command.name)}{hint} — {visible(command.description)} ({command.source})")
+
+    def rules_added(self, rules: tuple[str, ...]) -> None:
+        """What "always" added: the rules, and how to keep them."""
+        for rule in rules:
+            self.note(f"    + allow {visible(rule)} (for this session; to keep it, add it to permissions.allow "
+                      "in .agents/settings.json or your settings)", GREEN)
+
     def approval(self, request: ApprovalRequest) -> None:
         """What is asked, with every control character visible: what is approved is what runs."""
         if request.kind == "shell":
@@ -231,6 +282,14 @@ class Renderer:
             self.note(f"  ? {visible(request.kind)} {visible(request.path or '')}", YELLOW)
             for row in visible(request.diff or "").split("\n")[:60]:
                 self.note(f"    {row}", GREEN if row.startswith("+") else RED if row.startswith("-") else DIM)
+        if request.rules:
+            self.note(f"    [a]lways allows: {', '.join(visible(rule) for rule in request.rules)}", DIM)
+
+
+def instructions_changed_text(event: ev.InstructionsChanged) -> str:
+    changes = [*(f"+{visible(n)}" for n in event.added), *(f"-{visible(n)}" for n in event.removed),
+               *(f"~{visible(n)}" for n in event.changed)]
+    return f"instructions changed ({' '.join(changes)}): the prompt cache is written again once"
 
 
 def tools_changed_text(added: list[str], removed: list[str]) -> str:

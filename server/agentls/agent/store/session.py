@@ -85,6 +85,10 @@ class Session:
     def usage(self, model: str, usage: dict[str, int]) -> None:
         self._write("usage", {"model": model, "usage": usage})
 
+    def state(self, values: dict[str, Any]) -> None:
+        """The agent's state beside the history (task list, instruction folders): newest value per key wins."""
+        self._write("state", values)
+
     def _write(self, kind: str, body: dict[str, Any]) -> None:
         self._pending.append((kind, time.time(), json.dumps(body, ensure_ascii=False)))
         self.flush()

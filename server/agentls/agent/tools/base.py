@@ -12,6 +12,7 @@ from ...context.store import ResultStore
 from ..approval import ApprovalCallback
 from ..editor_queries import EditorQueries
 from ..shell_runner import ShellRunner
+from ..todos import TodoList
 from ..workspace import Workspace, WorkspaceError
 
 
@@ -27,6 +28,7 @@ class ToolContext:
     grep_file_seconds: float = 5.0  # time budget of one file
     grep_total_seconds: float = 30.0  # and of the whole search
     shell: ShellRunner | None = None  # where run_shell runs commands (None: here, run_shell.run_here)
+    todos: TodoList | None = None  # the agent's task list (todo_write replaces it)
 
 
 @dataclass(frozen=True)
