@@ -10,7 +10,9 @@ the same answer, yes or no, for the rest of the session ("allow always",
 
 Remembering is per exact command for "shell", for all file changes
 ("write" and "edit" together, as `approvals.write` in the protocol) and per
-server and tool for "mcp" (whose modes come from `mcpServers`, see agent/mcp).
+server configuration and tool for "mcp" (whose modes come from `mcpServers`,
+see agent/mcp): a server whose configuration changes is asked about again,
+whether the remembered answer was "allow always" or "reject always".
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class ApprovalRequest:
     input: str | None = None  # mcp: the call's arguments as JSON
     checkpoint: str | None = None  # rewind: the checkpoint it restores
     paths: tuple[str, ...] | None = None  # rewind: files changed outside the agent it would overwrite
+    config: str | None = None  # mcp: the server configuration's fingerprint (a remembered answer is tied to it)
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,8 @@ async def deny_all(request: ApprovalRequest) -> bool:
 def _remember_key(request: ApprovalRequest) -> tuple[str, str | None]:
     if request.kind == "shell":
         return ("shell", request.command)
-    if request.kind == "mcp":
-        return ("mcp", f"{request.server}\x00{request.tool}")
+    if request.kind == "mcp":  # the same name pointed at another program is another server
+        return ("mcp", f"{request.server}\x00{request.config}\x00{request.tool}")
     return ("files", None)  # write and edit share one "allow file changes" answer
 
 
@@ -107,6 +110,14 @@ class ApprovalPolicy:
         """Drop session answers (new session)."""
         self._remembered.clear()
         self._refused.clear()
+
+    def forget_mcp_servers(self, names: set[str]) -> None:
+        """Drop the answers, yes or no, given for servers whose configuration changed or that were removed."""
+        def kept(key: tuple[str, str | None]) -> bool:
+            return not (key[0] == "mcp" and str(key[1]).split("\x00", 1)[0] in names)
+
+        self._remembered = {key for key in self._remembered if kept(key)}
+        self._refused = {key for key in self._refused if kept(key)}
 
     async def __call__(self, request: ApprovalRequest) -> bool:
         mode = self.modes.get(request.kind, "ask")

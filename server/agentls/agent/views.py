@@ -16,3 +16,4 @@ class ContextDetails:
     placeholders: tuple[Placeholder, ...] = ()
     mcp_tools: tuple[McpToolTokens, ...] = ()
     tool_list_changes: int = 0
+    warnings: tuple[str, ...] = ()  # what the user should act on (an MCP server's tools taking much of the window)
