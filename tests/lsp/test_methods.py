@@ -22,7 +22,9 @@ async def test_compact_cost_clear_and_context(start_editor, mock_api, data_dir, 
 
     context = await editor.request("agent/context")
     assert set(context) == {"window", "effectiveWindow", "used", "utilization", "level", "categories", "layers",
-                            "nextRequest", "placeholders", "model", "demo", "modelWindow", "mcpTools", "toolListChanges"}
+                            "nextRequest", "placeholders", "model", "demo", "modelWindow", "mcpTools", "toolListChanges",
+                            "warnings"}
+    assert context["warnings"] == []  # no MCP server here
     assert set(context["categories"]) == {"system", "tools", "user", "assistant", "toolResults"}
     assert context["categories"]["toolResults"] > 0 and context["level"] == "ok"
     assert all(set(layer) == {"layer", "count", "tokensSaved"} for layer in context["layers"])

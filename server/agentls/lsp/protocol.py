@@ -206,6 +206,7 @@ class ContextResult(ContextUsageWire):
     placeholders: list[PlaceholderWire]
     mcpTools: list[McpToolTokensWire]
     toolListChanges: int
+    warnings: list[str]
 
 
 class McpToolStatusWire(TypedDict):
@@ -455,7 +456,7 @@ def context(details: ContextDetails, model: ActiveModel) -> ContextResult:
     usage_part = context_usage(details.report, model)
     return {**usage_part, "placeholders": [placeholder(p) for p in details.placeholders],  # type: ignore[typeddict-item]
             "mcpTools": [{"server": t.server, "tools": t.tools, "tokens": t.tokens} for t in details.mcp_tools],
-            "toolListChanges": details.tool_list_changes}
+            "toolListChanges": details.tool_list_changes, "warnings": list(details.warnings)}
 
 
 def mcp_server(status: McpServerStatus, scrub: Any = None) -> McpServerStatusWire:
@@ -636,7 +637,8 @@ def context_from_wire(data: dict[str, Any]) -> ContextDetails:
                           int(p.get("originalChars", 0))) for p in data.get("placeholders") or []),
         tuple(McpToolTokens(t.get("server", ""), int(t.get("tools", 0)), int(t.get("tokens", 0)))
               for t in data.get("mcpTools") or []),
-        int(data.get("toolListChanges", 0)))
+        int(data.get("toolListChanges", 0)),
+        tuple(str(w) for w in data.get("warnings") or []))
 
 
 def cost_from_wire(data: dict[str, Any]) -> CostReport:
