@@ -413,6 +413,7 @@ export interface ContextResult {
   placeholders: Placeholder[];
   mcpTools: McpToolTokens[]; // per MCP server: tools offered and their definitions' tokens per request
   toolListChanges: number; // requests whose tool list changed (each one cache break)
+  warnings: string[]; // what to act on: an MCP server whose tool definitions take over 10% of `window`
 }
 
 /** tokens: part of categories.tools */

@@ -143,6 +143,7 @@ test("context markdown includes placeholders with their refs", () => {
     placeholders: [{ toolUseId: "tu_1", tool: "read_file", layer: "snip", ref: "context://tu_1", originalChars: 45000 }],
     mcpTools: [],
     toolListChanges: 0,
+    warnings: [],
   };
   const md = contextMarkdown(c);
   assert.match(md, /# Agent context/);
@@ -153,6 +154,9 @@ test("context markdown includes placeholders with their refs", () => {
   const withMcp = contextMarkdown({ ...c, mcpTools: [{ server: "git", tools: 12, tokens: 2400 }], toolListChanges: 1 });
   assert.match(withMcp, /\| git \| 12 \| 2\.4K \|/);
   assert.match(withMcp, /Tool-list changes \(prompt-cache breaks\): 1/);
+  assert.doesNotMatch(withMcp, /⚠/);
+  const warned = contextMarkdown({ ...c, warnings: ["MCP server 'git': its tools take 24,000 tokens, 12% of the window"] });
+  assert.match(warned, /> ⚠ MCP server 'git': its tools take 24,000 tokens, 12% of the window/);
 });
 
 // Issue 9, point 4: "None: every tool result is in the context in full." under "clear 22 × saved 69K".
@@ -163,6 +167,7 @@ test("the context report never contradicts its own layer table", () => {
     placeholders: [],
     mcpTools: [],
     toolListChanges: 0,
+    warnings: [],
   };
   const md = contextMarkdown(c);
   assert.match(md, /\| clear \| 22 \| 69K \|/);

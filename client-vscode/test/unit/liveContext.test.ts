@@ -19,6 +19,7 @@ const result = (used: number): ContextResult => ({
   placeholders: [],
   mcpTools: [],
   toolListChanges: 0,
+  warnings: [],
 });
 
 test("once shown, every change re-renders it with the server's current numbers", async () => {
