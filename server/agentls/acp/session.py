@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError
 
 from ..agent.approval import ApprovalPolicy
-from ..agent.errors import AgentBusy, AgentError
+from ..agent.errors import AgentBusy, AgentError, AgentInputError
 from ..agent.runtime import AgentRuntime
 from ..agent.settings import AgentSettings
 from ..agent.store.session import title_of
+from ..context.images import ImageError
 from . import commands, protocol
 from .client_fs import ClientWorkspace
 from .client_terminal import ClientTerminal
@@ -105,8 +106,12 @@ class AcpSession:
         """Run a turn (or a slash command); the stop reason."""
         if self._task is not None or self.agent.busy:
             raise RequestError(BUSY, "A prompt is already running in this session; cancel it or wait")
-        given = protocol.prompt_input(blocks, self.shown)
-        if not given.text.strip() and not given.attachments:
+        try:
+            given = protocol.prompt_input(blocks, self.shown)
+            self.agent.check_images(given.images)  # refused before anything runs: nothing is added
+        except (ImageError, AgentInputError) as error:
+            raise RequestError.invalid_params({"prompt": str(error)}) from None
+        if not given.text.strip() and not given.attachments and not given.images:
             raise RequestError.invalid_params({"prompt": "the prompt has no text"})
         await self.runtime.settle_models()  # a model list being fetched decides the model (a bounded wait)
         notes, self.notes = self.notes + given.notes + self.runtime.untold_warnings(), []
@@ -115,8 +120,8 @@ class AcpSession:
         command = protocol.command_line(given.text, (c.name for c in commands.commands()))
         if command is None and not self.agent.history() and given.text.strip():
             await self.stream.send(protocol.session_title(title_of(given.text)))
-        work: Awaitable[Any] = (self._command(*command) if command is not None and not given.attachments
-                                else self.agent.run_turn(given.text, self.stream, given.attachments))
+        work: Awaitable[Any] = (self._command(*command) if command is not None and not given.everything
+                                else self.agent.run_turn(given.text, self.stream, given.everything))
         return await self._run(work)
 
     def cancel(self) -> None:
@@ -137,6 +142,8 @@ class AcpSession:
         if task.cancelled():
             return "cancelled"
         error = task.exception()
+        if isinstance(error, AgentInputError):
+            raise RequestError.invalid_params({"prompt": str(error)})
         if isinstance(error, AgentBusy):
             raise RequestError(BUSY, str(error))
         if isinstance(error, AgentError):
