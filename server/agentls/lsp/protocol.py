@@ -27,6 +27,7 @@ from ..agent.endpoint_models import ModelOffer, ModelsView
 from ..agent.transcript import TranscriptEntry, TranscriptTool
 from ..agent.views import ContextDetails
 from ..context.attachments import Attachment
+from ..context.images import ImageAttachment
 from ..context.pipeline import CompactionResult
 from ..context.report import Categories, ContextReport, LayerFigure, Placeholder
 from ..context.usage import Usage
@@ -562,8 +563,10 @@ def approval_request_from_wire(params: dict[str, Any]) -> ApprovalRequest:
     return ApprovalRequest(kind if kind in ("shell", "write", "edit", "mcp", "rewind") else "shell", **texts,
                            paths=tuple(str(p) for p in paths) if isinstance(paths, list) else None)
 
-def attachment(item: dict[str, Any]) -> Attachment:
+def attachment(item: dict[str, Any]) -> Attachment | ImageAttachment:
     """A checked ChatParams attachment (lsp/methods/chat.py checks and resolves it first)."""
+    if isinstance(item.get("image"), ImageAttachment):
+        return item["image"]
     where = item.get("range")
     lines = (where["start"]["line"] + 1, where["end"]["line"] + 1) if where else None
     return Attachment(str(item.get("uri", "")), str(item.get("text") or ""), lines)
