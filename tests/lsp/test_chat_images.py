@@ -25,6 +25,12 @@ async def test_an_image_attachment_reaches_the_model_as_an_image_block(start_edi
     await wait_until(lambda: editor.usages and editor.usages[-1]["used"] > 0)
     assert editor.usages[-1]["used"] < 2_000  # by its pixels: 410 tokens, not 270,000 chars of base64
 
+    first = (await editor.request("agent/sessions"))["current"]
+    await editor.request("agent/newSession")
+    resumed = await editor.request("agent/resume", {"sessionId": first})
+    assert resumed["transcript"][0]["text"] == ("[image: image/png, 640x480 px]\n[image: image/gif, 16x16 px]\n"
+                                                "what is this?")
+
 
 async def test_an_image_the_api_would_refuse_is_invalid_params_and_nothing_is_sent(start_editor, mock_api):
     editor = await start_editor(options_for(mock_api))

@@ -44,7 +44,6 @@ import math
 import re
 import struct
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
@@ -182,18 +181,31 @@ def sniff(data: bytes) -> tuple[str, int, int] | None:
 _HEAD_CHARS = 64 * 1024  # base64 decoded first: every header but a JPEG's behind large metadata
 
 
-@lru_cache(maxsize=256)
+def _decoded_sniff(text: str) -> tuple[str, int, int] | None:
+    try:
+        return sniff(base64.b64decode(text, validate=False))
+    except (binascii.Error, ValueError):
+        return None
+
+
 def _sniff_base64(data: str) -> tuple[str, int, int] | None:
     """sniff() of base64 text, decoding only its head when that is enough (the history counts often)."""
-    head = data[:_HEAD_CHARS - _HEAD_CHARS % 4]
-    for part in ((head, data) if len(data) > len(head) else (data,)):
-        try:
-            found = sniff(base64.b64decode(part, validate=False))
-        except (binascii.Error, ValueError):
-            return None
-        if found is not None:
-            return found
-    return None
+    head = data[:_HEAD_CHARS]
+    found = _decoded_sniff(head)
+    if found is not None or len(data) <= len(head):
+        return found
+    # A JPEG whose frame header lies past the head: decoded whole once. Keyed by length, head and
+    # tail (the key holds 68 KB, not the image: a cache must not keep images the history let go).
+    key = (len(data), head, data[-4096:])
+    if key not in _WHOLE:
+        if len(_WHOLE) >= _WHOLE_SIZE:
+            _WHOLE.pop(next(iter(_WHOLE)))  # the oldest entry
+        _WHOLE[key] = _decoded_sniff(data)
+    return _WHOLE[key]
+
+
+_WHOLE: dict[tuple[int, str, str], tuple[str, int, int] | None] = {}
+_WHOLE_SIZE = 64
 
 
 # ---------------------------------------------------------------- tokens

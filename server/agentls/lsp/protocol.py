@@ -380,13 +380,19 @@ def transcript(entries: list[TranscriptEntry]) -> list[TranscriptEntryWire]:
     wire: list[TranscriptEntryWire] = []
     for entry in entries:
         item: TranscriptEntryWire = {
-            "role": entry.role, "text": entry.text,
+            "role": entry.role, "text": _with_images(entry),
             "tools": [{"id": t.id, "name": t.name, "summary": t.summary, "isError": t.is_error,
                        "resultChars": t.result_chars} for t in entry.tools]}
         if entry.checkpoint is not None:
             item["checkpoint"] = entry.checkpoint
         wire.append(item)
     return wire
+
+
+def _with_images(entry: TranscriptEntry) -> str:
+    """A prompt's text, its images named before it (the panel shows text; the images stay with the agent)."""
+    named = [f"[image: {image.describe()}]" for image in entry.images]
+    return "\n".join([*named, entry.text]) if named and entry.text else "\n".join(named) or entry.text
 
 
 def changed_file(item: ChangedFile) -> CheckpointFile:
