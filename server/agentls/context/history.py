@@ -15,6 +15,7 @@ from typing import Any
 from collections.abc import Callable, Iterable
 
 from .blocks import Block, Message, block_chars, blocks_of, message_chars, result_text
+from .images import message_image_tokens
 
 
 @dataclass
@@ -141,7 +142,7 @@ class History:
             if answered - waiting:
                 raise ValueError(f"tool_result without tool_use: {sorted(answered - waiting)}")
         self.messages.append(message)
-        tokens = self.token_of(message_chars(message))
+        tokens = self.tokens_of(message)
         self.msg_tokens.append(tokens)
         self.total_tokens += tokens
         self._count(message, +1)
@@ -187,13 +188,19 @@ class History:
                 self.stale[older] = None
             self._latest_by_key[record.key] = record.id
 
+    def tokens_of(self, message: Message) -> int:
+        """A message's estimate: its characters by token_of, its images by their pixels (images.py)."""
+        return self.token_of(message_chars(message)) + message_image_tokens(blocks_of(message))
+
     def _count(self, message: Message, sign: int) -> None:
         if message["role"] == "assistant":
-            self.category_tokens["assistant"] += sign * self.token_of(message_chars(message))
+            self.category_tokens["assistant"] += sign * self.tokens_of(message)
             return
-        results = sum(len(result_text(b)) for b in blocks_of(message) if b.get("type") == "tool_result")
+        blocks = blocks_of(message)
+        results = sum(len(result_text(b)) for b in blocks if b.get("type") == "tool_result")
         self.category_tokens["tool_results"] += sign * self.token_of(results)
-        self.category_tokens["user"] += sign * self.token_of(message_chars(message) - results)
+        self.category_tokens["user"] += sign * (self.token_of(message_chars(message) - results)
+                                                + message_image_tokens(blocks))
 
     def extend_last_user(self, blocks: list[Block]) -> None:
         """Add blocks to a trailing user message (e.g. a prompt after a cancelled call)."""
@@ -204,7 +211,7 @@ class History:
         new_message = {**old, "content": [*blocks_of(old), *blocks]}
         self._count(new_message, +1)
         self.messages[-1] = new_message
-        tokens = self.token_of(message_chars(new_message))
+        tokens = self.tokens_of(new_message)
         self.total_tokens += tokens - self.msg_tokens[-1]
         self.msg_tokens[-1] = tokens
 
@@ -219,7 +226,7 @@ class History:
         self._count(old, -1)
         self._count(new_message, +1)
         self.messages[msg_index] = new_message
-        tokens = self.token_of(message_chars(new_message))
+        tokens = self.tokens_of(new_message)
         self.total_tokens += tokens - self.msg_tokens[msg_index]
         self.msg_tokens[msg_index] = tokens
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...context.blocks import Message, blocks_of
+from ...context.images import image_of_block
 from ...context.structure import request_problems
 
 INTERRUPTED = "[interrupted: the session ended before this tool call finished; nothing is known of its result]"
@@ -74,7 +75,9 @@ def _good_block(block: Any) -> bool:
     if kind == "tool_result":
         content = block.get("content", "")
         return isinstance(block.get("tool_use_id"), str) and isinstance(content, (str, list))
-    return True  # thinking, images…: passed on as they were written
+    if kind == "image":
+        return image_of_block(block) is not None  # a damaged image would have every request refused
+    return True  # thinking…: passed on as it was written
 
 
 def clean_usage(body: dict[str, Any]) -> tuple[str, dict[str, int]] | None:
