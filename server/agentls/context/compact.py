@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .attachments import is_attachment
 from .blocks import Message, blocks_of, result_text
 from .config import ContextConfig
-from .history import History
+from .history import History, ToolRecord
 from .placeholders import cut_middle
 from .store import ResultStore, result_ref
 
@@ -26,9 +26,11 @@ OMITTED_MARK = "[Earlier messages omitted from this summary request to fit the w
 PINNED_MARK = "[Kept verbatim across compactions]"
 MARKS = (SUMMARY_MARK, USER_TEXTS_MARK, FILES_MARK, OMITTED_MARK, PINNED_MARK)
 
-SUMMARY_PROMPT = """Stop working on the task for a moment: write a summary of this conversation so the work can go on after the older messages are removed from your context. Do not call any tool.
+SUMMARY_PROMPT = """Stop working on the task for a moment: write a summary of this conversation so the work can go on \
+after the older messages are removed from your context. Do not call any tool.
 
-First, inside <analysis>...</analysis>, go through the conversation in order: each request of the user, what you did about it, the files and commands involved, what went wrong and how it was fixed. This part is thrown away.
+First, inside <analysis>...</analysis>, go through the conversation in order: each request of the user, \
+what you did about it, the files and commands involved, what went wrong and how it was fixed. This part is thrown away.
 
 Then, inside <summary>...</summary>, write these sections:
 1. Goal: what the user wants, in their own terms.
@@ -171,7 +173,7 @@ def select_user_texts(texts: list[str], config: ContextConfig) -> list[str]:
     return list(reversed(chosen))
 
 
-def _still_useful(history: History, record, cut: int, in_tail: set[str]) -> bool:
+def _still_useful(history: History, record: ToolRecord, cut: int, in_tail: set[str]) -> bool:
     """A file read is worth re-attaching only when the model still saw it in full before the cut.
 
     Not when a later read of the same file is kept in the tail (it is there already),
