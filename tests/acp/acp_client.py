@@ -68,14 +68,16 @@ class EditorClient:
         self.updates.append((session_id, update))
 
     async def request_permission(self, session_id: str, tool_call: schema.ToolCallUpdate,
-                                 options: list[schema.PermissionOption], **kwargs: Any) -> schema.RequestPermissionResponse:
+                                 options: list[schema.PermissionOption],
+                                 **kwargs: Any) -> schema.RequestPermissionResponse:
         self.permissions.append(schema.RequestPermissionRequest(session_id=session_id, tool_call=tool_call,
                                                                 options=options))
         if self.permission_gate is not None:
             await self.permission_gate.wait()
         if self.answer is None:
             return schema.RequestPermissionResponse(outcome=schema.DeniedOutcome(outcome="cancelled"))
-        return schema.RequestPermissionResponse(outcome=schema.AllowedOutcome(outcome="selected", option_id=self.answer))
+        return schema.RequestPermissionResponse(
+            outcome=schema.AllowedOutcome(outcome="selected", option_id=self.answer))
 
     async def read_text_file(self, session_id: str, path: str, line: int | None = None, limit: int | None = None,
                              **kwargs: Any) -> schema.ReadTextFileResponse:
@@ -163,7 +165,8 @@ async def running_agent(client: EditorClient, env: dict[str, str], *, observers:
     kwargs: dict[str, Any] = {"observers": observers} if observers else {}
     # stderr inherited (pytest shows it on failure; an unread pipe could fill up), and time to exit by itself
     transport = {"stderr": None, "shutdown_timeout": EXIT_SECONDS}
-    async with acp.spawn_agent_process(client, *AGENT, env=env, transport_kwargs=transport, **kwargs) as (conn, process):
+    async with acp.spawn_agent_process(client, *AGENT, env=env, transport_kwargs=transport,
+                                       **kwargs) as (conn, process):
         await asyncio.wait_for(conn.initialize(protocol_version=acp.PROTOCOL_VERSION,
                                                client_capabilities=capabilities(**offers)), 60)
         yield conn, process

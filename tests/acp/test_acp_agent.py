@@ -28,7 +28,8 @@ async def test_a_prompt_that_reads_a_file_streams_a_tool_call_its_content_and_us
     client = EditorClient()
     async with running_agent(client, agent_env(tmp_path, mock_api)) as (conn, _):
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-        answer = await asyncio.wait_for(conn.prompt(session_id=session.session_id, prompt=prompt("what do the notes say?")), 60)
+        answer = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=prompt("what do the notes say?")), 60)
 
     assert answer.stop_reason == "end_turn"
     assert client.text() == "Let me look.\n\nThe notes say 42."
@@ -245,7 +246,8 @@ async def test_the_task_list_custom_commands_and_rules_reach_an_acp_client(tmp_p
     todos = [{"content": "read the notes", "status": "completed"}, {"content": "answer", "status": "in_progress"}]
     mock_api.script(Reply([ToolUse("todo_write", {"todos": todos})]), Reply("planned"),
                     Reply([ToolUse("run_shell", {"command": "echo hi"})]), Reply("ran"),
-                    Reply([ToolUse("run_shell", {"command": "echo hi"}), ToolUse("run_shell", {"command": "rm -rf x"})]),
+                    Reply([ToolUse("run_shell", {"command": "echo hi"}),
+                           ToolUse("run_shell", {"command": "rm -rf x"})]),
                     Reply("done"))
     env = agent_env(tmp_path, mock_api)
     client = EditorClient()

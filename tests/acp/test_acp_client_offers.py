@@ -47,7 +47,8 @@ async def test_files_are_read_from_the_clients_buffers_and_written_through_it(tm
 
 
 async def test_shell_commands_run_in_the_clients_terminal(tmp_path, mock_api, workspace):
-    mock_api.script(Reply([ToolUse("run_shell", {"command": "echo hi from $PWD; echo key=[$ANTHROPIC_API_KEY]; exit 3"})]),
+    mock_api.script(Reply([ToolUse("run_shell",
+                                   {"command": "echo hi from $PWD; echo key=[$ANTHROPIC_API_KEY]; exit 3"})]),
                     Reply([Text("ran")]))
     client = EditorClient()
     async with running_agent(client, agent_env(tmp_path, mock_api), terminal=True) as (conn, _):
@@ -61,7 +62,8 @@ async def test_shell_commands_run_in_the_clients_terminal(tmp_path, mock_api, wo
     shown = [u for u in client.of("tool_call_update") if u.content and any(c.type == "terminal" for c in u.content)]
     assert shown and shown[0].content[-1].terminal_id == "term-1"  # embedded while it runs
     end = client.of("tool_call_update")[-1]
-    assert end.status == "completed" and end.content[0].type == "terminal" and "[exit code 3]" in end.content[1].content.text
+    assert end.status == "completed" and end.content[0].type == "terminal"
+    assert "[exit code 3]" in end.content[1].content.text
 
 
 async def test_cancelling_a_command_in_the_clients_terminal_kills_and_releases_it(tmp_path, mock_api, workspace):

@@ -56,7 +56,8 @@ async def test_bad_input_gets_acp_errors_and_the_agent_stays_up(tmp_path, mock_a
                      b'{"jsonrpc": "1.0", "id": "v1", "method": "initialize", "params": {}}',
                      b'{"jsonrpc": "2.0", "id": "u1", "method": "session/frobnicate", "params": {}}',
                      b'{"jsonrpc": "2.0", "id": "p1", "method": "session/prompt", "params": {"sessionId": 5}}',
-                     b'{"jsonrpc": "2.0", "id": "s1", "method": "session/new", "params": {"cwd": "relative/dir", "mcpServers": []}}',
+                     b'{"jsonrpc": "2.0", "id": "s1", "method": "session/new",'
+                     b' "params": {"cwd": "relative/dir", "mcpServers": []}}',
                      b'{"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "nobody"}}',
                      b'{"jsonrpc": "2.0", "method": "no/such/notification", "params": {}}')
         await wait_until(lambda: all(inbox.answer(i) for i in ("m1", "v1", "u1", "p1", "s1"))
@@ -140,7 +141,8 @@ async def test_one_prompt_at_a_time_per_session(tmp_path, mock_api, workspace):
         with pytest.raises(RequestError) as busy:
             await conn.prompt(session_id=sid, prompt=prompt("me too"))
         assert busy.value.code == -32600 and "already running" in str(busy.value)
-        assert (await asyncio.wait_for(conn.prompt(session_id=other, prompt=prompt("hi")), 60)).stop_reason == "end_turn"
+        answer = await asyncio.wait_for(conn.prompt(session_id=other, prompt=prompt("hi")), 60)
+        assert answer.stop_reason == "end_turn"
         assert (await asyncio.wait_for(turn, 60)).stop_reason == "end_turn"
 
 

@@ -87,7 +87,8 @@ def _settings(tmp_path: Path, user: object = None, workspace: object = None, mon
     monkeypatch.setenv("AGENTLS_CONFIG_DIR", str(tmp_path / "config" / "agentls"))
     if user is not None:
         (tmp_path / "config" / "agentls").mkdir(parents=True)
-        (tmp_path / "config" / "agentls" / "settings.json").write_text(user if isinstance(user, str) else json.dumps(user))
+        (tmp_path / "config" / "agentls" / "settings.json").write_text(
+            user if isinstance(user, str) else json.dumps(user))
     root = tmp_path / "ws"
     root.mkdir()
     if workspace is not None:

@@ -39,7 +39,8 @@ async def test_the_task_list_is_reset_by_a_new_chat_and_restored_by_resume(make_
 
 async def test_an_invalid_list_is_refused_with_the_reason_and_nothing_changes(make_agent, mock_api):
     agent = make_agent()
-    mock_api.script(Reply([ToolUse("todo_write", {"todos": [{"content": "x", "status": "done"}]})]), Reply([Text("ok")]))
+    mock_api.script(Reply([ToolUse("todo_write", {"todos": [{"content": "x", "status": "done"}]})]),
+                    Reply([Text("ok")]))
     await agent.run_turn("plan")
     result = mock_api.message_bodies[-1]["messages"][-1]["content"][0]
     assert result["is_error"] and "status must be one of pending, in_progress, completed" in result["content"]

@@ -74,7 +74,8 @@ class Tally:
             return
         try:
             history = agent.history()
-            probe = history + [{"role": "user", "content": "next"}] if history and history[-1]["role"] == "assistant" else history
+            probe = (history + [{"role": "user", "content": "next"}]
+                     if history and history[-1]["role"] == "assistant" else history)
             if history and request_problems(probe):
                 self.invalid.append(f"{category} {note}: {request_problems(probe)[:2]}")
             text = json.dumps(history, ensure_ascii=False)
@@ -260,7 +261,7 @@ async def legacy_damages(tmp_path: Path, tally: Tally, rng: random.Random) -> No
         damaged.insert(rng.randint(0, len(damaged)), garbage.replace(b"\n", b" "))
         legacy_log(data, root, b"\n".join(damaged) + b"\n")
         await tally.check("garbage line in an old log", data, root, TURNS, f"case {case}")
-    for case in range(120):
+    for _ in range(120):
         data, root = fresh(tmp_path, "legacy")
         damaged = list(lines)
         index = rng.randrange(len(damaged))

@@ -14,7 +14,8 @@ from agentls.mock_api import Reply, Text, ToolUse
 from .helpers import options_for
 
 EDITOR_TOOLS = {"get_diagnostics", "find_symbols", "go_to_definition", "find_references"}
-APP_TS = "import * as lib from './lib';\n\nconst 😀 = 1; lib.greet('a');\nexport const n: number = lib.greet('b').length;\n"
+APP_TS = ("import * as lib from './lib';\n\nconst 😀 = 1; lib.greet('a');\n"
+          "export const n: number = lib.greet('b').length;\n")
 
 
 def span(line: int, start: int, end: int | None = None) -> dict:
@@ -70,7 +71,8 @@ async def test_references_by_line_and_name_reach_the_model_as_path_line(start_ed
 
     await editor.request("agent/chat", {"prompt": "who calls greet?"})
 
-    assert asked == [{"kind": "references", "uri": app.as_uri(), "position": {"line": 2, "character": 18}}]  # 😀 is 2 UTF-16 units
+    # 😀 is 2 UTF-16 units
+    assert asked == [{"kind": "references", "uri": app.as_uri(), "position": {"line": 2, "character": 18}}]
     content = tool_result(mock_api)["content"]
     assert content.splitlines() == [
         "4 references to greet (from app.ts:3 (found on line 3, not 2)), declaration included:",

@@ -72,7 +72,8 @@ class Generator:
         item: dict[str, Any] = {}
         if self.rng.random() < 0.9:
             item["uri"] = self.rng.choice([(self.root / "notes.md").as_uri(), (self.root / "missing.txt").as_uri(),
-                                           "file:///etc/passwd", "untitled:1", "", 7, None, (self.root / "..").as_uri()])
+                                           "file:///etc/passwd", "untitled:1", "", 7, None,
+                                           (self.root / "..").as_uri()])
         if self.rng.random() < 0.5:
             item["text"] = self.rng.choice(["some text", 1, None, ["x"]])
         if self.rng.random() < 0.4:

@@ -57,7 +57,7 @@ def module_from_doc() -> str:
 
 
 def lua_list(items: list[str]) -> str:
-    return "{ %s }" % ", ".join(lua(item) for item in items)
+    return "{ " + ", ".join(lua(item) for item in items) + " }"
 
 
 def run_driver(template: str, tmp_path: Path, workspace: Path, data_dir: Path, mock_api, **values: str) -> dict:

@@ -33,7 +33,9 @@ end, 20)
 if not ready then
   out.error = 'the clients did not start (or no diagnostics came)'
 else
-  agentls.chat('What is broken, and who calls greet?', function(err, result) out.chat = result; out.chat_error = err end)
+  agentls.chat('What is broken, and who calls greet?', function(err, result)
+    out.chat = result; out.chat_error = err
+  end)
   vim.wait(90000, function() return out.chat ~= nil or out.chat_error ~= nil end, 20)
 end
 vim.fn.writefile({ vim.fn.json_encode(out) }, %(out)s)

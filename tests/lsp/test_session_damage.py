@@ -25,13 +25,15 @@ from .helpers import options_for, server_env
 
 GOOD = [
     {"type": "message", "at": 1.0, "message": {"role": "user", "content": [{"type": "text", "text": "first prompt"}]}},
-    {"type": "message", "at": 2.0, "message": {"role": "assistant", "content": [{"type": "text", "text": "first answer"}]}},
+    {"type": "message", "at": 2.0,
+     "message": {"role": "assistant", "content": [{"type": "text", "text": "first answer"}]}},
     {"type": "usage", "at": 2.0, "model": "claude-sonnet-4-5", "usage": {
         "input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}},
 ]
 TOOL_USE = {"type": "message", "at": 3.0, "message": {"role": "assistant", "content": [
     {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "notes.md"}}]}}
-SECOND_PROMPT = {"type": "message", "at": 3.0, "message": {"role": "user", "content": [{"type": "text", "text": "next"}]}}
+SECOND_PROMPT = {"type": "message", "at": 3.0,
+                 "message": {"role": "user", "content": [{"type": "text", "text": "next"}]}}
 
 # The damaged tails of the issue (each appended after a complete first turn).
 DAMAGES = {
@@ -39,7 +41,8 @@ DAMAGES = {
         json.dumps({**SECOND_PROMPT, "message": {"role": "user", "content": "né"}}, ensure_ascii=False).encode()),
     "json-not-an-object": b"[1, 2, 3]\n",
     "record-without-type": json.dumps({"at": 3.0, "message": SECOND_PROMPT["message"]}).encode() + b"\n",
-    "usage-with-unknown-field": json.dumps({**GOOD[2], "usage": {**GOOD[2]["usage"], "server_tool_use": 1}}).encode() + b"\n",
+    "usage-with-unknown-field":
+        json.dumps({**GOOD[2], "usage": {**GOOD[2]["usage"], "server_tool_use": 1}}).encode() + b"\n",
     "missing-tool-result": (json.dumps(SECOND_PROMPT) + "\n" + json.dumps(TOOL_USE) + "\n"
                             + json.dumps(SECOND_PROMPT) + "\n").encode(),
     "message-of-wrong-type": json.dumps({"type": "message", "at": 3.0, "message": "hello"}).encode() + b"\n",

@@ -84,5 +84,6 @@ async def test_stop_during_a_long_shell_command(start_editor, mock_api, workspac
     await asyncio.sleep(0.3)  # the command is running
     cost = await _cost_latency(editor)
     stop = await _stop_latency(editor, turn, "sleepy")
-    print(f"\nshell `sleep 60`: agent/cost answered in {cost * 1000:.0f} ms, Stop ended the turn in {stop * 1000:.0f} ms")
+    print(f"\nshell `sleep 60`: agent/cost answered in {cost * 1000:.0f} ms, "
+          f"Stop ended the turn in {stop * 1000:.0f} ms")
     assert cost < 1 and stop < 1

@@ -57,7 +57,8 @@ async def test_sessions_and_resume_in_the_terminal_chat(workspace, data_dir):
     assert "1. list the files" in out and "2. What does notes.md say?" in out and "(this chat)" in out
     assert "resumed " in out and "you: What does notes.md say?" in out and "⏺ read_file notes.md" in out
     searched = out.rsplit("resumed ", 1)[1]
-    assert "What does notes.md say?" in searched and "list the files" not in searched.split("you:")[-1].split("\n", 3)[-1]
+    assert "What does notes.md say?" in searched
+    assert "list the files" not in searched.split("you:")[-1].split("\n", 3)[-1]
     assert listed
 
 

@@ -294,6 +294,18 @@ def test_the_table_itself_keeps_the_core_below_the_front_ends():
     assert all("evaluation" not in allowed for layer, allowed in ALLOWED.items() if layer != "entry")
 
 
+def test_the_model_package_names_in_all_exactly_what_it_loads_lazily():
+    # agentls.model loads its names on first use (_EXPORTS); __all__ is spelled out as a literal so that
+    # linters see the TYPE_CHECKING imports as re-exports, and the three lists must not drift apart.
+    import agentls.model as model
+
+    assert model.__all__ == sorted(model._EXPORTS)
+    tree = ast.parse((SOURCE / PACKAGE / "model" / "__init__.py").read_text())
+    type_only = {alias.name: "." + (node.module or "") for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.level == 1 for alias in node.names}
+    assert type_only == model._EXPORTS
+
+
 # --- the checker itself, on a small package with known faults --------------------------------------
 
 def write(root: Path, files: dict[str, str]) -> Path:

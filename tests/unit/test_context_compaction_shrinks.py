@@ -40,7 +40,8 @@ def small_session(engine: ContextEngine) -> None:
     engine.append(attached("src/app.py", "def main():\n    pass\n" * 40, "summarise @src/app.py"))
     engine.append(assistant_text("app.py defines main() forty times."))
     selection = "def helper():\n    return 1\n" * 20
-    engine.append(attached("src/util.py (lines 1-40)", selection, f"`src/util.py` lines 1-40:\n```\n{selection}```\nexplain"))
+    engine.append(attached("src/util.py (lines 1-40)", selection,
+                           f"`src/util.py` lines 1-40:\n```\n{selection}```\nexplain"))
     engine.append(assistant_text("helper returns 1."))
 
 

@@ -9,6 +9,7 @@ import sys
 import time
 
 import anthropic
+import httpx2
 import pytest
 
 from agentls.mock_api import DEMO_LABEL, Fault, MockAnthropicServer, Reply, Text, Thinking, ToolUse
@@ -66,7 +67,8 @@ def test_stream_event_sequence_matches_the_real_api(api):
 
     start = events[0][1]["message"]
     assert start["role"] == "assistant" and start["content"] == [] and start["stop_reason"] is None
-    assert {"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"} <= set(start["usage"])
+    usage_fields = {"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"}
+    assert usage_fields <= set(start["usage"])
 
     deltas = [p["delta"] for n, p in events if n == "content_block_delta"]
     assert {d["type"] for d in deltas} == {"thinking_delta", "signature_delta", "text_delta", "input_json_delta"}
@@ -92,7 +94,8 @@ def test_non_streaming_message_json(sdk, api):
 
 
 def test_sdk_stream_helper_accumulates_the_message(sdk, api):
-    api.script(Reply([Thinking("hm"), Text("done"), ToolUse("grep_search", {"pattern": "TODO"})], stop_reason="pause_turn"))
+    api.script(Reply([Thinking("hm"), Text("done"), ToolUse("grep_search", {"pattern": "TODO"})],
+                     stop_reason="pause_turn"))
     with sdk.messages.stream(**messages_body()) as stream:
         final = stream.get_final_message()
     assert [b.type for b in final.content] == ["thinking", "text", "tool_use"]
@@ -216,7 +219,7 @@ def test_529_fault_is_overloaded_error(sdk, api):
 def test_disconnect_keeps_the_reply_for_the_retry(sdk, api):
     api.inject(Fault.disconnect(after_events=3))
     api.script(Reply("survives the drop"))
-    with pytest.raises(Exception):
+    with pytest.raises(httpx2.TransportError):  # the SDK's transport; ModelClient retries it (model/retry.py)
         list(sdk.messages.create(**messages_body(), stream=True))
     assert sdk.messages.create(**messages_body()).content[0].text == "survives the drop"
 

@@ -51,7 +51,8 @@ def test_named_files_are_read_with_labelled_intro():
 def test_answer_after_tool_results_summarises_in_markdown():
     first = ask(user("explain src/app.py"))
     (call,) = [b for b in first.content if isinstance(b, ToolUse)]
-    assistant = {"role": "assistant", "content": [{"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}]}
+    assistant = {"role": "assistant",
+                 "content": [{"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}]}
     result = user([{"type": "tool_result", "tool_use_id": call.id, "content": "import os\n\nprint('```')\n"}])
 
     reply = ask(user("explain src/app.py"), assistant, result)
@@ -88,7 +89,8 @@ def test_error_results_and_search_results_are_described():
     uses = [{"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "gone.py"}},
             {"type": "tool_use", "id": "t2", "name": "grep_search", "input": {"pattern": "x"}}]
     results = [{"type": "tool_result", "tool_use_id": "t1", "content": "file not found", "is_error": True},
-               {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "a.py:1: x\nb.py:2: x"}]}]
+               {"type": "tool_result", "tool_use_id": "t2",
+                "content": [{"type": "text", "text": "a.py:1: x\nb.py:2: x"}]}]
     (text,) = texts(ask(user("q"), {"role": "assistant", "content": uses}, user(results)))
     assert "`read_file` failed for `gone.py`: file not found" in text
     assert "Found 2 matching lines for `x`" in text

@@ -95,7 +95,8 @@ def test_untouched_messages_are_shared_not_copied():
 text_block = st.builds(lambda t, c: {"type": "text", "text": t, **({"cache_control": EPHEMERAL} if c else {})},
                        st.text(max_size=5), st.booleans())
 thinking_block = st.just({"type": "thinking", "thinking": "t", "signature": "s"})
-content = st.one_of(st.text(min_size=1, max_size=5), st.lists(st.one_of(text_block, thinking_block), min_size=1, max_size=4))
+content = st.one_of(st.text(min_size=1, max_size=5),
+                    st.lists(st.one_of(text_block, thinking_block), min_size=1, max_size=4))
 
 
 @st.composite

@@ -10,7 +10,7 @@ import pytest
 
 from agentls.mock_api import Fault, MockAnthropicServer, RedactedThinking, Reply, Text, Thinking, ToolUse
 from agentls.lsp import protocol
-from agentls.mock_api import Fault, MockAnthropicServer, RedactedThinking, Reply, Text, Thinking, ToolUse, mock_model
+from agentls.mock_api import mock_model
 from agentls.model import (
     DEFAULT_MODEL,
     ModelClient,
@@ -28,8 +28,10 @@ from agentls.model.models_api import fetch_catalog
 SECRET = "sk-ant-test-SECRET-123"
 USER_HI = [{"role": "user", "content": "hi"}]
 TOOLS = [
-    {"name": "read_file", "description": "Read a file", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}},
-    {"name": "grep_search", "description": "Search", "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"}}}},
+    {"name": "read_file", "description": "Read a file",
+     "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}},
+    {"name": "grep_search", "description": "Search",
+     "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"}}}},
 ]
 
 
@@ -448,7 +450,8 @@ def _cache_marks(body: dict) -> list[str]:
 
 def _tool_round(tool_id: str) -> list[dict]:
     return [
-        {"role": "assistant", "content": [{"type": "tool_use", "id": tool_id, "name": "read_file", "input": {"path": "a"}}]},
+        {"role": "assistant",
+         "content": [{"type": "tool_use", "id": tool_id, "name": "read_file", "input": {"path": "a"}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": "text"}]},
     ]
 

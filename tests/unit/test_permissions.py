@@ -187,7 +187,9 @@ def _compose(children):
     def around(template: str, adds: frozenset[str] = frozenset()):
         return lambda item: (template.format(item[0]), item[1] | adds)
 
-    quoted = lambda template: lambda item: (template.format(shlex.quote(item[0])), item[1])
+    def quoted(template: str):
+        return lambda item: (template.format(shlex.quote(item[0])), item[1])
+
     return st.one_of(
         st.tuples(children, st.sampled_from(["&&", "||", ";", "|", "\n"]), children).map(join),
         children.map(around("( {} )")),

@@ -54,10 +54,12 @@ def span(line: int, col: int = 0) -> dict:
 
 def test_editor_tools_follow_the_declared_kinds() -> None:
     core = [d["name"] for d in tool_definitions()]
-    assert [d["name"] for d in tool_definitions(["references", "symbols"])] == [*core, "find_symbols", "find_references"]
+    with_queries = [d["name"] for d in tool_definitions(["references", "symbols"])]
+    assert with_queries == [*core, "find_symbols", "find_references"]
     assert declared_kinds(["hover", "rename", "diagnostics"]) == (frozenset({"hover", "diagnostics"}), [])
     assert declared_kinds({}) == (frozenset(), [])  # Lua's empty table
-    assert declared_kinds("diagnostics")[1] == ["initializationOptions.editorQueries must be a list of strings; ignored"]
+    assert declared_kinds("diagnostics")[1] == [
+        "initializationOptions.editorQueries must be a list of strings; ignored"]
 
 
 async def test_an_undeclared_editor_tool_is_unknown(root: Path) -> None:
@@ -82,7 +84,8 @@ async def test_a_failing_hover_does_not_lose_the_definition(root: Path) -> None:
             raise EditorQueryError("hover crashed")
         return {"locations": [{"uri": (root / "lib.ts").as_uri(), "range": span(0, 16)}]}
 
-    out = await run_tool("go_to_definition", {"path": "lib.ts", "line": 1, "symbol": "greet"}, ctx(root, ScriptedEditor(answer)))
+    out = await run_tool("go_to_definition", {"path": "lib.ts", "line": 1, "symbol": "greet"},
+                         ctx(root, ScriptedEditor(answer)))
     assert not out.is_error and out.text.splitlines()[1] == "lib.ts:1: export function greet() {}"
 
 

@@ -78,7 +78,8 @@ class AcpAgent:
         return schema.NewSessionResponse(session_id=session.id)
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
-                           additional_directories: list[str] | None = None, **kwargs: Any) -> schema.LoadSessionResponse:
+                           additional_directories: list[str] | None = None,
+                           **kwargs: Any) -> schema.LoadSessionResponse:
         session = await self._resume(cwd, session_id, mcp_servers, additional_directories)
         await session.stream.replay()  # the whole conversation before the answer (session-setup, "Loading")
         await session.announce()

@@ -17,8 +17,9 @@ or `mcpServers` (they start programs), and its `approvals` may only ask more
 ("always" there is ignored). Its `permissions` are not settings here: the
 core reads them from the same file as the workspace's rules, combined with
 the user's (agent/permissions: deny wins over ask over allow, whoever wrote
-them). What it could not set is reported, like every ignored field. MCP servers the client passes in session/new join the
-configured ones (the client's wins on a name clash).
+them). What it could not set is reported, like every ignored field. MCP
+servers the client passes in session/new join the configured ones (the
+client's wins on a name clash).
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def read_settings(cwd: Path) -> tuple[AgentSettings, list[str]]:
     merged = dict(user)
     for key, value in workspace.items():
         if key in UNTRUSTED_KEYS:
-            problems.append(f"{WORKSPACE_FILE}: {key} is ignored in a workspace file (set it in {user_settings_file()})")
+            problems.append(
+                f"{WORKSPACE_FILE}: {key} is ignored in a workspace file (set it in {user_settings_file()})")
         elif key == "approvals":
             merged[key] = _stricter(user.get("approvals"), value, problems)
         elif key == "permissions":

@@ -136,7 +136,8 @@ class UpdateStream:
 
     async def _tool_end(self, event: ev.ToolEnd) -> None:
         agent = self.agent()
-        seen = self._tools.pop(event.tool_use_id, None) or await self._seen(event.tool_use_id, event.tool, {}, live=False)
+        seen = (self._tools.pop(event.tool_use_id, None)
+                or await self._seen(event.tool_use_id, event.tool, {}, live=False))
         if self._running == event.tool_use_id:
             self._running = None
         view = agent.tool_result(event.tool_use_id) if agent is not None else None

@@ -59,14 +59,14 @@ class EndpointModels:
         from ..model.models_api import ModelCatalog
 
         self.catalog = ModelCatalog(on_update=lambda _catalog: on_update())
-        self.models: "Catalog" = FALLBACK_CATALOG  # the list agent/models shows
-        self.choice: "ModelChoice | None" = None
+        self.models: Catalog = FALLBACK_CATALOG  # the list agent/models shows
+        self.choice: ModelChoice | None = None
         self.thinking_note = ""  # why agentls.thinking cannot be followed as set for this model
         self._endpoint: ModelSettings | None = None  # settings of the endpoint whose list is in use
         self._told: set[str] = set()
         self.setting_names = dict(setting_names or SETTING_NAMES)
 
-    def resolve(self, configured: str | None, base: "ModelSettings", *, demo: bool) -> "ModelSettings":
+    def resolve(self, configured: str | None, base: ModelSettings, *, demo: bool) -> ModelSettings:
         """`base` with the model that answers and the catalog that describes it."""
         from ..model.catalog import DEMO_NOTE, ModelChoice, choose_model, fallback_catalog
         from ..model.thinking import thinking_request
@@ -92,7 +92,7 @@ class EndpointModels:
         return replace(base, model=self.choice.model, catalog=self.models)
 
     @property
-    def info(self) -> "ModelInfo | None":
+    def info(self) -> ModelInfo | None:
         return self.choice.info if self.choice is not None else None
 
     def fetching(self) -> bool:

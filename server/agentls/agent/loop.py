@@ -186,15 +186,16 @@ class Agent:
 
     def _open_checkpoints(self, session: Session | None) -> None:
         """Checkpoints need a saved session (an unsaved one has nowhere to keep file contents)."""
-        folder = folder_for(session) if session is not None else None
-        self.checkpoints = Checkpoints(self.workspace, session, folder) if folder is not None else None
-        if self.checkpoints is not None:
-            try:
-                done = self.checkpoints.recover()
-            except OSError as error:
-                done = f"a rewind interrupted earlier could not be finished ({error})"
-            if done:
-                session.problems.append(f"Checkpoints: {done}.")
+        if session is None or (folder := folder_for(session)) is None:
+            self.checkpoints = None
+            return
+        self.checkpoints = Checkpoints(self.workspace, session, folder)
+        try:
+            done = self.checkpoints.recover()
+        except OSError as error:
+            done = f"a rewind interrupted earlier could not be finished ({error})"
+        if done:
+            session.problems.append(f"Checkpoints: {done}.")
 
     def session_problems(self) -> list[str]:
         """What the user should hear about the session (damage set aside, not saved). Front ends
@@ -589,6 +590,7 @@ class Agent:
         blocks = []
         for use in uses:
             output = outputs.get(use["id"], default)
+            assert output is not None  # without a default (a turn not cancelled), every use ran and has its output
             block = {"type": "tool_result", "tool_use_id": use["id"], "content": output.text or "(empty)"}
             if output.is_error:
                 block["is_error"] = True

@@ -61,7 +61,8 @@ def transcript(messages: list[dict[str, Any]]) -> list[TranscriptEntry]:
                 entries.append(TranscriptEntry("user", text, images=images))
             continue
         text = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text" and b.get("text"))
-        tools = [TranscriptTool(b.get("id", ""), b.get("name", ""), tool_summary(b.get("name", ""), b.get("input") or {}),
+        tools = [TranscriptTool(b.get("id", ""), b.get("name", ""),
+                                tool_summary(b.get("name", ""), b.get("input") or {}),
                                 bool(results.get(b.get("id"), {}).get("is_error")),
                                 _result_chars(results.get(b.get("id"), {})))
                  for b in blocks if b.get("type") == "tool_use"]

@@ -111,7 +111,8 @@ def write_below(root: Path, parts: tuple[str, ...], data: bytes, shown: str) -> 
                 child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise PathRefused(shown, f"changed: {name!r} is now a symlink or not a folder; not written") from None
+                    raise PathRefused(
+                        shown, f"changed: {name!r} is now a symlink or not a folder; not written") from None
                 raise
             os.close(directory)
             directory = child

@@ -121,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--base-url", help="Anthropic-compatible endpoint (default: ANTHROPIC_BASE_URL)")
         sub.add_argument("--yes", action="store_true", help="approve every command and edit without asking")
         sub.add_argument("--new", action="store_true", help="start a new session instead of resuming the last")
-        sub.add_argument("--mcp-config", metavar="FILE", help="MCP servers, in the mcp.json shape ({\"mcpServers\": …})")
+        sub.add_argument("--mcp-config", metavar="FILE",
+                         help="MCP servers, in the mcp.json shape ({\"mcpServers\": …})")
 
     ask = commands.add_parser("ask", help="one agent turn: stream the answer to stdout")
     ask.add_argument("prompt")

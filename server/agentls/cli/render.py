@@ -32,7 +32,8 @@ from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
 from ..model.pricing import CostReport
 
-HELP = """commands: /compact [instructions]  /cost  /model [ID]  /new (or /clear)  /sessions [words]  /resume N|ID  /checkpoints
+HELP = """\
+commands: /compact [instructions]  /cost  /model [ID]  /new (or /clear)  /sessions [words]  /resume N|ID  /checkpoints
           /rewind N [code|conversation|both]  /context  /mcp  /tasks  /permissions  /help  /quit
 Ctrl-C cancels a running turn; Ctrl-D or /quit leaves."""
 REWIND_USAGE = "/rewind N [code|conversation|both] (N from /checkpoints; default both)"

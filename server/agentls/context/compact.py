@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .attachments import is_attachment
 from .blocks import Message, blocks_of, result_text
 from .config import ContextConfig
-from .history import History
+from .history import History, ToolRecord
 from .images import IMAGE_MARK, image_of_block, image_ref, is_image
 from .placeholders import cut_middle
 from .store import ResultStore, result_ref
@@ -33,9 +33,11 @@ MARKS = (SUMMARY_MARK, USER_TEXTS_MARK, FILES_MARK, OMITTED_MARK, IMAGES_MARK, I
 IMAGES_NOTE = ("Some of the messages being summarised hold images, which will not be kept: say in the "
                "summary what each one showed that the work still needs.")
 
-SUMMARY_PROMPT = """Stop working on the task for a moment: write a summary of this conversation so the work can go on after the older messages are removed from your context. Do not call any tool.
+SUMMARY_PROMPT = """Stop working on the task for a moment: write a summary of this conversation so the work can go on \
+after the older messages are removed from your context. Do not call any tool.
 
-First, inside <analysis>...</analysis>, go through the conversation in order: each request of the user, what you did about it, the files and commands involved, what went wrong and how it was fixed. This part is thrown away.
+First, inside <analysis>...</analysis>, go through the conversation in order: each request of the user, \
+what you did about it, the files and commands involved, what went wrong and how it was fixed. This part is thrown away.
 
 Then, inside <summary>...</summary>, write these sections:
 1. Goal: what the user wants, in their own terms.
@@ -192,7 +194,7 @@ def select_user_texts(texts: list[str], config: ContextConfig) -> list[str]:
     return list(reversed(chosen))
 
 
-def _still_useful(history: History, record, cut: int, in_tail: set[str]) -> bool:
+def _still_useful(history: History, record: ToolRecord, cut: int, in_tail: set[str]) -> bool:
     """A file read is worth re-attaching only when the model still saw it in full before the cut.
 
     Not when a later read of the same file is kept in the tail (it is there already),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 
 @dataclass
@@ -116,7 +117,7 @@ class ContextConfig:
     def tokens(self, chars: int) -> int:
         return int(-(-chars // self.chars_per_token))
 
-    def updated(self, **changes) -> ContextConfig:
+    def updated(self, **changes: Any) -> ContextConfig:
         """A copy with the known fields changed; unknown names are an error."""
         names = {f.name for f in fields(self)}
         unknown = set(changes) - names

@@ -140,7 +140,8 @@ class History:
             if waiting - answered:
                 raise ValueError(f"tool_use without result: {sorted(waiting - answered)}")
             if answered - waiting:
-                raise ValueError(f"tool_result without tool_use: {sorted(answered - waiting)}")
+                # key=str: a tool_result without an id (None) is reported, not a TypeError
+                raise ValueError(f"tool_result without tool_use: {sorted(answered - waiting, key=str)}")
         self.messages.append(message)
         tokens = self.tokens_of(message)
         self.msg_tokens.append(tokens)

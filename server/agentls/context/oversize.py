@@ -53,7 +53,8 @@ def _shares(sizes: list[int], budget: int) -> list[int]:
     return keep
 
 
-def fit_user_blocks(blocks: list[dict[str, Any]], budget_chars: int, store: ResultStore) -> tuple[list[dict[str, Any]], int]:
+def fit_user_blocks(blocks: list[dict[str, Any]], budget_chars: int,
+                    store: ResultStore) -> tuple[list[dict[str, Any]], int]:
     """`blocks` with text blocks cut so that together they stay within `budget_chars`; (blocks, how many cut)."""
     texts = [i for i, block in enumerate(blocks) if block.get("type") == "text" and isinstance(block.get("text"), str)]
     sizes = [len(blocks[i]["text"]) for i in texts]
@@ -68,7 +69,8 @@ def fit_user_blocks(blocks: list[dict[str, Any]], budget_chars: int, store: Resu
     return fitted, cut
 
 
-def fit_history(messages: list[dict[str, Any]], budget_chars: int, store: ResultStore) -> tuple[list[dict[str, Any]], int]:
+def fit_history(messages: list[dict[str, Any]], budget_chars: int,
+                store: ResultStore) -> tuple[list[dict[str, Any]], int]:
     """Every user message's text blocks fitted to `budget_chars` (tool results left alone)."""
     out: list[dict[str, Any]] = []
     total = 0

@@ -90,7 +90,7 @@ def rewrite_price(history: History, first_change: int, saves: int, *, cold: bool
     return (WRITE - READ) * max(0.0, written - saves)
 
 
-def _gather(sources: Iterable[Rewrite], claimed: dict[tuple, Rewrite]) -> None:
+def _gather(sources: Iterable[Rewrite], claimed: dict[tuple[str, str, int], Rewrite]) -> None:
     for rewrite in sources:
         claimed.setdefault(rewrite.key, rewrite)
 
@@ -100,7 +100,7 @@ def candidates(history: History, config: ContextConfig, estimate: int, *, idle: 
     window = config.effective_window
     utilization = estimate / window
     exempt = set(history.recent_results(config.snip_keep_recent))
-    claimed: dict[tuple, Rewrite] = {}
+    claimed: dict[tuple[str, str, int], Rewrite] = {}
     if idle or utilization >= config.snip_at:
         _gather(plan_snip(history, config, exempt), claimed)
     if idle:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from . import placeholders
 from .blocks import blocks_of, result_text
@@ -44,7 +45,7 @@ class Rewrite:
         return record.use_msg if self.on_input else record.result_msg  # type: ignore[return-value]
 
 
-def readable_input(tool_input: dict) -> str:
+def readable_input(tool_input: dict[str, Any]) -> str:
     """A tool input as the model would want to re-read it: each field's text unescaped."""
     parts = []
     for name, value in tool_input.items():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .blocks import Message, blocks_of, result_text
 from .placeholders import cut_middle
 from .rewrite import readable_input
@@ -59,5 +61,5 @@ def cut_oversized(message: Message, limit: int, store: ResultStore) -> tuple[Mes
     return {**message, "content": new_blocks}, cut
 
 
-def _long_fields(tool_input: dict, limit: int) -> set[str]:
+def _long_fields(tool_input: dict[str, Any], limit: int) -> set[str]:
     return {name for name, value in tool_input.items() if isinstance(value, str) and len(value) > limit}

@@ -29,8 +29,8 @@ class Usage:
         if source is None:
             return cls()
         split = source.get("cache_creation") if isinstance(source, dict) else getattr(source, "cache_creation", None)
-        return cls(*(_count(source, n) for n in
-                     ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")),
+        return cls(_count(source, "input_tokens"), _count(source, "output_tokens"),
+                   _count(source, "cache_creation_input_tokens"), _count(source, "cache_read_input_tokens"),
                    _count(split, "ephemeral_1h_input_tokens") if split is not None else 0)
 
     @property

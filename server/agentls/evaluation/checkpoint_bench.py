@@ -50,9 +50,9 @@ def generate(root: Path, files: int = 10_000, seed: int = 20) -> list[Path]:
     for i in range(200):
         (build / f"out{i}.o").write_bytes(os.urandom(256))
     past = time.time() - 3600
-    for folder, names, found in os.walk(root):
+    for walked, names, found in os.walk(root):
         for name in names + found:
-            os.utime(os.path.join(folder, name), (past, past))
+            os.utime(os.path.join(walked, name), (past, past))
     _git(root, "init", "-q")
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "generated")

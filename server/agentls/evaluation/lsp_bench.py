@@ -92,7 +92,8 @@ async def bench(turns: int, spawns: int) -> dict[str, Any]:
         root = Path(tmp) / "ws"
         root.mkdir()
         (root / "notes.md").write_text("# Notes\n")
-        mock = TimedMock().start()
+        mock = TimedMock()
+        mock.start()
         try:
             init, ready = [], []
             for i in range(spawns):
@@ -138,13 +139,15 @@ def format_figures(figures: dict[str, Any]) -> str:
         f"first textDelta after the model's first SSE delta ({figures['turns']} turns, "
         f"{WARM_UP_TURNS} warm-up excluded: {figures['firstDeltaWarmUpMs']} ms)",
         f"  p50 {delta['p50']:.2f} ms   p95 {delta['p95']:.2f} ms   max {delta['max']:.2f} ms",
-        f"spawn → initialize response ({figures['spawns']} spawns)   p50 {init['p50']:.0f} ms   max {init['max']:.0f} ms",
+        f"spawn → initialize response ({figures['spawns']} spawns)   "
+        f"p50 {init['p50']:.0f} ms   max {init['max']:.0f} ms",
         f"spawn → first agent/contextUsage (agent ready)   p50 {ready['p50']:.0f} ms   max {ready['max']:.0f} ms",
     ])
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agentls.evaluation.lsp_bench", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m agentls.evaluation.lsp_bench",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=60, help="measured chat turns (default 60)")
     parser.add_argument("--spawns", type=int, default=5, help="server starts to time (default 5)")
     parser.add_argument("--json", action="store_true")

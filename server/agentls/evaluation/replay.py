@@ -121,7 +121,7 @@ class Pricer:
               frontier: int | None = None, now: float = 0.0, previous_frontier: int | None = None) -> int:
         facts = [self._facts(m) for m in messages]
         marks = message_breakpoints(messages, frontier, self.placement, previous_frontier)
-        marked = {i: facts[i].mark for i in marks if facts[i].mark is not None}
+        marked = {i: mark for i in marks if (mark := facts[i].mark) is not None}
         stable = stable_ttl(self.gaps, self.ttl_setting)
         stable_upto = frontier if self.placement == "frontier" and frontier is not None else -1
         ttls = {i: stable if i <= stable_upto else FIVE_MINUTES for i in marked}
@@ -155,6 +155,7 @@ class Pricer:
 
     def _write_ledger(self, messages: list[Message], facts: list[_MessageFacts], marked: dict[int, int],
                       ttls: dict[int, str], system_ttl: str, compacted: bool, summary: bool, now: float) -> None:
+        assert self.ledger is not None  # called only when a ledger is kept (see price)
         line = {
             "trace": self.trace, "request": self.count, "now": now, "cache": self.cache_name,
             "minimum_tokens": self.minimum_tokens, "lookback_blocks": LOOKBACK_BLOCKS,
@@ -216,7 +217,7 @@ class _Runner:
             config = (config or ContextConfig()).updated(window=window, system_tokens=SYSTEM_TOKENS)
             self.engine = ContextEngine(config=config, store=MemoryStore())
         elif policy == "seed":
-            self.seed = SeedPolicy(window, SYSTEM_TOKENS)
+            self.seed: SeedPolicy | AnthropicEditing = SeedPolicy(window, SYSTEM_TOKENS)
         elif policy == "anthropic":
             self.seed = AnthropicEditing(window, SYSTEM_TOKENS)  # same interface as the seed
         self.messages: list[Message] = []

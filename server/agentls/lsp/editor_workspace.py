@@ -88,7 +88,7 @@ class EditorWorkspace(Workspace):
             return False, False, False
         edit = workspace.workspace_edit
         changes = bool(edit and edit.document_changes)
-        create = changes and types.ResourceOperationKind.Create in (edit.resource_operations or [])
+        create = changes and edit is not None and types.ResourceOperationKind.Create in (edit.resource_operations or [])
         return True, changes, create
 
     # ---- writes ----------------------------------------------------------------
@@ -177,9 +177,10 @@ class EditorWorkspace(Workspace):
 
     def _can_delete(self) -> bool:
         try:
-            edit = self._ls.client_capabilities.workspace.workspace_edit
+            workspace = self._ls.client_capabilities.workspace
         except AttributeError:
             return False
+        edit = workspace.workspace_edit if workspace is not None else None
         return bool(edit and edit.document_changes
                     and types.ResourceOperationKind.Delete in (edit.resource_operations or []))
 

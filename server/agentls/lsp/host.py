@@ -127,7 +127,8 @@ class AgentHost:
         self.workspace = EditorWorkspace(self.ls, roots)
         asker = EditorAsker(self.ls, lambda: self.options.supports_confirm, lambda: self.settings.confirm_timeout)
         self.asker = asker  # also asks before a rewind overwrites files changed outside the agent
-        self.policy = ApprovalPolicy(asker, **self.settings.approval_modes())
+        self.policy = ApprovalPolicy(asker)
+        self.policy.configure(self.settings.approval_modes())  # as on a settings change (and in acp/session.py)
         editor = None
         if self.options.editor_queries:
             editor = EditorQueryClient(self.ls, self.options.editor_queries, lambda: self.settings.diagnostics_wait())
@@ -262,9 +263,10 @@ class AgentHost:
     async def _pull_settings(self) -> dict[str, Any] | None:
         """`{settings: null}` means "ask me" (VS Code's pull model)."""
         try:
-            can_pull = bool(self.ls.client_capabilities.workspace.configuration)
+            workspace = self.ls.client_capabilities.workspace
         except AttributeError:
-            can_pull = False
+            workspace = None
+        can_pull = workspace is not None and bool(workspace.configuration)
         if not can_pull:
             return None
         try:

@@ -519,7 +519,7 @@ def placeholder(item: Placeholder) -> PlaceholderWire:
 
 def context(details: ContextDetails, model: ActiveModel) -> ContextResult:
     usage_part = context_usage(details.report, model)
-    return {**usage_part, "placeholders": [placeholder(p) for p in details.placeholders],  # type: ignore[typeddict-item]
+    return {**usage_part, "placeholders": [placeholder(p) for p in details.placeholders],
             "mcpTools": [{"server": t.server, "tools": t.tools, "tokens": t.tokens} for t in details.mcp_tools],
             "toolListChanges": details.tool_list_changes,
             "instructions": [instruction_file(item) for item in details.instructions],
@@ -723,7 +723,9 @@ def models_from_wire(data: dict[str, Any]) -> ModelsView:
                              item.get("contextWindow"), item.get("maxOutput"), frozenset(thinking),
                              tuple(item.get("efforts") or ()), lifecycle=str(item.get("lifecycle", "active")))
         prices = [item.get(k) for k in ("inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok")]
-        price = Price(*[float(p) for p in prices]) if all(isinstance(p, (int, float)) for p in prices) else None
+        per_input, per_output, per_write, per_read = prices
+        price = (Price(float(per_input), float(per_output), float(per_write), float(per_read))
+                 if all(isinstance(p, (int, float)) for p in prices) else None)
         offers.append(ModelOffer(model, price))
     return ModelsView(tuple(offers), str(data.get("source", "")), str(data.get("note", "")),
                       str(data.get("current", "")), str(data.get("configured", "")), bool(data.get("demo")))

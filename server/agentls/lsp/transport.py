@@ -153,6 +153,7 @@ def dispatch(protocol: JsonRPCProtocol, body: bytes) -> None:
             send_error(protocol, msg_id, INVALID_PARAMS, f"Invalid params for {method}")
         elif method is None and has_id:
             # A response we could not read: fail the waiting request rather than hang it.
+            assert isinstance(msg_id, (str, int))  # has_id and no problem above: _valid_id(msg_id) held
             protocol._handle_response(msg_id, None, types.ResponseError(INTERNAL_ERROR, "malformed response"))
         else:
             log.warning("dropped a malformed %s notification", method)

@@ -108,7 +108,7 @@ def _tool_uses(messages: list[dict]) -> list[dict]:
     return [b for m in messages if m.get("role") == "assistant" for b in _blocks(m) if b.get("type") == "tool_use"]
 
 
-def _results_by_id(messages: list[dict]) -> dict[str, dict]:
+def _results_by_id(messages: list[dict]) -> dict[str | None, dict]:  # None: a result without an id
     return {b.get("tool_use_id"): b for m in messages if m.get("role") == "user"
             for b in _blocks(m) if b.get("type") == "tool_result"}
 
@@ -196,7 +196,7 @@ def _not_offered(tool: str) -> Reply:
 @dataclass(frozen=True)
 class _Conversation:
     messages: list[dict]
-    offered: set[str]
+    offered: set[str | None]  # None: a tool definition without a name
     thinking: bool
 
     @property
@@ -204,7 +204,7 @@ class _Conversation:
         return len(self.messages)
 
     @property
-    def uses_by_id(self) -> dict[str, dict]:
+    def uses_by_id(self) -> dict[str | None, dict]:  # None: a tool_use without an id
         return {b.get("id"): b for b in _tool_uses(self.messages)}
 
     @property

@@ -18,7 +18,8 @@ ModelCapabilities), every capability key present, as the API promises.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Any
+from collections.abc import Iterable, Mapping
 
 from .tokens import count_input_tokens
 

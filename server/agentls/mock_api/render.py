@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 from collections.abc import Callable
 
 from .script import RedactedThinking, Reply, Text, Thinking, ToolUse
@@ -95,7 +96,7 @@ def _block_events(index: int, block) -> list[SseEvent]:
         return SseEvent("content_block_delta", {"type": "content_block_delta", "index": index, "delta": payload})
 
     if isinstance(block, Text):
-        start = {"type": "text", "text": ""}
+        start: dict[str, Any] = {"type": "text", "text": ""}
         deltas = [delta({"type": "text_delta", "text": c}) for c in text_chunks(block.text)]
     elif isinstance(block, Thinking):
         start = {"type": "thinking", "thinking": "", "signature": ""}

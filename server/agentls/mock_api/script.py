@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 STOP_REASONS = ("end_turn", "tool_use", "max_tokens", "pause_turn", "stop_sequence", "refusal")
 
@@ -51,7 +51,7 @@ class ToolUse:
     id: str | None = None  # None → assigned by the server, unique per reply
 
 
-Block = Union[Text, Thinking, RedactedThinking, ToolUse]
+Block = Text | Thinking | RedactedThinking | ToolUse
 
 
 @dataclass(frozen=True)

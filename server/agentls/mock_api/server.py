@@ -20,7 +20,7 @@ from collections import deque
 from urllib.parse import parse_qs, unquote, urlsplit
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Union
+from typing import Any, TypeVar
 from collections.abc import Callable, Iterable
 
 from ..context.images import MAX_REQUEST_BYTES
@@ -32,7 +32,8 @@ from .script import Reply, reply_from_json
 from .tokens import MockCache, count_input_tokens
 from .validation import request_error
 
-ScriptEntry = Union[Reply, Fault]
+ScriptEntry = Reply | Fault
+_Entry = TypeVar("_Entry", Reply, Fault)
 # Faults that cut a streamed answer short; the client's retry should get it whole.
 _INTERRUPTING = ("disconnect", "truncate", "stream_error", "bad_data")
 
@@ -197,14 +198,21 @@ class MockAnthropicServer:
         """
         with self._lock:
             fault = self._faults.popleft() if self._faults else None
-            if fault is None and self._script and isinstance(self._script[0], Fault):
-                fault = self._script.popleft()
+            if fault is None:
+                fault = self._take(Fault)
             if fault is not None and fault.kind in ("status", "hang"):
                 return fault, None
-            reply = self._script.popleft() if self._script and isinstance(self._script[0], Reply) else None
+            reply = self._take(Reply)
             if reply is not None and fault is not None and fault.kind in _INTERRUPTING:
                 self._script.appendleft(reply)
         return fault, reply if reply is not None else demo_reply(body)
+
+    def _take(self, kind: type[_Entry]) -> _Entry | None:
+        """The script's next entry if it is a `kind` (taken off the script), else None. Under the lock."""
+        if self._script and isinstance(head := self._script[0], kind):
+            self._script.popleft()
+            return head
+        return None
 
     def build_message(self, body: dict, reply: Reply) -> dict:
         blocks = assign_tool_ids(reply, lambda: self.next_id("toolu"))

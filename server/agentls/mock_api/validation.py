@@ -72,7 +72,8 @@ def _check_messages(body: dict) -> str | None:
             return f"messages.{i}.content: Input should be a string or a list of content blocks"
         is_final_assistant = i == len(messages) - 1 and message["role"] == "assistant"
         if not content and not is_final_assistant:
-            return f"messages.{i}: all messages must have non-empty content except for the optional final assistant message"
+            return (f"messages.{i}: all messages must have non-empty content "
+                    "except for the optional final assistant message")
     if messages[0]["role"] != "user":
         return "messages.0.role: first message must use the \"user\" role"
     for i in range(1, len(messages)):
@@ -103,7 +104,7 @@ def _check_tool_pairing(body: dict) -> str | None:
             missing = [t for t in ids if t not in answered]
             if missing:
                 return (f"messages.{i + 1}: `tool_use` ids were found without `tool_result` blocks "
-                        f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
+                        f"immediately after: {', '.join(map(str, missing))}. Each `tool_use` block must have a "
                         f"corresponding `tool_result` block in the next message.")
         else:
             results = [b for b in _blocks(message) if b.get("type") == "tool_result"]

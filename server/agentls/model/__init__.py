@@ -21,7 +21,12 @@ _EXPORTS = {
     "DEFAULT_MODEL": ".settings", "ModelSettings": ".settings",
 }
 
-__all__ = sorted(_EXPORTS)
+# Literal, so that linters see the TYPE_CHECKING imports below as re-exports (a test keeps it equal to _EXPORTS).
+__all__ = [
+    "CostTracker", "DEFAULT_MODEL", "EventHandler", "ModelClient", "ModelError", "ModelEvent", "ModelResponse",
+    "ModelSettings", "Price", "Retrying", "TextDelta", "ThinkingDelta", "ToolUseStarted", "Usage", "cost_usd",
+    "price_for", "with_cache_breakpoints",
+]
 
 if TYPE_CHECKING:
     from .cache import with_cache_breakpoints

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 from collections.abc import Awaitable, Callable
 
 
@@ -40,5 +39,5 @@ class Retrying:
     discard_partial: bool = False
 
 
-ModelEvent = Union[TextDelta, ThinkingDelta, ToolUseStarted, Retrying]
+ModelEvent = TextDelta | ThinkingDelta | ToolUseStarted | Retrying
 EventHandler = Callable[[ModelEvent], None | Awaitable[None]]

@@ -7,7 +7,7 @@ carried and the setting that chose it (as the front end names it: `agentls.model
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 # A 400's own words → the setting behind that part of the request (first match wins).
 _BY_DETAIL: tuple[tuple[tuple[str, ...], str], ...] = (

@@ -16,7 +16,8 @@ import hashlib
 import logging
 import time
 from dataclasses import replace
-from typing import Any, Awaitable, Callable
+from typing import Any
+from collections.abc import Awaitable, Callable
 
 from .catalog import EFFORT_LEVELS, ENDPOINT, THINKING_TYPES, Catalog, ModelInfo, fallback_catalog
 from .errors import ModelError
@@ -55,12 +56,13 @@ def parse_model(raw: dict[str, Any]) -> ModelInfo | None:
     if not isinstance(model_id, str) or not model_id:
         return None
     capabilities = raw.get("capabilities")
+    display_name, created_at = raw.get("display_name"), raw.get("created_at")
     line = raw.get("line")
     lifecycle = raw.get("lifecycle")
     return ModelInfo(
         id=model_id,
-        display_name=raw.get("display_name") if isinstance(raw.get("display_name"), str) else "",
-        created_at=raw.get("created_at") if isinstance(raw.get("created_at"), str) else "",
+        display_name=display_name if isinstance(display_name, str) else "",
+        created_at=created_at if isinstance(created_at, str) else "",
         max_input_tokens=_int(raw.get("max_input_tokens")),
         max_tokens=_int(raw.get("max_tokens")),
         thinking_types=frozenset(t for t in THINKING_TYPES if _supported(capabilities, "thinking", "types", t)),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from collections.abc import Mapping
+from typing import Any
 
 from ..context.usage import Usage
 
@@ -31,14 +32,14 @@ class Price:
     cache_write_1h: float | None = None  # 1-hour cache writes; None: 2 x input, as on Anthropic
     # Some models cost more per token once a request's prompt (input + cache reads and
     # writes) exceeds a size: that request is priced entirely at `long_prompt`.
-    long_prompt: "Price | None" = None
+    long_prompt: Price | None = None
     long_prompt_over: int = 0
 
     @property
     def write_1h(self) -> float:
         return WRITE_1H * self.input if self.cache_write_1h is None else self.cache_write_1h
 
-    def for_prompt(self, prompt_tokens: int) -> "Price":
+    def for_prompt(self, prompt_tokens: int) -> Price:
         if self.long_prompt is not None and prompt_tokens > self.long_prompt_over:
             return self.long_prompt
         return self
@@ -112,7 +113,8 @@ def price_for(model: str, overrides: Mapping[str, Mapping[str, float]] | None = 
         chosen = next((f for f in overrides if f.lower() == "default"), None)
     if chosen is None:
         return builtin
-    values = {k: float(v) for k, v in overrides[chosen].items() if k in _FIELDS}
+    # Any: replace() takes the names as keywords; each is one of Price's float fields (_FIELDS)
+    values: dict[str, Any] = {k: float(v) for k, v in overrides[chosen].items() if k in _FIELDS}
     if builtin is not None:
         return replace(builtin, **values, long_prompt=None)
     input_price = values.get("input", 0.0)

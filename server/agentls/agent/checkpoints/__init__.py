@@ -13,5 +13,5 @@ from .model import ChangedFile, Checkpoint, FileChange, FileDiff, RewindPlan, Re
 from .recorder import TurnRecorder
 from .snapshot import MAX_FILE_BYTES
 
-__all__ = ["MAX_FILE_BYTES", "ChangedFile", "Checkpoint", "CheckpointError", "Checkpoints", "FileChange", "FileDiff", "RewindPlan",
-           "RewindResult", "Skipped", "TurnRecorder", "folder_for"]
+__all__ = ["MAX_FILE_BYTES", "ChangedFile", "Checkpoint", "CheckpointError", "Checkpoints", "FileChange", "FileDiff",
+           "RewindPlan", "RewindResult", "Skipped", "TurnRecorder", "folder_for"]

@@ -16,7 +16,8 @@ Change = Literal["added", "modified", "deleted"]
 Kind = Literal["turn", "rewind"]
 
 
-def change_of(before: str | None, after: str | None) -> Change:
+def change_of(before: object | None, after: object | None) -> Change:
+    """Only whether each side exists counts (hashes, or file states)."""
     return "added" if before is None else "deleted" if after is None else "modified"
 
 
@@ -76,7 +77,8 @@ class Checkpoint:
         return cls(checkpoint_id, str(body.get("prompt", "")), float(at), int(seq),
                    "rewind" if body.get("kind") == "rewind" else "turn",
                    [FileChange(f["path"], f.get("before"), f.get("after")) for f in body.get("files", [])],
-                   [Skipped(s["path"], s.get("change", "modified"), s.get("reason", "")) for s in body.get("skipped", [])],
+                   [Skipped(s["path"], s.get("change", "modified"), s.get("reason", ""))
+                    for s in body.get("skipped", [])],
                    body.get("target"), bool(body.get("cut")))
 
 

@@ -68,7 +68,7 @@ class TurnRecorder:
                 continue  # created and removed again, or changed back
             unsaved = next((s for s in (old, new) if s is not None and s.hash is None), None)
             if unsaved is not None:
-                checkpoint.skipped.append(Skipped(path, change_of(old and "x", new and "x"), unsaved.skipped))
+                checkpoint.skipped.append(Skipped(path, change_of(old, new), unsaved.skipped))
             else:
                 checkpoint.files.append(FileChange(path, old.hash if old else None, new.hash if new else None))
         await self.owner.save(checkpoint)

@@ -83,9 +83,11 @@ def restore(puts: list[Put], journal_folder: Path) -> None:
                 continue
             put.path.parent.mkdir(parents=True, exist_ok=True)
             mode = _mode_of(put.path)
-            _write_synced(Path(step["temp"]), put.data)
+            temp = step["temp"]
+            assert temp is not None  # named above for every put with data
+            _write_synced(Path(temp), put.data)
             if mode is not None:
-                os.chmod(step["temp"], mode)
+                os.chmod(temp, mode)
             _fault("prepare", written)
     except OSError as error:
         _roll_back(steps, journal_folder)

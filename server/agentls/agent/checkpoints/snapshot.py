@@ -157,12 +157,12 @@ class Snapshotter:
                     info = lstat(name, dir_fd=descriptor) if descriptor is not None else lstat(base + name)
                 except OSError:
                     continue  # gone since the folder was listed
-                key = (info.st_size, info.st_mtime_ns, info.st_ino)
+                file_key = (info.st_size, info.st_mtime_ns, info.st_ino)
                 found = known.get(shown)
-                if found is not None and found[0].key == key and not found[1]:
+                if found is not None and found[0].key == file_key and not found[1]:
                     out[shown] = found[0]
                 else:
-                    self._read(base + name, shown, info, key, out, now)
+                    self._read(base + name, shown, info, file_key, out, now)
         finally:
             if descriptor is not None:
                 os.close(descriptor)

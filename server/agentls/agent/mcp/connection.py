@@ -209,7 +209,8 @@ class McpConnection:
         except Exception as error:  # noqa: BLE001 - protocol errors, timeouts and lost connections alike
             code = _error_code(error)
             if code is not None and code not in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and self.running:
-                raise McpFailure(self.scrub(f"MCP server '{self.config.name}' refused the call: {describe(error)}"))
+                raise McpFailure(
+                    self.scrub(f"MCP server '{self.config.name}' refused the call: {describe(error)}")) from error
             if code == REQUEST_TIMEOUT or isinstance(error, (asyncio.TimeoutError, TimeoutError)):
                 what = f"did not answer within {timeout:g} s; the call was abandoned and the server stopped"
             elif code == CONNECTION_CLOSED:
@@ -326,8 +327,8 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
 
 def first_cause(error: BaseException) -> BaseException:
     """An exception group unwrapped to its first exception (anyio task groups raise groups)."""
-    while getattr(error, "exceptions", None):
-        error = error.exceptions[0]
+    while exceptions := getattr(error, "exceptions", None):
+        error = exceptions[0]
     return error
 
 

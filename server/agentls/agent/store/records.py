@@ -84,7 +84,9 @@ def clean_usage(body: dict[str, Any]) -> tuple[str, dict[str, int]] | None:
     numbers = body.get("usage")
     if not isinstance(numbers, dict):
         return None
-    model = body.get("model") if isinstance(body.get("model"), str) else ""
+    model = body.get("model")
+    if not isinstance(model, str):
+        model = ""
     counts = {name: numbers.get(name, 0) for name in USAGE_FIELDS}  # unknown fields are dropped
     if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts.values()):
         return None

@@ -70,7 +70,8 @@ def fork_at(db: Database, session_id: str, seq: int, before: float, new_id: str,
     now = time.time()
     with db.transaction() as connection:
         title = connection.execute("SELECT title FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        connection.execute("INSERT INTO sessions (id, workspace, title, created, updated, turns) VALUES (?, ?, ?, ?, ?, 0)",
+        connection.execute("INSERT INTO sessions (id, workspace, title, created, updated, turns) "
+                           "VALUES (?, ?, ?, ?, ?, 0)",
                            (new_id, workspace, f"{title[0]} (fork)" if title and title[0] else "", now, now))
         connection.execute("INSERT INTO records (session, seq, kind, at, body) SELECT ?, seq, kind, at, body "
                            "FROM records WHERE session = ? AND seq <= ?", (new_id, session_id, seq))
@@ -78,7 +79,8 @@ def fork_at(db: Database, session_id: str, seq: int, before: float, new_id: str,
         connection.execute("INSERT INTO checkpoints (session, id, seq, at, body) SELECT ?, id, seq, at, body "
                            "FROM checkpoints WHERE session = ? AND at < ? ORDER BY rowid", (new_id, session_id, before))
         turns = sum(1 for (body,) in connection.execute(
-            "SELECT body FROM records WHERE session = ? AND kind = 'message'", (new_id,)).fetchall() if _is_prompt(body))
+            "SELECT body FROM records WHERE session = ? AND kind = 'message'", (new_id,)).fetchall()
+            if _is_prompt(body))
         connection.execute("UPDATE sessions SET turns = ? WHERE id = ?", (turns, new_id))
 
 

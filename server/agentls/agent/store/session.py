@@ -115,8 +115,8 @@ class Session:
                     turns += bool(text)
                     title = title or title_of(text)
             connection.execute(
-                "UPDATE sessions SET updated = ?, turns = turns + ?, title = CASE WHEN title = '' THEN ? ELSE title END "
-                "WHERE id = ?", (now, turns, title, self._id))
+                "UPDATE sessions SET updated = ?, turns = turns + ?, "
+                "title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?", (now, turns, title, self._id))
             connection.execute("UPDATE leases SET heartbeat = ? WHERE session = ?", (now, self._id))
             last = seq + len(self._pending) - 1
         self._last_seq = last

@@ -68,17 +68,21 @@ class SessionStore:
                 return Session(self.db, session_id, *claimed, workspace=key, owns_db=False)
             if not new:
                 for (candidate,) in connection.execute(
-                        "SELECT id FROM sessions WHERE workspace = ? ORDER BY updated DESC, created DESC", (key,)).fetchall():
+                        "SELECT id FROM sessions WHERE workspace = ? ORDER BY updated DESC, created DESC",
+                        (key,)).fetchall():
                     claimed = claim(candidate, connection, now)
                     if claimed is not None:
                         return Session(self.db, candidate, *claimed, workspace=key, owns_db=False)
             fresh = self.create_row(connection, key, now) if new else new_session_id()  # else: created on first write
-            return Session(self.db, fresh, *claim(fresh, connection, now), workspace=key, owns_db=False)
+            claimed = claim(fresh, connection, now)
+            assert claimed is not None  # a new random id has no lease, and the transaction keeps others out
+            return Session(self.db, fresh, *claimed, workspace=key, owns_db=False)
 
     @staticmethod
     def create_row(connection, key: str, now: float, session_id: str | None = None, title: str = "") -> str:
         session_id = session_id or new_session_id()
-        connection.execute("INSERT INTO sessions (id, workspace, title, created, updated, turns) VALUES (?, ?, ?, ?, ?, 0)",
+        connection.execute("INSERT INTO sessions (id, workspace, title, created, updated, turns) "
+                           "VALUES (?, ?, ?, ?, ?, 0)",
                            (session_id, key, title, now, now))
         return session_id
 

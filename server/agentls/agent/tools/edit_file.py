@@ -57,7 +57,8 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     old: str = input["old_text"]
     new: str = input["new_text"]
     if old == "":
-        return error("old_text is empty. To create or replace a whole file use write_file.", f"Edit {raw} (empty old_text)")
+        return error("old_text is empty. To create or replace a whole file use write_file.",
+                     f"Edit {raw} (empty old_text)")
     if old == new:
         return error("old_text and new_text are identical; nothing to change.", f"Edit {raw} (no change)")
     ws = ctx.workspace
@@ -97,7 +98,8 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     added, removed = diff_stats(diff)
     line = text[: text.index(old)].count("\n") + 1
     return ToolOutput(
-        f"Edited {shown} at line {line}: -{removed} +{added} lines." + await after_edit.new_errors(ctx, path, errors_before),
+        f"Edited {shown} at line {line}: -{removed} +{added} lines."
+        + await after_edit.new_errors(ctx, path, errors_before),
         False,
         f"Edited {shown} (+{added} −{removed})",
     )

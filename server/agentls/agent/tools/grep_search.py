@@ -90,7 +90,8 @@ def compile_pattern(pattern: str) -> Pattern | str:
     except re.error as exc:
         return f"Invalid regex {pattern!r}: {exc}. Use Python `re` syntax."
     if re.search(r"\\[AZ]", pattern):
-        return f"Regex {pattern!r} uses \\A or \\Z, which are not supported here; use ^ and $ (they match at line ends)."
+        return (f"Regex {pattern!r} uses \\A or \\Z, which are not supported here; "
+                "use ^ and $ (they match at line ends).")
     try:
         return Pattern(pattern)
     except re2.error:

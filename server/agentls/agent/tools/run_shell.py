@@ -16,12 +16,10 @@ import re
 import shutil
 import signal
 from collections import deque
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ..approval import ApprovalRequest
-from ..shell_runner import ShellRun, ShellRunner
+from ..shell_runner import ShellRun
 from .base import Tool, ToolContext, ToolOutput, error, one_line
 
 MAX_TIMEOUT = 600.0

@@ -118,7 +118,9 @@ async def handle(ls, params: Any) -> protocol.ChatResult:
         turn_id = uuid.uuid4().hex[:12]
         progress = None
         if request.work_done_token is not None:
-            progress = TurnProgress(ls, request.work_done_token, on_cancel=asyncio.current_task().cancel)
+            task = asyncio.current_task()
+            assert task is not None  # a coroutine handler always runs inside its request's task
+            progress = TurnProgress(ls, request.work_done_token, on_cancel=task.cancel)
             progress.begin()
 
         def on_tool(event: ev.ToolStart) -> None:

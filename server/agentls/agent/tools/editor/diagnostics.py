@@ -31,7 +31,8 @@ def diagnostic_line(ctx: ToolContext, item: dict[str, Any]) -> str:
     source, code = item.get("source"), item.get("code")
     origin = f"{source or ''}({code})" if code not in (None, "") else (source or "")
     label = f"{severity} {origin}".strip()
-    return f"{shown(ctx.workspace, item.get('uri'))}:{line + 1}:{column + 1} {label}: {one_line(item.get('message', ''))}"
+    where = f"{shown(ctx.workspace, item.get('uri'))}:{line + 1}:{column + 1}"
+    return f"{where} {label}: {one_line(item.get('message', ''))}"
 
 
 def severity_name(item: dict[str, Any]) -> str:

@@ -114,6 +114,7 @@ async def locations_of(input: dict[str, Any], ctx: ToolContext, kind: str, what:
     spot = await locate(input, ctx, verb)
     if isinstance(spot, ToolOutput):
         return spot
+    assert ctx.editor is not None  # editor tools are found only when the client answers queries (tools._find)
     try:
         result = await ctx.editor.query(spot.query(kind))
     except EditorQueryError as exc:
@@ -123,6 +124,7 @@ async def locations_of(input: dict[str, Any], ctx: ToolContext, kind: str, what:
 
 async def hover_text(ctx: ToolContext, spot: Spot) -> str:
     """The hover (signature, type) at the spot, when the client answers hovers; "" otherwise."""
+    assert ctx.editor is not None  # editor tools are found only when the client answers queries (tools._find)
     if "hover" not in ctx.editor.kinds:
         return ""
     try:

@@ -164,6 +164,7 @@ async def ask(ctx: ToolContext, query: EditorQuery, path: str | None, what: str,
             return error(describe_failure(exc, path), f"{verb} {path} (failed)")
         query = replace(query, uri=uri_of(resolved))
         where = ctx.workspace.display(resolved)
+    assert ctx.editor is not None  # editor tools are found only when the client answers queries (tools._find)
     try:
         return await ctx.editor.query(query), where
     except EditorQueryError as exc:
