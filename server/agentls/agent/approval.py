@@ -35,12 +35,24 @@ class ApprovalRequest:
     input: str | None = None  # mcp: the call's arguments as JSON
     checkpoint: str | None = None  # rewind: the checkpoint it restores
     paths: tuple[str, ...] | None = None  # rewind: files changed outside the agent it would overwrite
+    tool_use_id: str | None = None  # the tool call asking (set by the agent): the panel shows the question on its card
 
 
 @dataclass(frozen=True)
 class ApprovalDecision:
     approved: bool
     remember: bool = False
+    reason: str = ""  # why the user refused, in their words ("" when none was given)
+    asked: bool = True  # False: decided by the settings or an earlier "Always", nobody was asked
+
+    @property
+    def outcome(self) -> str:
+        """How the call was decided, as a tool card shows it: approved, always, rejected, auto, refused."""
+        if not self.asked:
+            return "auto" if self.approved else "refused"
+        if self.approved:
+            return "always" if self.remember else "approved"
+        return "rejected"
 
 
 ApprovalCallback = Callable[[ApprovalRequest], Awaitable[bool]]
@@ -102,22 +114,32 @@ class ApprovalPolicy:
         """Drop session answers (new session)."""
         self._remembered.clear()
 
-    async def __call__(self, request: ApprovalRequest) -> bool:
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        """The decision and how it was reached (asked or not, the user's reason)."""
         mode = self.modes.get(request.kind, "ask")
-        if mode == "always":
-            return True
-        if mode == "never":
-            return False
+        if mode in ("always", "never"):
+            return ApprovalDecision(mode == "always", asked=False)
         if _remember_key(request) in self._remembered:
-            return True
+            return ApprovalDecision(True, asked=False)
         if self.ask is None:
-            return False
+            return ApprovalDecision(False, asked=False)
         answer = await self.ask(request)
-        if isinstance(answer, ApprovalDecision):
-            if answer.approved and answer.remember:
-                self.remember(request)
-            return answer.approved
-        return bool(answer)
+        if not isinstance(answer, ApprovalDecision):
+            return ApprovalDecision(bool(answer))
+        if answer.approved and answer.remember:
+            self.remember(request)  # "Always": the one place a remembered answer is kept
+        return answer
+
+    async def __call__(self, request: ApprovalRequest) -> bool:
+        return (await self.decide(request)).approved
+
+
+async def decide(approve: ApprovalCallback, request: ApprovalRequest) -> ApprovalDecision:
+    """Any approval callback's answer as a decision (a plain callback counts as asked)."""
+    deciding = getattr(approve, "decide", None)
+    if deciding is not None:
+        return await deciding(request)
+    return ApprovalDecision(bool(await approve(request)))
 
 
 def unified_diff(old: str | None, new: str, path: str) -> str:

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...model.pricing import cost_usd
+from ...model.settings import DEMO_MODEL, FREE
 from ...context.usage import Usage
 from .base import Database, StoreError
 from .lease import is_live, lease_of
-from .records import clean_usage
+from .records import clean_usage, usage_usd
 from .session import Session, claim, new_session_id
 
 
@@ -101,9 +102,10 @@ class SessionStore:
         for (body,) in self.db.read("SELECT body FROM records WHERE session = ? AND kind = 'usage'", (session_id,)):
             usage = _usage_of(body)
             if usage is not None:
-                model, counts = usage
+                model, counts, paid = usage
                 tokens += sum(counts.values())
-                usd += cost_usd(model, Usage(**counts))
+                # as /cost priced it when it was made; older records: the demo model is free, as it was then
+                usd += paid if paid is not None else cost_usd(model, Usage(**counts), {DEMO_MODEL: FREE})
         with self.db.lock:
             in_use = is_live(lease_of(self.db.connection, session_id), time.time())
         return SessionInfo(session_id, workspace, title if isinstance(title, str) else "", float(created),
@@ -124,9 +126,10 @@ class SessionStore:
             return connection.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
 
 
-def _usage_of(body) -> tuple[str, dict[str, int]] | None:
+def _usage_of(body) -> tuple[str, dict[str, int], float | None] | None:
     try:
         value = json.loads(body)
     except (TypeError, ValueError):
         return None
-    return clean_usage(value) if isinstance(value, dict) else None
+    usage = clean_usage(value) if isinstance(value, dict) else None
+    return None if usage is None else (*usage, usage_usd(value))
