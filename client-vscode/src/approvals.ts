@@ -1,7 +1,12 @@
-/** `agent/confirm`: a modal for commands; for file changes a diff editor + a notification that does not cover it. */
+/**
+ * `agent/confirm`: asked inside the chat panel, on the tool call's card (the panel's inline approval
+ * card: command or diff, Approve / Always / Reject with an optional reason). Only when no chat view is
+ * visible does the native fallback ask: a modal for commands; for file changes a diff editor + a
+ * notification that does not cover it.
+ */
 import * as vscode from "vscode";
 import type { ConfirmParams, ConfirmResult } from "./protocol";
-import { confirmButtons, confirmDetail, confirmResult, confirmTitle } from "./shared/confirm";
+import { askedInPanel, confirmButtons, confirmDetail, confirmResult, confirmTitle } from "./shared/confirm";
 import { applyUnifiedDiff } from "./shared/patch";
 import { visible } from "./shared/visible";
 import type { VirtualDocs } from "./virtualDocs";
@@ -76,9 +81,14 @@ export function preapproveRewind(checkpoint: string): () => void {
   return () => preapproved.delete(checkpoint);
 }
 
-export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.window) {
+/** Asks in the chat panel; undefined when no chat view is visible (then the native fallback asks). */
+export type PanelAsk = (p: ConfirmParams, token?: vscode.CancellationToken) => Promise<ConfirmResult> | undefined;
+
+export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.window, panel?: PanelAsk) {
   return async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
     if (p.kind === "rewind" && p.checkpoint && preapproved.has(p.checkpoint)) return { approved: true, remember: false };
+    const inPanel = askedInPanel(p) ? panel?.(p, token) : undefined;
+    if (inPanel) return inPanel;
     let close: (() => Promise<void>) | undefined;
     try {
       if (p.kind === "write" || p.kind === "edit") close = await showApprovalDiff(docs, p).catch(() => undefined);

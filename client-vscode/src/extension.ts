@@ -16,8 +16,10 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   const docs = new VirtualDocs();
   const status = new StatusBar();
   const editorQuery = new EditorQueryHandler(vscodeEditorApi()); // counts diagnostics changes from activation on
-  agent = new AgentClient(ctx, log, makeConfirmHandler(docs), editorQuery);
-  const chat = new ChatController(ctx, agent, docs);
+  let chat: ChatController | undefined; // approvals are asked in its panel; built next, it needs the client
+  const confirm = makeConfirmHandler(docs, vscode.window, (p, token) => chat?.askInPanel(p, token));
+  agent = new AgentClient(ctx, log, confirm, editorQuery);
+  chat = new ChatController(ctx, agent, docs);
   ctx.subscriptions.push(
     log,
     docs,

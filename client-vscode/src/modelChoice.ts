@@ -9,6 +9,8 @@ import { Methods, type ModelsResult } from "./protocol";
 import type { ToWebview } from "./shared/messages";
 
 export class ModelChoice {
+  demo = false; // the offline demo model answers (as of the last agent/models)
+
   constructor(
     private readonly agent: AgentClient,
     private readonly post: (m: ToWebview) => void,
@@ -18,6 +20,7 @@ export class ModelChoice {
   async refresh(): Promise<void> {
     try {
       const r = await this.agent.request<ModelsResult>(Methods.models, {});
+      this.demo = r.demo;
       this.post({ type: "models", models: r.models, current: r.current, configured: r.configured, demo: r.demo });
     } catch {
       /* the server is not running (yet): the picker keeps what it had */

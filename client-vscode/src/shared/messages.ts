@@ -1,5 +1,6 @@
 /** Messages between the extension and the chat webview. */
-import type { AgentEvent, ContextUsage, ModelInfo, RestoreWhat, ToolResult } from "../protocol";
+import type { AgentEvent, ConfirmParams, ContextUsage, ModelInfo, RestoreWhat, ToolResult } from "../protocol";
+import type { PanelChoice } from "./confirm";
 import type { SlashName } from "./slash";
 import type { TranscriptItem } from "./transcript";
 
@@ -25,7 +26,9 @@ export type ToWebview =
   | { type: "mentionResults"; query: string; items: string[] }
   | { type: "toolResult"; toolUseId: string; result?: ToolResult; error?: string }
   | { type: "insertText"; text: string }
-  | { type: "focusInput" };
+  | { type: "focusInput" }
+  | { type: "approval"; id: string; params: ConfirmParams } // asked in the transcript, on the call's card
+  | { type: "approvalDone"; id: string }; // answered (here or in another view), or withdrawn by the server
 
 export interface ServerStatus {
   phase: "starting" | "running" | "restarting" | "stopped" | "error" | "setup";
@@ -45,4 +48,5 @@ export type FromWebview =
   | { type: "openOriginal"; toolUseId: string }
   | { type: "openSummary"; summary: string; label: string }
   | { type: "restartServer" }
-  | { type: "restore"; checkpoint: string; restore: RestoreWhat; prompt: string };
+  | { type: "restore"; checkpoint: string; restore: RestoreWhat; prompt: string }
+  | { type: "approvalAnswer"; id: string; choice: PanelChoice; reason: string };
