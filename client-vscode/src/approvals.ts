@@ -81,14 +81,18 @@ export function preapproveRewind(checkpoint: string): () => void {
   return () => preapproved.delete(checkpoint);
 }
 
-/** Asks in the chat panel; undefined when no chat view is visible (then the native fallback asks). */
-export type PanelAsk = (p: ConfirmParams, token?: vscode.CancellationToken) => Promise<ConfirmResult> | undefined;
+/**
+ * Asks in the chat panel; undefined when no chat view is visible (then the native fallback asks).
+ * `fallback` asks natively: the panel uses it when every chat view is hidden while the question waits.
+ */
+export type PanelAsk = (
+  p: ConfirmParams,
+  token: vscode.CancellationToken | undefined,
+  fallback: () => Promise<ConfirmResult>,
+) => Promise<ConfirmResult> | undefined;
 
 export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.window, panel?: PanelAsk) {
-  return async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
-    if (p.kind === "rewind" && p.checkpoint && preapproved.has(p.checkpoint)) return { approved: true, remember: false };
-    const inPanel = askedInPanel(p) ? panel?.(p, token) : undefined;
-    if (inPanel) return inPanel;
+  const native = async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
     let close: (() => Promise<void>) | undefined;
     try {
       if (p.kind === "write" || p.kind === "edit") close = await showApprovalDiff(docs, p).catch(() => undefined);
@@ -101,5 +105,10 @@ export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.win
     } finally {
       if (close) await close();
     }
+  };
+  return async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
+    if (p.kind === "rewind" && p.checkpoint && preapproved.has(p.checkpoint)) return { approved: true, remember: false };
+    const inPanel = askedInPanel(p) ? panel?.(p, token, () => native(p, token)) : undefined;
+    return inPanel ?? native(p, token);
   };
 }

@@ -43,6 +43,8 @@ import { panelResult, type PanelChoice } from "./shared/confirm";
 interface PendingApproval {
   params: ConfirmParams;
   answer: (r: ConfirmResult) => void;
+  fallback?: () => Promise<ConfirmResult>; // the native question, once no chat view shows this one
+  asking?: boolean; // the fallback is on screen
 }
 
 const STORE_KEY = "agentls.transcript.v1";
@@ -159,6 +161,7 @@ export class ChatController implements vscode.Disposable {
     resolveWebviewView: (view) => {
       this.view = view;
       const host = this.attach(view.webview, () => view.visible);
+      view.onDidChangeVisibility(() => this.visibilityChanged(), undefined, this.subs);
       view.onDidDispose(() => {
         this.hosts.delete(host);
         if (this.view === view) this.view = undefined;
@@ -175,7 +178,11 @@ export class ChatController implements vscode.Disposable {
     );
     panel.iconPath = vscode.Uri.joinPath(this.ctx.extensionUri, "media", "agent.svg");
     const host = this.attach(panel.webview, () => panel.visible);
-    panel.onDidDispose(() => this.hosts.delete(host));
+    panel.onDidChangeViewState(() => this.visibilityChanged(), undefined, this.subs);
+    panel.onDidDispose(() => {
+      this.hosts.delete(host);
+      this.visibilityChanged();
+    });
   }
 
   private attach(webview: vscode.Webview, visible: () => boolean): Host {
@@ -306,9 +313,13 @@ export class ChatController implements vscode.Disposable {
    * `agent/confirm` as an inline card in the transcript, on the asking tool call's card
    * (undefined when no chat view is visible: the caller falls back to the native modal).
    */
-  askInPanel(params: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> | undefined {
-    if (!this.panelVisible) return undefined;
+  askInPanel(params: ConfirmParams, token?: vscode.CancellationToken, fallback?: () => Promise<ConfirmResult>): Promise<ConfirmResult> | undefined {
+    if (!this.panelVisible) {
+      this.agent.log.info(`approval (${params.kind}): no chat view visible, asked natively`);
+      return undefined;
+    }
     const id = `approval-${++this.approvalSeq}`;
+    this.agent.log.info(`approval (${params.kind}) asked in the panel as ${id}`);
     if (params.toolUseId && T.awaitApproval(this.transcript, params.toolUseId)) this.scheduleSave();
     return new Promise<ConfirmResult>((resolve) => {
       const done = (r: ConfirmResult) => {
@@ -319,9 +330,21 @@ export class ChatController implements vscode.Disposable {
       };
       // the server withdrew the question (its timeout, a stopped turn): the card goes, nothing runs
       const sub = token?.onCancellationRequested(() => done({ approved: false, remember: false }));
-      this.approvals.set(id, { params, answer: done });
+      this.approvals.set(id, { params, answer: done, fallback });
       this.post({ type: "approval", id, params });
     });
+  }
+
+  /** Every chat view hidden while questions wait: they are asked natively too (first answer wins). */
+  private visibilityChanged(): void {
+    if (this.panelVisible) return;
+    if (this.approvals.size) this.agent.log.info(`chat hidden: ${this.approvals.size} waiting approval(s) asked natively too`);
+    else this.agent.log.debug("chat hidden");
+    for (const pending of this.approvals.values()) {
+      if (!pending.fallback || pending.asking) continue;
+      pending.asking = true;
+      void pending.fallback().then((r) => pending.answer(r), () => pending.answer({ approved: false, remember: false }));
+    }
   }
 
   private answerApproval(id: string, choice: PanelChoice, reason: string): void {
@@ -335,11 +358,12 @@ export class ChatController implements vscode.Disposable {
 
   /** A model was picked while the offline demo model answers: say why it still answers, offer a key. */
   private explainDemo(model: string): void {
-    const why =
-      `The offline demo model still answers: no API key is set, so \`${model}\` cannot be reached yet. ` +
+    const why = (name: string) =>
+      `The offline demo model still answers: no API key is set, so ${name} cannot be reached yet. ` +
       "Your choice is kept and used as soon as a key is set (Agent: Set API Key).";
-    this.notice(why, "warn");
-    void vscode.window.showInformationMessage(`Agent: ${why}`, "Set API Key").then((pick) => {
+    this.notice(why(`\`${model}\``), "warn");
+    void this.models.refresh(); // the picker shows the model that answers, not the one asked for
+    void vscode.window.showInformationMessage(`Agent: ${why(model)}`, "Set API Key").then((pick) => {
       if (pick) void vscode.commands.executeCommand("agentls.setApiKey");
     });
   }

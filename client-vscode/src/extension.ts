@@ -17,7 +17,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   const status = new StatusBar();
   const editorQuery = new EditorQueryHandler(vscodeEditorApi()); // counts diagnostics changes from activation on
   let chat: ChatController | undefined; // approvals are asked in its panel; built next, it needs the client
-  const confirm = makeConfirmHandler(docs, vscode.window, (p, token) => chat?.askInPanel(p, token));
+  const confirm = makeConfirmHandler(docs, vscode.window, (p, token, fallback) => chat?.askInPanel(p, token, fallback));
   agent = new AgentClient(ctx, log, confirm, editorQuery);
   chat = new ChatController(ctx, agent, docs);
   ctx.subscriptions.push(
