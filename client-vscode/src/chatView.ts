@@ -531,6 +531,8 @@ export class ChatController implements vscode.Disposable {
         this.post({ type: "turnEnded", outcome: "error", message });
       }
     } finally {
+      // a question of this turn still open (the turn was stopped, the server went away): withdrawn
+      for (const pending of [...this.approvals.values()]) pending.answer({ approved: false, remember: false });
       progressSub.dispose();
       cts.dispose();
       if (this.running === cts) this.running = undefined;
