@@ -6,7 +6,15 @@
  */
 import * as vscode from "vscode";
 import type { ConfirmParams, ConfirmResult } from "./protocol";
-import { askedInPanel, confirmButtons, confirmDetail, confirmResult, confirmTitle } from "./shared/confirm";
+import {
+  alwaysLine,
+  askedInPanel,
+  confirmButtons,
+  confirmDetail,
+  confirmResult,
+  confirmTitle,
+  withAllowRules,
+} from "./shared/confirm";
 import { applyUnifiedDiff } from "./shared/patch";
 import { visible } from "./shared/visible";
 import type { VirtualDocs } from "./virtualDocs";
@@ -81,6 +89,25 @@ export function preapproveRewind(checkpoint: string): () => void {
   return () => preapproved.delete(checkpoint);
 }
 
+/** Where "Always" keeps its rules: `agentls.permissions` of the workspace when a folder is open, else the user's. */
+export interface KeptRules {
+  where: string; // said to the user
+  open: string; // the command that opens that settings file
+}
+export type RuleWriter = (rules: string[]) => Promise<KeptRules | undefined>;
+
+export async function writeAllowRules(rules: string[]): Promise<KeptRules | undefined> {
+  const config = vscode.workspace.getConfiguration("agentls");
+  const inWorkspace = !!vscode.workspace.workspaceFolders?.length;
+  const target = inWorkspace ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  const inspected = config.inspect<Record<string, unknown>>("permissions");
+  const current = inWorkspace ? inspected?.workspaceValue : inspected?.globalValue;
+  await config.update("permissions", withAllowRules(current as never, rules), target);
+  return inWorkspace
+    ? { where: "workspace settings (.vscode/settings.json)", open: "workbench.action.openWorkspaceSettingsFile" }
+    : { where: "user settings", open: "workbench.action.openSettingsJson" };
+}
+
 /**
  * Asks in the chat panel; undefined when no chat view is visible (then the native fallback asks).
  * `fallback` asks natively: the panel uses it when every chat view is hidden while the question waits.
@@ -91,24 +118,53 @@ export type PanelAsk = (
   fallback: () => Promise<ConfirmResult>,
 ) => Promise<ConfirmResult> | undefined;
 
-export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.window, panel?: PanelAsk) {
+export function makeConfirmHandler(
+  docs: VirtualDocs,
+  ui: ConfirmUi = vscode.window,
+  keep: RuleWriter = writeAllowRules,
+  panel?: PanelAsk,
+) {
   const native = async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
     let close: (() => Promise<void>) | undefined;
+    let result: ConfirmResult;
     try {
       if (p.kind === "write" || p.kind === "edit") close = await showApprovalDiff(docs, p).catch(() => undefined);
       if (token?.isCancellationRequested) return { approved: false, remember: false };
       const { modal, buttons } = confirmButtons(p);
       // Non-modal (file changes): the diff editor shows the change; the notification names the file.
-      const message = modal ? confirmTitle(p) : `${confirmTitle(p)} — see the proposed diff.`;
+      const always = alwaysLine(p);
+      const message = modal ? confirmTitle(p) : `${confirmTitle(p)} — see the proposed diff.${always ? ` (${always})` : ""}`;
       const choice = await ui.showWarningMessage(message, modal ? { modal, detail: confirmDetail(p) } : {}, ...buttons);
-      return confirmResult(choice);
+      result = confirmResult(choice);
     } finally {
       if (close) await close();
     }
+    return result;
   };
   return async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
     if (p.kind === "rewind" && p.checkpoint && preapproved.has(p.checkpoint)) return { approved: true, remember: false };
     const inPanel = askedInPanel(p) ? panel?.(p, token, () => native(p, token)) : undefined;
-    return inPanel ?? native(p, token);
+    const result = await (inPanel ?? native(p, token));
+    // "Always", in the panel or in the fallback dialog, keeps the request's rules where the user sees them
+    if (result.approved && result.remember && p.rules?.length) void keepRules(keep, p.rules);
+    return result;
   };
 }
+
+/** "Always" → the rules go into agentls.permissions.allow, and the user is told where (to see or remove them). */
+async function keepRules(keep: RuleWriter, rules: string[]): Promise<void> {
+  const listed = rules.map((r) => `\`${r}\``).join(", ");
+  try {
+    const kept = await keep(rules);
+    if (!kept) return;
+    const open = "Open Settings";
+    const pick = await vscode.window.showInformationMessage(
+      `Agent: allowed from now on: ${listed} — added to agentls.permissions in the ${kept.where}; remove it there to be asked again.`,
+      open,
+    );
+    if (pick === open) await vscode.commands.executeCommand(kept.open);
+  } catch (e) {
+    void vscode.window.showWarningMessage(`Agent: ${listed} applies for this session, but could not be saved to agentls.permissions: ${(e as Error).message ?? e}`);
+  }
+}
+

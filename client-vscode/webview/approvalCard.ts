@@ -3,9 +3,10 @@
  * Approve / Always / Reject with an optional reason, inside the transcript under the asking tool's
  * card. Keyboard first: the card takes the focus when it appears (Approve), Tab walks its buttons
  * and the reason field, Enter answers, Escape rejects; Enter in the reason field rejects with it.
+ * "Always" adds the permission rules the request carries (said on the card), kept in agentls.permissions.
  */
 import type { ConfirmParams } from "../src/protocol";
-import { PANEL_BUTTONS, confirmTitle, type PanelChoice } from "../src/shared/confirm";
+import { PANEL_BUTTONS, alwaysLine, confirmTitle, type PanelChoice } from "../src/shared/confirm";
 import { visible } from "../src/shared/visible";
 import { el } from "./dom";
 import { unifiedDiffView } from "./toolCards";
@@ -51,9 +52,11 @@ export function approvalCard(id: string, p: ConfirmParams, reasons: Map<string, 
       answer("reject", reason.value);
     }
   });
+  const always = alwaysLine(p);
   card.append(
     el("div", { class: "approval-title" }, el("span", { class: "approval-icon", "aria-hidden": "true" }, "?"), title),
     what(p),
+    ...(always ? [el("div", { class: "approval-always" }, always)] : []),
     actions,
     el("label", { class: "approval-reason" }, reason),
   );

@@ -46,7 +46,7 @@ async def test_mcp_servers_listed_started_lazily_called_with_confirm_and_counted
     assert result["text"] == "echoed"
     called = next(e["toolUseId"] for e in editor.events if e["kind"] == "toolStart")
     assert editor.confirms == [{"kind": "mcp", "server": "test", "tool": "echo", "input": '{\n "text": "via lsp"\n}',
-                                "toolUseId": called}]
+                                "rules": ["mcp__test__echo"], "toolUseId": called}]
     assert mock_api.message_bodies[-1]["messages"][-1]["content"][0]["content"] == "echo: via lsp"
     tool_end = next(e for e in editor.events if e["kind"] == "toolEnd")
     assert tool_end["tool"] == "mcp__test__echo" and tool_end["summary"].startswith("test › echo")

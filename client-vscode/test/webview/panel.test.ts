@@ -86,8 +86,11 @@ test("an approval is asked inside the transcript and answered with the keyboard 
   assert.equal(await rejected.locator(".badge.outcome").textContent(), "rejected");
   assert.match((await rejected.locator(".badge.outcome").getAttribute("title")) ?? "", /not on the main branch/);
 
-  // Always, by Tab then Enter; Escape rejects
-  await host(page, start("u3", "run_shell", "run_shell ls"), { type: "approval", id: "a3", params: { kind: "shell", command: "ls", toolUseId: "u3" } });
+  // Always (the card says which permission rules it adds), by Tab then Enter; Escape rejects
+  const rules = ["run_shell(ls)"];
+  await host(page, start("u3", "run_shell", "run_shell ls"), { type: "approval", id: "a3", params: { kind: "shell", command: "ls", toolUseId: "u3", rules } });
+  const always = page.locator('.approval[data-approval-id="a3"] .approval-always');
+  assert.equal(await always.textContent(), '"Always" allows from now on: run_shell(ls)');
   await clearPosted(page);
   await page.keyboard.press("Tab");
   await page.keyboard.press("Enter");

@@ -1,22 +1,33 @@
 """Asking the user before the agent runs commands or changes files.
 
 Tools only see an `ApprovalCallback` (request → bool). `ApprovalPolicy` is
-one: it applies the configured mode per kind ("ask" | "always" | "never")
-and a session "remember" set before falling back to an `Asker` (the LSP
-confirm round-trip), which may answer with a plain bool or an
-`ApprovalDecision` carrying `remember=True`.
+one: it applies the permission rules and the configured mode per kind
+("ask" | "always" | "never") before falling back to an `Asker` (the LSP
+confirm round-trip, the ACP permission request, the terminal prompt), which
+may answer with a plain bool or an `ApprovalDecision` carrying
+`remember=True` ("Always", ACP's "allow always" / "reject always").
 
-Remembering is per exact command for "shell", for all file changes
-("write" and "edit" together, as `approvals.write` in the protocol) and per
-server and tool for "mcp" (whose modes come from `mcpServers`, see agent/mcp).
+Permission rules (agent/permissions) come first: a call a deny rule matches
+is refused without asking (the agent loop does not even run the tool), an ask
+rule asks whatever the mode, an allow rule approves without asking (unless the
+mode is "never"). Only calls no rule covers go by the mode. "Always" in an
+answer (`remember=True`) adds allow rules — the ones the request carries in
+`rules`: each simple command of a shell line, the file's path, the MCP tool —
+which the front end shows and may keep in the user's settings; a request that
+carries none (a command line that cannot be parsed) is approved once. A
+remembered refusal ("reject always", ACP) is kept for the session only, per
+exact command, per MCP tool, or for all file changes, and refuses before any
+allow rule.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from .permissions import Permissions, Relative, Verdict, request_call
 
 Kind = Literal["shell", "write", "edit", "mcp", "rewind"]
 Mode = Literal["ask", "always", "never"]
@@ -35,6 +46,7 @@ class ApprovalRequest:
     input: str | None = None  # mcp: the call's arguments as JSON
     checkpoint: str | None = None  # rewind: the checkpoint it restores
     paths: tuple[str, ...] | None = None  # rewind: files changed outside the agent it would overwrite
+    rules: tuple[str, ...] = ()  # the allow rules "Always" adds (filled in by the policy before it asks)
     tool_use_id: str | None = None  # the tool call asking (set by the agent): the panel shows the question on its card
 
 
@@ -67,16 +79,24 @@ async def deny_all(request: ApprovalRequest) -> bool:
     return False
 
 
-def _remember_key(request: ApprovalRequest) -> tuple[str, str | None]:
+def _refusal_key(request: ApprovalRequest) -> tuple[str, str | None]:
+    """What a remembered refusal covers: the exact command, the MCP tool, or every file change."""
     if request.kind == "shell":
         return ("shell", request.command)
     if request.kind == "mcp":
         return ("mcp", f"{request.server}\x00{request.tool}")
-    return ("files", None)  # write and edit share one "allow file changes" answer
+    return ("files", None)  # write and edit share one "refuse file changes" answer
+
+
+def _as_is(path: str) -> str | None:
+    """A request's path as rules read it when its call was not screened: the workspace-relative path shown."""
+    if not path or path.startswith("/") or ".." in path.split("/"):
+        return None
+    return path.removeprefix("./")
 
 
 class ApprovalPolicy:
-    """Mode per kind + session memory in front of an asker. Callable as an ApprovalCallback."""
+    """Permission rules, then the mode per kind, in front of an asker. Callable as an ApprovalCallback."""
 
     def __init__(
         self,
@@ -91,7 +111,8 @@ class ApprovalPolicy:
         self.set_mode("shell", shell)
         self.set_mode("write", write)
         self.set_mode("edit", write if edit is None else edit)
-        self._remembered: set[tuple[str, str | None]] = set()
+        self.rules = Permissions()
+        self._refused: set[tuple[str, str | None]] = set()  # "reject always" answers (this session)
 
     def set_mode(self, kind: str, mode: str) -> None:
         if kind not in KINDS:
@@ -107,28 +128,66 @@ class ApprovalPolicy:
             if kind == "write" and "edit" not in approvals:
                 self.set_mode("edit", mode)
 
-    def remember(self, request: ApprovalRequest) -> None:
-        self._remembered.add(_remember_key(request))
+    def remember(self, request: ApprovalRequest, approved: bool = True) -> None:
+        """"Always": the request's allow rules apply from now on (until the settings change);
+        "reject always": the same request is refused for the rest of the session."""
+        key = _refusal_key(request)
+        if approved:
+            self._refused.discard(key)
+            self.rules.add(request.rules)
+        else:
+            self._refused.add(key)
 
     def forget(self) -> None:
-        """Drop session answers (new session)."""
-        self._remembered.clear()
+        """Drop what "Always" and "reject always" added this session (new session)."""
+        self.rules.forget()
+        self._refused.clear()
+
+    def screen(self, tool: str, tool_input: Mapping[str, Any], relative: Relative) -> Verdict:
+        """What the rules say about a call before it runs (the agent loop refuses a deny at once)."""
+        return self.rules.decide(tool, tool_input, relative)
+
+    def bound(self, verdict: Verdict) -> ApprovalCallback:
+        """The approval callback of one screened call: its verdict is not worked out again."""
+        return _BoundApproval(self, verdict)
 
     async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
         """The decision and how it was reached (asked or not, the user's reason)."""
+        tool, tool_input = request_call(request.kind, request.command, request.path, request.server, request.tool)
+        return await self._decide(request, self.rules.decide(tool, tool_input, _as_is))
+
+    async def __call__(self, request: ApprovalRequest) -> bool:
+        return (await self.decide(request)).approved
+
+    async def _decide(self, request: ApprovalRequest, verdict: Verdict) -> ApprovalDecision:
         mode = self.modes.get(request.kind, "ask")
-        if mode in ("always", "never"):
-            return ApprovalDecision(mode == "always", asked=False)
-        if _remember_key(request) in self._remembered:
+        if verdict.decision == "deny" or mode == "never":
+            return ApprovalDecision(False, asked=False)
+        if _refusal_key(request) in self._refused:
+            return ApprovalDecision(False, asked=False)
+        if verdict.decision == "allow":
+            return ApprovalDecision(True, asked=False)
+        if mode == "always" and verdict.decision != "ask":
             return ApprovalDecision(True, asked=False)
         if self.ask is None:
             return ApprovalDecision(False, asked=False)
+        request = replace(request, rules=verdict.suggestions) if verdict.suggestions else request
         answer = await self.ask(request)
         if not isinstance(answer, ApprovalDecision):
             return ApprovalDecision(bool(answer))
-        if answer.approved and answer.remember:
-            self.remember(request)  # "Always": the one place a remembered answer is kept
+        if answer.remember:
+            self.remember(request, answer.approved)  # the one place a remembered answer is kept
         return answer
+
+
+class _BoundApproval:
+    """The approval callback of one screened call (`ApprovalPolicy.bound`), which can also say how it decided."""
+
+    def __init__(self, policy: ApprovalPolicy, verdict: Verdict) -> None:
+        self._policy, self._verdict = policy, verdict
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        return await self._policy._decide(request, self._verdict)
 
     async def __call__(self, request: ApprovalRequest) -> bool:
         return (await self.decide(request)).approved

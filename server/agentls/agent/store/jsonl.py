@@ -38,6 +38,8 @@ def _readable(kind: str, body: dict[str, Any]) -> bool:
         return clean_usage(body) is not None
     if kind == "transcript":
         return isinstance(body.get("entry"), str)
+    if kind == "state":
+        return True
     return isinstance(body.get("messages"), list)
 
 

@@ -1,8 +1,10 @@
 """Stored records → a history the API accepts, whatever the rows hold.
 
 A record is (kind, body): `message` {message}, `compaction` {messages, summary,
-tokens_before, tokens_after}, `usage` {model, usage, usd}, `transcript` {entry, …}
-(what the user saw: agent/transcript.py reads those). Every row is checked on
+tokens_before, tokens_after}, `usage` {model, usage, usd}, `state` {key: value…} (the
+agent's state beside the history: its task list, the activated instruction
+folders; the newest value of each key counts), `transcript` {entry, …} (what
+the user saw: agent/transcript.py reads those). Every row is checked on
 its own; one that does not decode (torn text, wrong types, unknown kind) is
 skipped and counted, never fatal. `repaired` then makes the message list valid:
 roles alternate, it starts with the user, every tool_use is answered
@@ -20,13 +22,14 @@ from ...context.structure import request_problems
 
 INTERRUPTED = "[interrupted: the session ended before this tool call finished; nothing is known of its result]"
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-KINDS = ("message", "compaction", "usage", "transcript")
+KINDS = ("message", "compaction", "usage", "state", "transcript")
 
 
 @dataclass
 class Restored:
     messages: list[Message] = field(default_factory=list)
     usage: list[tuple[str, dict[str, int], float | None]] = field(default_factory=list)  # model, counts, USD paid
+    state: dict[str, Any] = field(default_factory=dict)  # the newest value of each state key
     rows: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # message, compaction, transcript bodies
     skipped: int = 0  # records that could not be read
     repairs: int = 0  # messages dropped, merged or answered to make the history valid
@@ -117,6 +120,8 @@ def replay(rows: list[tuple[str, Any]]) -> Restored:
             else:
                 messages = [m for m in map(clean_message, kept) if m is not None]
                 restored.rows.append((kind, body))
+        elif kind == "state":
+            restored.state.update(body)
         else:
             usage = clean_usage(body)
             if usage is None:

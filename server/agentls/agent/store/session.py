@@ -92,6 +92,10 @@ class Session:
         """What the user saw (agent/transcript.py): kept apart from the model's rewritten history."""
         self._write("transcript", body)
 
+    def state(self, values: dict[str, Any]) -> None:
+        """The agent's state beside the history (task list, instruction folders): newest value per key wins."""
+        self._write("state", values)
+
     def _write(self, kind: str, body: dict[str, Any]) -> None:
         self._pending.append((kind, time.time(), json.dumps(body, ensure_ascii=False)))
         self.flush()

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...model.pricing import cost_usd
-from ...model.settings import DEMO_MODEL, FREE
 from ...context.usage import Usage
 from .base import Database, StoreError
 from .lease import is_live, lease_of
@@ -104,8 +103,8 @@ class SessionStore:
             if usage is not None:
                 model, counts, paid = usage
                 tokens += sum(counts.values())
-                # as /cost priced it when it was made; older records: the demo model is free, as it was then
-                usd += paid if paid is not None else cost_usd(model, Usage(**counts), {DEMO_MODEL: FREE})
+                # as /cost priced it when it was made; older records: at today's prices (unknown adds nothing)
+                usd += paid if paid is not None else (cost_usd(model, Usage(**counts)) or 0.0)
         with self.db.lock:
             in_use = is_live(lease_of(self.db.connection, session_id), time.time())
         return SessionInfo(session_id, workspace, title if isinstance(title, str) else "", float(created),
