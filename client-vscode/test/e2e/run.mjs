@@ -455,6 +455,8 @@ async function main() {
     if (!/make/.test((await dialog.innerText()) ?? "")) fail("the fallback modal does not show the command");
     await shot(page, "08b-fallback-modal-panel-hidden");
     await dialog.locator("a.monaco-button, button", { hasText: /^Reject$/ }).first().click();
+    // the modal gone first: closing, it gives the focus back and would close a palette opened meanwhile
+    await dialog.waitFor({ state: "hidden", timeout: 10_000 });
     await palette(page, "Agent: Open Chat");
     await chat.locator(".msg.assistant", { hasText: "approved=false" }).last().waitFor({ timeout: 30_000 });
     log("approvals: in the panel for shell (Always, keyboard) and edit (Reject with a reason, keyboard); modal only with the panel hidden");
