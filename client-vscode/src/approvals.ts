@@ -1,7 +1,20 @@
-/** `agent/confirm`: a modal for commands; for file changes a diff editor + a notification that does not cover it. */
+/**
+ * `agent/confirm`: asked inside the chat panel, on the tool call's card (the panel's inline approval
+ * card: command or diff, Approve / Always / Reject with an optional reason). Only when no chat view is
+ * visible does the native fallback ask: a modal for commands; for file changes a diff editor + a
+ * notification that does not cover it.
+ */
 import * as vscode from "vscode";
 import type { ConfirmParams, ConfirmResult } from "./protocol";
-import { alwaysLine, confirmButtons, confirmDetail, confirmResult, confirmTitle, withAllowRules } from "./shared/confirm";
+import {
+  alwaysLine,
+  askedInPanel,
+  confirmButtons,
+  confirmDetail,
+  confirmResult,
+  confirmTitle,
+  withAllowRules,
+} from "./shared/confirm";
 import { applyUnifiedDiff } from "./shared/patch";
 import { visible } from "./shared/visible";
 import type { VirtualDocs } from "./virtualDocs";
@@ -95,9 +108,23 @@ export async function writeAllowRules(rules: string[]): Promise<KeptRules | unde
     : { where: "user settings", open: "workbench.action.openSettingsJson" };
 }
 
-export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.window, keep: RuleWriter = writeAllowRules) {
-  return async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
-    if (p.kind === "rewind" && p.checkpoint && preapproved.has(p.checkpoint)) return { approved: true, remember: false };
+/**
+ * Asks in the chat panel; undefined when no chat view is visible (then the native fallback asks).
+ * `fallback` asks natively: the panel uses it when every chat view is hidden while the question waits.
+ */
+export type PanelAsk = (
+  p: ConfirmParams,
+  token: vscode.CancellationToken | undefined,
+  fallback: () => Promise<ConfirmResult>,
+) => Promise<ConfirmResult> | undefined;
+
+export function makeConfirmHandler(
+  docs: VirtualDocs,
+  ui: ConfirmUi = vscode.window,
+  keep: RuleWriter = writeAllowRules,
+  panel?: PanelAsk,
+) {
+  const native = async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
     let close: (() => Promise<void>) | undefined;
     let result: ConfirmResult;
     try {
@@ -112,6 +139,13 @@ export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.win
     } finally {
       if (close) await close();
     }
+    return result;
+  };
+  return async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
+    if (p.kind === "rewind" && p.checkpoint && preapproved.has(p.checkpoint)) return { approved: true, remember: false };
+    const inPanel = askedInPanel(p) ? panel?.(p, token, () => native(p, token)) : undefined;
+    const result = await (inPanel ?? native(p, token));
+    // "Always", in the panel or in the fallback dialog, keeps the request's rules where the user sees them
     if (result.approved && result.remember && p.rules?.length) void keepRules(keep, p.rules);
     return result;
   };

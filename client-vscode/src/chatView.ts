@@ -17,6 +17,8 @@ import {
   type ContextUsage,
   type CostResult,
   type CheckpointDiffResult,
+  type ConfirmParams,
+  type ConfirmResult,
   type CheckpointsResult,
   type ForkResult,
   type McpServersResult,
@@ -40,6 +42,15 @@ import { SLASH_COMMANDS, customUsage, type SlashName } from "./shared/slash";
 import * as T from "./shared/transcript";
 import { previewText, restoreQuestion, restoresCode, rewindSummary } from "./shared/checkpoints";
 import { preapproveRewind } from "./approvals";
+import { panelResult, type PanelChoice } from "./shared/confirm";
+
+/** An approval asked in the panel, waiting for the user's answer. */
+interface PendingApproval {
+  params: ConfirmParams;
+  answer: (r: ConfirmResult) => void;
+  fallback?: () => Promise<ConfirmResult>; // the native question, once no chat view shows this one
+  asking?: boolean; // the fallback is on screen
+}
 
 const STORE_KEY = "agentls.transcript.v1";
 const MAX_ATTACHMENT_CHARS = 200_000;
@@ -124,6 +135,9 @@ export class ChatController implements vscode.Disposable {
   private modelsKey = ""; // model|window of the last list sent to the picker
   private view: vscode.WebviewView | undefined;
   private readonly subs: vscode.Disposable[] = [];
+  private readonly approvals = new Map<string, PendingApproval>();
+  private approvalSeq = 0;
+  private usage: ContextUsage | undefined; // the meter's last figures: a view opened later shows them at once
   private todos: Todo[] = [];
   private commands: CommandInfo[] = [];
 
@@ -144,6 +158,7 @@ export class ChatController implements vscode.Disposable {
         this.scheduleSave();
       }),
       agent.onContextUsage.event((u: ContextUsage) => {
+        this.usage = u;
         this.post({ type: "contextUsage", usage: u });
         const label = modelLabelOf(u);
         if (label) this.labelFromUsage = true;
@@ -173,6 +188,7 @@ export class ChatController implements vscode.Disposable {
     resolveWebviewView: (view) => {
       this.view = view;
       const host = this.attach(view.webview, () => view.visible);
+      view.onDidChangeVisibility(() => this.visibilityChanged(), undefined, this.subs);
       view.onDidDispose(() => {
         this.hosts.delete(host);
         if (this.view === view) this.view = undefined;
@@ -189,7 +205,11 @@ export class ChatController implements vscode.Disposable {
     );
     panel.iconPath = vscode.Uri.joinPath(this.ctx.extensionUri, "media", "agent.svg");
     const host = this.attach(panel.webview, () => panel.visible);
-    panel.onDidDispose(() => this.hosts.delete(host));
+    panel.onDidChangeViewState(() => this.visibilityChanged(), undefined, this.subs);
+    panel.onDidDispose(() => {
+      this.hosts.delete(host);
+      this.visibilityChanged();
+    });
   }
 
   private attach(webview: vscode.Webview, visible: () => boolean): Host {
@@ -212,6 +232,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   private onServerStatus(s: ServerStatus): void {
+    if (s.phase !== "running") this.usage = undefined; // as the status bar: no meter without a server
     this.post({ type: "server", status: s });
     if (s.phase === "restarting" && s.message) this.notice(s.message, "warn");
     if (s.phase === "running") {
@@ -253,10 +274,17 @@ export class ChatController implements vscode.Disposable {
         );
         this.post({ type: "todos", todos: this.todos }, host);
         this.post({ type: "commands", commands: this.commands }, host);
+        // the header meter appears with the status bar's, before any turn; pending approvals come back
+        if (this.usage) this.post({ type: "contextUsage", usage: this.usage }, host);
+        for (const [id, a] of this.approvals) this.post({ type: "approval", id, params: a.params }, host);
         void this.models.refresh();
         return;
       case "setModel":
         await this.models.choose(m.model);
+        if (this.models.demo) this.explainDemo(m.model);
+        return;
+      case "approvalAnswer":
+        this.answerApproval(m.id, m.choice, m.reason);
         return;
       case "send":
         await this.send(m.text);
@@ -311,6 +339,72 @@ export class ChatController implements vscode.Disposable {
         await this.restore(m.checkpoint, m.restore, m.prompt);
         return;
     }
+  }
+
+  // ------------------------------------------------------------ approvals
+
+  /** Is a chat view on screen? Approvals are asked there; otherwise the native fallback asks. */
+  get panelVisible(): boolean {
+    return [...this.hosts].some((h) => h.visible());
+  }
+
+  /**
+   * `agent/confirm` as an inline card in the transcript, on the asking tool call's card
+   * (undefined when no chat view is visible: the caller falls back to the native modal).
+   */
+  askInPanel(params: ConfirmParams, token?: vscode.CancellationToken, fallback?: () => Promise<ConfirmResult>): Promise<ConfirmResult> | undefined {
+    if (!this.panelVisible) {
+      this.agent.log.info(`approval (${params.kind}): no chat view visible, asked natively`);
+      return undefined;
+    }
+    const id = `approval-${++this.approvalSeq}`;
+    this.agent.log.info(`approval (${params.kind}) asked in the panel as ${id}`);
+    if (params.toolUseId && T.awaitApproval(this.transcript, params.toolUseId)) this.scheduleSave();
+    return new Promise<ConfirmResult>((resolve) => {
+      const done = (r: ConfirmResult) => {
+        if (!this.approvals.delete(id)) return;
+        sub?.dispose();
+        this.post({ type: "approvalDone", id });
+        resolve(r);
+      };
+      // the server withdrew the question (its timeout, a stopped turn): the card goes, nothing runs
+      const sub = token?.onCancellationRequested(() => done({ approved: false, remember: false }));
+      this.approvals.set(id, { params, answer: done, fallback });
+      this.post({ type: "approval", id, params });
+    });
+  }
+
+  /** Every chat view hidden while questions wait: they are asked natively too (first answer wins). */
+  private visibilityChanged(): void {
+    if (this.panelVisible) return;
+    if (this.approvals.size) this.agent.log.info(`chat hidden: ${this.approvals.size} waiting approval(s) asked natively too`);
+    else this.agent.log.debug("chat hidden");
+    for (const pending of this.approvals.values()) {
+      if (!pending.fallback || pending.asking) continue;
+      pending.asking = true;
+      void pending.fallback().then((r) => pending.answer(r), () => pending.answer({ approved: false, remember: false }));
+    }
+  }
+
+  private answerApproval(id: string, choice: PanelChoice, reason: string): void {
+    const pending = this.approvals.get(id);
+    if (!pending) return; // answered already (another view, or withdrawn)
+    const result = panelResult(choice, reason);
+    const toolUseId = pending.params.toolUseId;
+    if (toolUseId) T.answerApproval(this.transcript, toolUseId, result.approved ? (result.remember ? "always" : "approved") : "rejected");
+    pending.answer(result);
+  }
+
+  /** A model was picked while the offline demo model answers: say why it still answers, offer a key. */
+  private explainDemo(model: string): void {
+    const why = (name: string) =>
+      `The offline demo model still answers: no API key is set, so ${name} cannot be reached yet. ` +
+      "Your choice is kept and used as soon as a key is set (Agent: Set API Key).";
+    this.notice(why(`\`${model}\``), "warn");
+    void this.models.refresh(); // the picker shows the model that answers, not the one asked for
+    void vscode.window.showInformationMessage(`Agent: ${why(model)}`, "Set API Key").then((pick) => {
+      if (pick) void vscode.commands.executeCommand("agentls.setApiKey");
+    });
   }
 
   // ------------------------------------------------------------ checkpoints
@@ -535,6 +629,8 @@ export class ChatController implements vscode.Disposable {
         this.post({ type: "turnEnded", outcome: "error", message });
       }
     } finally {
+      // a question of this turn still open (the turn was stopped, the server went away): withdrawn
+      for (const pending of [...this.approvals.values()]) pending.answer({ approved: false, remember: false });
       progressSub.dispose();
       cts.dispose();
       if (this.running === cts) this.running = undefined;
@@ -571,10 +667,11 @@ export class ChatController implements vscode.Disposable {
     }
   }
 
-  async cost(): Promise<CostResult | undefined> {
+  /** `/cost` in the panel; the palette's Show Cost asks with `inPanel: false` and shows its own toast. */
+  async cost(inPanel = true): Promise<CostResult | undefined> {
     try {
       const c = await this.agent.request<CostResult>(Methods.cost, {});
-      this.notice(costMarkdown(c), "info");
+      if (inPanel) this.notice(costMarkdown(c), "info");
       if (c.model && !this.labelFromUsage) {
         this.modelLabel = c.model;
         this.post({ type: "model", label: c.model });

@@ -34,7 +34,8 @@ export function registerCommands(
     });
     if (instructions === undefined) return; // Escape
     const r = await chat.compact(instructions.trim() || undefined);
-    if (r) {
+    // one message per outcome: a compaction with nothing to gain is said in the panel only
+    if (r && r.compacted !== false) {
       void vscode.window.showInformationMessage(
         `Agent: compacted ${r.tokensBefore.toLocaleString("en-US")} → ${r.tokensAfter.toLocaleString("en-US")} tokens.`,
       );
@@ -42,7 +43,7 @@ export function registerCommands(
   });
 
   reg("agentls.showCost", async () => {
-    const c = await chat.cost();
+    const c = await chat.cost(false); // one result: the toast (the panel's /cost is its own)
     if (c) void vscode.window.showInformationMessage(costLine(c));
     else void vscode.window.showWarningMessage("Agent: cost is not available (is the server running?)");
   });
@@ -50,7 +51,14 @@ export function registerCommands(
   // Show Context is live: re-rendered after every change the server announces.
   const live = new LiveContext(
     () => agent.request<ContextResult>(Methods.context, {}),
-    (markdown) => docs.set(CONTEXT_DOC, markdown),
+    (markdown) => {
+      const uri = docs.set(CONTEXT_DOC, markdown);
+      // VS Code releases a document that no editor shows three minutes after an extension opened it
+      // (mainThreadDocuments: BoundModelReferenceCollection, maxAge 3 min); the preview then no longer
+      // hears of changes and goes stale. Opening it again at each change keeps it, or re-creates it with
+      // the new text, which the markdown preview also follows (onDidOpenTextDocument).
+      void Promise.resolve(vscode.workspace.openTextDocument(uri)).catch(() => undefined);
+    },
   );
   docs.produce(CONTEXT_DOC, () => live.render());
   ctx.subscriptions.push(agent.onContextUsage.event(() => void live.changed()));

@@ -1,6 +1,6 @@
 /** Entry point: wires the language client, chat panel, status bar and commands. */
 import * as vscode from "vscode";
-import { makeConfirmHandler } from "./approvals";
+import { makeConfirmHandler, writeAllowRules } from "./approvals";
 import { ChatController } from "./chatView";
 import { AgentClient } from "./client";
 import { registerCommands } from "./commands";
@@ -16,8 +16,12 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   const docs = new VirtualDocs();
   const status = new StatusBar();
   const editorQuery = new EditorQueryHandler(vscodeEditorApi()); // counts diagnostics changes from activation on
-  agent = new AgentClient(ctx, log, makeConfirmHandler(docs), editorQuery);
-  const chat = new ChatController(ctx, agent, docs);
+  let chat: ChatController | undefined; // approvals are asked in its panel; built next, it needs the client
+  const confirm = makeConfirmHandler(docs, vscode.window, writeAllowRules, (p, token, fallback) =>
+    chat?.askInPanel(p, token, fallback),
+  );
+  agent = new AgentClient(ctx, log, confirm, editorQuery);
+  chat = new ChatController(ctx, agent, docs);
   ctx.subscriptions.push(
     log,
     docs,

@@ -10,6 +10,8 @@ import type { ToWebview } from "./shared/messages";
 import { writeAgentSetting } from "./settingWriter";
 
 export class ModelChoice {
+  demo = false; // the offline demo model answers (as of the last agent/models)
+
   constructor(
     private readonly agent: AgentClient,
     private readonly post: (m: ToWebview) => void,
@@ -19,6 +21,7 @@ export class ModelChoice {
   async refresh(): Promise<void> {
     try {
       const r = await this.agent.request<ModelsResult>(Methods.models, {});
+      this.demo = r.demo;
       this.post({
         type: "models",
         models: r.models,

@@ -331,19 +331,41 @@ export interface ResumeResult {
   transcript: TranscriptEntry[];
 }
 
+/** The transcript of record: what the user saw, as it happened (never the model's rewritten history). */
 export interface TranscriptEntry {
-  role: "user" | "assistant";
+  kind: "message" | "compaction" | "note";
+  role: "user" | "assistant" | "system"; // system: compaction dividers and notes
   text: string;
-  tools: TranscriptTool[];
+  tools: TranscriptTool[]; // a reply's cards, in the order they were called
+  turnId: string; // "" in sessions older than the transcript of record
   checkpoint?: string; // user entries: the checkpoint taken before that prompt (agent/rewind)
+  attachments?: string[]; // user entries: what was attached, by name
+  compaction?: CompactionMark; // kind "compaction"
+  level?: "info" | "warn" | "error"; // kind "note"
 }
+
+export interface CompactionMark {
+  tokensBefore: number;
+  tokensAfter: number;
+  reason: "auto" | "manual";
+  summary: string; // the summary message as the model saw it after the compaction
+}
+
+/** How an approval was decided: "" nothing was asked; auto/refused: by the settings or an earlier Always. */
+export type ToolApproval = "" | "approved" | "always" | "rejected" | "auto" | "refused";
 
 export interface TranscriptTool {
   id: string;
   name: string;
   summary: string;
   isError: boolean;
-  resultChars: number; // the result as it stands in the conversation now
+  resultChars: number;
+  marker: "" | "truncated";
+  input: Record<string, unknown> | null;
+  diff: string; // write/edit: the change as approved (unified, 3 lines of context, the file's line numbers)
+  approval: ToolApproval;
+  reason: string; // the user's words when they rejected it
+  done: boolean; // false: the tool never returned
 }
 
 // ------------------------------------------------------------- Checkpoints
@@ -540,6 +562,9 @@ export type AgentEvent =
       isError: boolean;
       resultChars: number;
       marker: ToolMarker;
+      approval: ToolApproval;
+      diff: string;
+      reason: string;
     }
   | { turnId: string; kind: "usage"; usage: Usage }
   | { turnId: string; kind: "compactionStarted"; reason: "auto" | "manual" }
@@ -591,12 +616,14 @@ export interface ConfirmParams {
   checkpoint?: string; // rewind
   paths?: string[]; // rewind: files changed outside the agent it would overwrite
   rules?: string[]; // the allow rules "Always" (remember) adds; absent: none can be made
+  toolUseId?: string; // the tool call asking: the panel asks on its card
 }
 
-/** remember: "Always" (adds the request's rules) */
+/** remember: "Always" (adds the request's rules); reason: told to the model with a refusal */
 export interface ConfirmResult {
   approved: boolean;
   remember?: boolean;
+  reason?: string;
 }
 
 export type EditorQueryKind = "diagnostics" | "symbols" | "definition" | "references" | "hover";

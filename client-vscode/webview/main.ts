@@ -1,5 +1,5 @@
 /** The chat webview: renders the transcript, streams events, sends prompts and commands. */
-import type { CommandInfo, ContextUsage, Todo } from "../src/protocol";
+import type { CommandInfo, ConfirmParams, ContextUsage, Todo } from "../src/protocol";
 import { meterText, nextRequestSentence, usableWindowSentence } from "../src/shared/format";
 import type { FromWebview, ServerStatus, ToWebview } from "../src/shared/messages";
 import { activeMention, applyMention } from "../src/shared/mentions";
@@ -13,6 +13,9 @@ import { toolBody, toolCard, type Details } from "./toolCards";
 import { collapsible, isLong } from "./collapse";
 import { Follower } from "./follow";
 import { ModelPicker } from "./modelPicker";
+import { approvalCard } from "./approvalCard";
+import { arrowsWithin, oneTabStop } from "./keyboard";
+import type { PanelChoice } from "../src/shared/confirm";
 import { TodoPanel } from "./todos";
 
 interface VsCodeApi {
@@ -43,6 +46,10 @@ let server: ServerStatus = { phase: "starting" };
 let model = saved?.model ?? "";
 let usage: ContextUsage | undefined;
 const openDetails = new Set<string>(saved?.open ?? []);
+// approvals asked in the panel now (agent/confirm, relayed by the extension), by id
+const approvals = new Map<string, ConfirmParams>();
+const reasons = new Map<string, string>(); // what was typed in each one's reason field
+let focusApproval: string | undefined; // a card that just appeared takes the focus once rendered
 let todos: Todo[] = saved?.todos ?? [];
 let todosOpen = saved?.todosOpen ?? true;
 let customCommands: CommandInfo[] = [];
@@ -120,7 +127,7 @@ function cardToggled(d: HTMLDetailsElement): void {
     toolDetails.set(id, "loading");
     post({ type: "toolResult", toolUseId: id });
   }
-  d.append(toolBody(toolDetails.get(id)));
+  d.append(toolBody(toolDetails.get(id), cardOf(id)));
 }
 
 function wireCard(d: HTMLElement): void {
@@ -144,6 +151,34 @@ function renderCard(card: T.ToolCard): HTMLElement {
   const d = toolCard(card, open, toolDetails.get(card.toolUseId));
   wireCard(d);
   return d;
+}
+
+// ------------------------------------------------------------- approvals
+
+function approvalFor(toolUseId: string): [string, ConfirmParams] | undefined {
+  for (const entry of approvals) if (entry[1].toolUseId === toolUseId) return entry;
+  return undefined;
+}
+
+function answer(id: string, choice: PanelChoice, reason: string): void {
+  const params = approvals.get(id);
+  if (!params) return;
+  approvals.delete(id);
+  reasons.delete(id);
+  post({ type: "approvalAnswer", id, choice, reason });
+  if (params.toolUseId) T.answerApproval(transcript, params.toolUseId, choice === "approve" ? "approved" : choice === "always" ? "always" : "rejected");
+  schedule(true);
+  input.focus(); // back where the user types
+}
+
+function renderApproval(id: string, params: ConfirmParams): HTMLElement {
+  return approvalCard(id, params, reasons, (choice, reason) => answer(id, choice, reason));
+}
+
+/** The approvals no card of the transcript asks (the card is not shown, or none named): after the log. */
+function looseApprovals(): HTMLElement[] {
+  const shown = new Set([...log.querySelectorAll<HTMLElement>(".approval")].map((a) => a.dataset.approvalId));
+  return [...approvals].filter(([id]) => !shown.has(id)).map(([id, params]) => renderApproval(id, params));
 }
 
 function divider(d: T.Divider): HTMLElement {
@@ -202,10 +237,15 @@ function restoreMenu(checkpoint: string, prompt: string): HTMLElement {
 }
 
 function renderItem(item: T.TranscriptItem, idx: number): HTMLElement {
+  return oneTabStop(renderMessage(item, idx)); // one Tab stop per message, arrow keys within
+}
+
+function renderMessage(item: T.TranscriptItem, idx: number): HTMLElement {
   if (item.role === "user") {
-    const body = el("div", { class: "msg user", "data-idx": String(idx) });
+    const body = el("div", { class: "msg user", "data-idx": String(idx), role: "article", "aria-label": "You" });
     body.append(el("div", { class: "who" }, "You"));
-    const text = markdownBlock(item.text, "md");
+    // what the user typed or pasted, as it was: line breaks kept (a pasted log is not markdown)
+    const text = el("div", { class: "md user-text" }, item.text);
     const key = `user:${idx}`;
     if (isLong(item.text)) {
       body.append(...collapsible(text, `msg-${idx}`, openDetails.has(key), (open) => {
@@ -223,7 +263,7 @@ function renderItem(item: T.TranscriptItem, idx: number): HTMLElement {
     return body;
   }
   if (item.role === "compaction") {
-    const n = el("div", { class: "msg notice compaction", "data-idx": String(idx) });
+    const n = el("div", { class: "msg notice compaction", "data-idx": String(idx), role: "article", "aria-label": T.dividerLabel(item.divider) });
     n.append(divider(item.divider));
     return n;
   }
@@ -232,7 +272,7 @@ function renderItem(item: T.TranscriptItem, idx: number): HTMLElement {
     n.append(markdownBlock(item.markdown, "md"));
     return n;
   }
-  const a = el("div", { class: `msg assistant ${item.status}${item.rewound ? " rewound" : ""}`, "data-idx": String(idx), "data-turn-id": item.turnId });
+  const a = el("div", { class: `msg assistant ${item.status}${item.rewound ? " rewound" : ""}`, "data-idx": String(idx), "data-turn-id": item.turnId, role: "article", "aria-label": "Agent" });
   if (item.rewound) a.title = "A restore took this turn's file changes back";
   a.append(el("div", { class: "who" }, "Agent"));
   item.blocks.forEach((b, bi) => {
@@ -244,9 +284,12 @@ function renderItem(item: T.TranscriptItem, idx: number): HTMLElement {
       case "thinking":
         a.append(detailsFor(key, "Thinking", markdownBlock(b.text, "md thinking-body"), "thinking"));
         break;
-      case "tool":
+      case "tool": {
         a.append(renderCard(b.card));
+        const asked = approvalFor(b.card.toolUseId);
+        if (asked) a.append(renderApproval(...asked));
         break;
+      }
       case "compaction":
         a.append(divider(b.divider));
         break;
@@ -279,6 +322,10 @@ function schedule(all = false, idx?: number): void {
 
 /** Synchronous render of pending changes (used by rAF; exposed for tests). */
 function flush(): void {
+  // a re-rendered approval card keeps the focus it had (which button, or the reason field)
+  const focused = document.activeElement as HTMLElement | null;
+  const inApproval = focused?.closest<HTMLElement>(".approval");
+  const refocus = inApproval ? { id: inApproval.dataset.approvalId, choice: focused?.dataset.choice, reason: focused?.matches("input") } : undefined;
   if (dirtyAll) {
     log.replaceChildren(...transcript.items.map(renderItem));
     if (transcript.items.length === 0) {
@@ -304,10 +351,22 @@ function flush(): void {
       }
     }
   }
+  log.querySelectorAll(":scope > .approval").forEach((a) => a.remove());
+  log.append(...looseApprovals());
   dirtyAll = false;
   dirtyIdx.clear();
   renderChrome();
   follower.afterRender();
+  if (focusApproval) {
+    const card = log.querySelector<HTMLElement>(`.approval[data-approval-id="${focusApproval}"]`);
+    focusApproval = undefined;
+    card?.scrollIntoView({ block: "nearest" });
+    card?.querySelector<HTMLElement>('button[data-choice="approve"]')?.focus();
+  } else if (refocus) {
+    const card = log.querySelector<HTMLElement>(`.approval[data-approval-id="${refocus.id}"]`);
+    const again = refocus.reason ? card?.querySelector<HTMLElement>("input") : card?.querySelector<HTMLElement>(`button[data-choice="${refocus.choice}"]`);
+    again?.focus();
+  }
   persist();
 }
 
@@ -363,6 +422,8 @@ function onHostMessage(m: ToWebview): void {
   switch (m.type) {
     case "init":
       transcript = { items: m.items };
+      toolDetails.clear(); // another conversation (or this one again): cards fetch their own results
+      approvals.clear();
       busy = m.busy;
       server = m.server;
       if (m.modelLabel) model = m.modelLabel;
@@ -417,6 +478,7 @@ function onHostMessage(m: ToWebview): void {
       return;
     case "cleared":
       transcript = T.emptyTranscript();
+      toolDetails.clear();
       busy = false;
       openDetails.clear();
       schedule(true);
@@ -459,6 +521,18 @@ function onHostMessage(m: ToWebview): void {
     }
     case "focusInput":
       input.focus();
+      return;
+    case "approval":
+      approvals.set(m.id, m.params);
+      if (m.params.toolUseId) T.awaitApproval(transcript, m.params.toolUseId);
+      focusApproval = m.id;
+      schedule(true);
+      return;
+    case "approvalDone":
+      if (approvals.delete(m.id)) {
+        reasons.delete(m.id);
+        schedule(true);
+      }
       return;
     case "todos":
       todos = m.todos;
@@ -695,6 +769,7 @@ log.addEventListener("click", (e) => {
     }
   }
 });
+log.addEventListener("keydown", (e) => arrowsWithin(e, log));
 document.addEventListener("keydown", (e) => {
   if (e.key === "Escape" && busy && document.activeElement !== input) post({ type: "stop" });
 });

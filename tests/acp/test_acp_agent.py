@@ -192,6 +192,27 @@ async def test_session_list_then_a_second_process_loads_it_and_carries_the_conve
     assert messages[:4] == [*mock_api.message_bodies[1]["messages"], messages[3]]
 
 
+async def test_session_load_replays_the_transcript_of_record_after_a_compaction(tmp_path, mock_api, workspace):
+    """Issue 18 over ACP: session/load shows what was seen (both prompts, their replies, the compaction as a
+    divider with its summary), not the model's compacted history (which begins with the summary as a user turn)."""
+    long = "words " * 2000
+    mock_api.script(Reply(f"First answer. {long}"), Reply(f"Second answer. {long}"), Reply("SUMMARY: two turns."))
+    env = agent_env(tmp_path, mock_api)
+    async with running_agent(EditorClient(), env) as (conn, _):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        for text in ("one", "two", "/compact"):
+            await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt(text)), 60)
+    loaded = EditorClient()
+    async with running_agent(loaded, env, compaction=True) as (conn, _):
+        await asyncio.wait_for(conn.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[]), 60)
+    assert [u.content.text for u in loaded.of("user_message_chunk")] == ["one", "two"]
+    assert "First answer." in loaded.text() and "Second answer." in loaded.text()
+    [divider] = loaded.of("compaction_update")
+    assert divider.status == "completed" and divider.summary[0].text.startswith("SUMMARY: two turns.")
+    kinds = [k for k in loaded.kinds() if k in ("user_message_chunk", "compaction_update")]
+    assert kinds == ["user_message_chunk", "user_message_chunk", "compaction_update"]  # in the order it happened
+
+
 async def test_client_mcp_servers_join_the_configured_ones(tmp_path, mock_api, workspace):
     config = tmp_path / "config" / "agentls"
     config.mkdir(parents=True)

@@ -62,6 +62,21 @@ def test_repl_sessions_and_resume(tmp_path):
         any(line.startswith("  1. What does README.md say?") and "(this chat)" in line for line in after.splitlines())
 
 
+def test_repl_resume_shows_the_transcript_of_record_with_its_divider(tmp_path):
+    """/resume shows what was seen: the prompt, the card with the tool's own summary, the compaction
+    divider (never the summary as a message of the user)."""
+    root = workspace(tmp_path)
+    (root / "README.md").write_text("# Demo\n" + "".join(f"The build step {i} uses make.\n" for i in range(60)))
+    lines = "What does README.md say?\n/compact\n/new\n/resume 2\n/quit\n"
+    done = run(["repl", "--workspace", str(root)], tmp_path, stdin=lines)
+    assert done.returncode == 0, done.stderr
+    after = done.stdout.rsplit("resumed ", 1)[1]
+    assert "you: What does README.md say?" in after
+    assert "⏺ Read README.md" in after  # the card's own summary, not "read_file README.md"
+    assert "── compacted: " in after and "(manual) ──" in after
+    assert "Conversation summary" not in after
+
+
 def test_repl_slash_model_lists_the_endpoints_models_and_switches(tmp_path):
     from agentls.mock_api import MockAnthropicServer, Reply, Text, mock_model
 

@@ -22,8 +22,9 @@ test-output/e2e/agentls/ and test-output/e2e/stand-in-server/.
   then "Always" in an approval writes a permission rule to agentls.permissions that /permissions
   lists, the same command then runs unasked, and once removed it asks again (steps-rules.mjs).
 - with the stand-in server (client-vscode/test/e2e/fake_server.py): the same,
-  plus approvals (modal for a command, diff + modal for an edit) and a server
-  crash that is restarted and reported in the panel.
+  plus approvals inside the panel (a command approved Always and an edit rejected
+  with a reason, by keyboard; the native modal only with the panel hidden) and a
+  server crash that is restarted and reported in the panel.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def _e2e(env: dict[str, str]) -> str:
 
 def test_vscode_with_stand_in_server(vscode_ready: None) -> None:
     out = _e2e({"AGENTLS_E2E_FAKE": "1"})
-    assert "approvals: modal for shell" in out
+    assert "approvals: in the panel for shell" in out
     assert "crash: restarted and the panel said so" in out
 
 

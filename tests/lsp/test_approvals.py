@@ -17,7 +17,11 @@ async def test_denied_confirm_runs_nothing_and_tells_the_model(start_editor, moc
 
     await editor.request("agent/chat", {"prompt": "run it"})
 
-    assert editor.confirms == [{"kind": "shell", "command": "touch ran.txt", "rules": ["run_shell(touch ran.txt)"]}]
+    started = [e["toolUseId"] for e in editor.events if e["kind"] == "toolStart"]
+    # the question names the call that asks (a panel asks on that call's card) and the rules "Always" adds
+    assert editor.confirms == [{"kind": "shell", "command": "touch ran.txt", "rules": ["run_shell(touch ran.txt)"],
+                                "toolUseId": started[0]}]
+    assert [(e["approval"], e["reason"]) for e in editor.events if e["kind"] == "toolEnd"] == [("rejected", "")]
     assert not (workspace / "ran.txt").exists()
     told = mock_api.message_bodies[-1]["messages"][-1]["content"][0]
     assert told["is_error"] is True and "did not approve" in told["content"]

@@ -32,8 +32,9 @@ async def test_chat_streams_and_reads_the_unsaved_buffer_not_the_disk(start_edit
     assert start == {"turnId": result["turnId"], "kind": "toolStart", "toolUseId": start["toolUseId"],
                      "tool": "read_file", "summary": "read_file notes.md"}
     end = next(e for e in editor.events if e["kind"] == "toolEnd")
-    assert set(end) == {"turnId", "kind", "toolUseId", "tool", "summary", "isError", "resultChars", "marker"}
-    assert end["isError"] is False
+    assert set(end) == {"turnId", "kind", "toolUseId", "tool", "summary", "isError", "resultChars", "marker",
+                        "approval", "diff", "reason"}
+    assert end["isError"] is False and (end["approval"], end["diff"], end["reason"]) == ("", "", "")  # nothing asked
 
 
 async def test_attachment_without_text_is_filled_from_the_buffer(start_editor, mock_api, workspace):

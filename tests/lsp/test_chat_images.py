@@ -28,8 +28,9 @@ async def test_an_image_attachment_reaches_the_model_as_an_image_block(start_edi
     first = (await editor.request("agent/sessions"))["current"]
     await editor.request("agent/newSession")
     resumed = await editor.request("agent/resume", {"sessionId": first})
-    assert resumed["transcript"][0]["text"] == ("[image: image/png, 640x480 px]\n[image: image/gif, 16x16 px]\n"
-                                                "what is this?")
+    # the transcript of record names each image as it was attached
+    assert resumed["transcript"][0]["text"] == ("[image: chart.png, image/png, 640x480 px]\n"
+                                                "[image: untitled:icon, image/gif, 16x16 px]\nwhat is this?")
 
 
 async def test_an_image_the_api_would_refuse_is_invalid_params_and_nothing_is_sent(start_editor, mock_api):

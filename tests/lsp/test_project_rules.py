@@ -153,6 +153,7 @@ async def test_a_denied_command_and_a_denied_write_neither_run_nor_ask(start_edi
     assert editor.confirms == [] and editor.edits == []
     ends = [e for e in editor.events if e["kind"] == "toolEnd"]
     assert [e["summary"] for e in ends] == ["denied by run_shell(rm *)", "denied by write_file(secrets/**)"]
+    assert [e["approval"] for e in ends] == ["refused", "refused"]  # the cards say nobody was asked
 
 
 async def test_an_unlisted_command_asks(start_editor, mock_api, workspace):
@@ -160,7 +161,9 @@ async def test_an_unlisted_command_asks(start_editor, mock_api, workspace):
     editor.confirm_answer = {"approved": False}
     mock_api.script(shell("touch other.txt"), Reply([Text("ok")]))
     await editor.request("agent/chat", {"prompt": "run it"})
-    assert editor.confirms == [{"kind": "shell", "command": "touch other.txt", "rules": ["run_shell(touch other.txt)"]}]
+    asking = next(e["toolUseId"] for e in editor.events if e["kind"] == "toolStart")
+    assert editor.confirms == [{"kind": "shell", "command": "touch other.txt", "rules": ["run_shell(touch other.txt)"],
+                                "toolUseId": asking}]
     assert not (workspace / "other.txt").exists()
 
 

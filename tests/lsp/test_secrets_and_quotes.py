@@ -26,8 +26,10 @@ async def test_short_and_malformed_secrets_are_masked_and_a_huge_id_is_not_echoe
                "teller": {"command": sys.executable, "args": ["-c", TELLS], "env": {"PIN": PIN}}}
     editor = await start_editor(options_for(mock_api, mcpServers=servers),
                                 env=server_env(data_dir, AGENTLS_LOG="debug"))
-    await wait_until(lambda: editor.usages)
-    warning = next(m.message for m in editor.client.messages if "mcpServers.listy" in m.message)
+    # the settings warning comes with `initialized`; a contextUsage may come before it (the endpoint's model
+    # list, fetched while the agent starts, can arrive first), so wait for the warning itself
+    warning = await wait_until(lambda: next((m.message for m in editor.client.messages
+                                             if "mcpServers.listy" in m.message), None))
     assert "`headers` must map names to strings" in warning
 
     [teller] = (await editor.request("agent/mcpServers", {}))["servers"]

@@ -46,9 +46,11 @@ async def test_list_after_three_conversations_and_resume_restores_messages_and_c
     resumed = await editor.request("agent/resume", {"sessionId": first})
     assert resumed["sessionId"] == first
     roles = [(e["role"], e["text"]) for e in resumed["transcript"]]
-    assert roles[0] == ("user", "first: read notes.md") and "It says 42." in roles[1][1]
-    assert resumed["transcript"][1]["tools"][0]["summary"] == "read_file notes.md"
-    assert resumed["transcript"][1]["tools"][0]["resultChars"] > 0
+    # the transcript of record: one entry per reply, the card with the tool's own summary
+    assert roles == [("user", "first: read notes.md"), ("assistant", ""), ("assistant", "It says 42.")]
+    card = resumed["transcript"][1]["tools"][0]
+    assert card["name"] == "read_file" and "notes.md" in card["summary"] and card["summary"] != "read_file notes.md"
+    assert card["resultChars"] > 0 and card["done"] and card["input"] == {"path": "notes.md"}
     assert (await editor.request("agent/cost"))["usd"] == pytest.approx(first_cost["usd"])
     # The next turn continues the resumed conversation, at the API too.
     await _chat(editor, mock_api, "and again?", "still 42")

@@ -7,13 +7,13 @@ export const ALWAYS = "Always";
 export const REJECT = "Reject";
 
 /**
- * The buttons of one approval. A modal (shell commands, MCP calls: the detail shows what
- * runs) gets no Reject: VS Code adds Cancel to every modal, and two negative choices confuse.
- * File changes are asked in a non-modal notification, so the diff editor stays visible;
- * it needs its own Reject.
+ * The buttons of the native fallback (asked only when no chat panel is visible: the panel asks
+ * inline). A modal (shell commands, MCP calls: the detail shows what runs) names Reject like the
+ * panel does (VS Code's own Cancel also refuses). File changes are asked in a non-modal
+ * notification, so the diff editor stays visible.
  */
 export function confirmButtons(p: ConfirmParams): { modal: boolean; buttons: string[] } {
-  if (p.kind === "shell" || p.kind === "mcp") return { modal: true, buttons: [APPROVE, ALWAYS] };
+  if (p.kind === "shell" || p.kind === "mcp") return { modal: true, buttons: [APPROVE, ALWAYS, REJECT] };
   if (p.kind === "rewind") return { modal: true, buttons: [APPROVE] };
   return { modal: false, buttons: [APPROVE, ALWAYS, REJECT] };
 }
@@ -58,6 +58,28 @@ export function confirmDetail(p: ConfirmParams): string {
     lines.push("", shown + (diffLines.length > 40 ? `\n… ${diffLines.length - 40} more lines (see the diff editor)` : ""));
   }
   return lines.join("\n").trim() + tail;
+}
+
+/** The inline approval card's buttons (in the chat panel), and what each answers. */
+export type PanelChoice = "approve" | "always" | "reject";
+
+export const PANEL_BUTTONS: { choice: PanelChoice; label: string; title: string }[] = [
+  { choice: "approve", label: APPROVE, title: "Run it this once (Enter)" },
+  { choice: "always", label: "Always", title: "Approve, and allow the same from now on (the rules shown)" },
+  { choice: "reject", label: REJECT, title: "Refuse: the agent is told, with your reason if you give one (Escape)" },
+];
+
+/** The same answers as the modal's buttons ("Always" is `remember`), plus the reason of a refusal. */
+export function panelResult(choice: PanelChoice, reason = ""): ConfirmResult {
+  const result = confirmResult(choice === "approve" ? APPROVE : choice === "always" ? ALWAYS : REJECT);
+  const why = reason.trim();
+  if (!result.approved && why) result.reason = why.slice(0, 2000);
+  return result;
+}
+
+/** Kinds the panel asks about inline; a rewind is asked by the restore flow's own modal. */
+export function askedInPanel(p: ConfirmParams): boolean {
+  return p.kind !== "rewind";
 }
 
 /**

@@ -1,5 +1,15 @@
 /** Messages between the extension and the chat webview. */
-import type { AgentEvent, CommandInfo, ContextUsage, ModelInfo, RestoreWhat, Todo, ToolResult } from "../protocol";
+import type {
+  AgentEvent,
+  CommandInfo,
+  ConfirmParams,
+  ContextUsage,
+  ModelInfo,
+  RestoreWhat,
+  Todo,
+  ToolResult,
+} from "../protocol";
+import type { PanelChoice } from "./confirm";
 import type { SlashName } from "./slash";
 import type { TranscriptItem } from "./transcript";
 
@@ -27,7 +37,9 @@ export type ToWebview =
   | { type: "insertText"; text: string }
   | { type: "focusInput" }
   | { type: "todos"; todos: Todo[] } // the task list (agent/todos, `todos` events)
-  | { type: "commands"; commands: CommandInfo[] }; // custom slash commands (agent/commands)
+  | { type: "commands"; commands: CommandInfo[] } // custom slash commands (agent/commands)
+  | { type: "approval"; id: string; params: ConfirmParams } // asked in the transcript, on the call's card
+  | { type: "approvalDone"; id: string }; // answered (here or in another view), or withdrawn by the server
 
 export interface ServerStatus {
   phase: "starting" | "running" | "restarting" | "stopped" | "error" | "setup";
@@ -48,4 +60,5 @@ export type FromWebview =
   | { type: "openOriginal"; toolUseId: string }
   | { type: "openSummary"; summary: string; label: string }
   | { type: "restartServer" }
-  | { type: "restore"; checkpoint: string; restore: RestoreWhat; prompt: string };
+  | { type: "restore"; checkpoint: string; restore: RestoreWhat; prompt: string }
+  | { type: "approvalAnswer"; id: string; choice: PanelChoice; reason: string };

@@ -3,7 +3,7 @@
  * `agent/event`s. Shared by the webview (rendering) and the extension (the
  * store that restores history when the view reloads). Pure.
  */
-import type { AgentEvent, ToolMarker, TranscriptEntry } from "../protocol";
+import type { AgentEvent, ToolApproval, ToolMarker, TranscriptEntry, TranscriptTool } from "../protocol";
 import { formatTokens } from "./format";
 
 export interface ToolCard {
@@ -14,6 +14,11 @@ export interface ToolCard {
   isError: boolean;
   resultChars: number;
   marker: ToolMarker | string;
+  /** "waiting": the panel asks about it now; then how it was decided (toolEnd / the transcript of record) */
+  approval?: ToolApproval | "waiting";
+  diff?: string; // write/edit: the change as approved (unified, the file's line numbers)
+  reason?: string; // the user's words when they rejected it
+  stopped?: boolean; // the tool never returned (the turn was stopped, the window closed)
 }
 
 /** A compaction: before → after tokens, why, and the summary message the model now sees. */
@@ -54,24 +59,64 @@ export function emptyTranscript(): Transcript {
   return { items: [] };
 }
 
-/** A resumed session's transcript (agent/resume) as the panel shows it. */
+/** A card of the transcript of record as the panel shows it. */
+export function cardOf(t: TranscriptTool): ToolCard {
+  const card: ToolCard = {
+    toolUseId: t.id,
+    tool: t.name,
+    summary: t.summary,
+    done: true,
+    isError: t.isError || t.done === false,
+    resultChars: t.resultChars,
+    marker: t.marker ?? "",
+  };
+  if (t.approval) card.approval = t.approval;
+  if (t.diff) card.diff = t.diff;
+  if (t.reason) card.reason = t.reason;
+  if (t.done === false) card.stopped = true;
+  return card;
+}
+
+function dividerOf(e: TranscriptEntry): Divider {
+  const c = e.compaction ?? { tokensBefore: 0, tokensAfter: 0, reason: "auto" as const, summary: "" };
+  return { tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, reason: c.reason, summary: c.summary };
+}
+
+/**
+ * A resumed session's transcript of record (agent/resume) as the panel showed it live: the replies,
+ * notes and automatic compactions of one turn are one assistant item, in the order they happened.
+ */
 export function fromSession(entries: TranscriptEntry[]): Transcript {
+  const items: TranscriptItem[] = [];
   let checkpoint: string | undefined;
-  const items: TranscriptItem[] = entries.map((e, i) => {
+  let open: Assistant | undefined; // the assistant item of the turn being read
+  entries.forEach((e, i) => {
     if (e.role === "user") {
       checkpoint = e.checkpoint;
-      return e.checkpoint ? { role: "user", text: e.text, attachments: [], checkpoint: e.checkpoint } : { role: "user", text: e.text, attachments: [] };
+      const item: TranscriptItem = { role: "user", text: e.text, attachments: e.attachments ?? [] };
+      if (e.checkpoint) item.checkpoint = e.checkpoint;
+      items.push(item);
+      open = undefined;
+      return;
     }
-    const blocks: Block[] = e.text ? [{ kind: "text", text: e.text }] : [];
-    for (const t of e.tools) {
-      blocks.push({
-        kind: "tool",
-        card: { toolUseId: t.id, tool: t.name, summary: t.summary, done: true, isError: t.isError, resultChars: t.resultChars, marker: "" },
-      });
+    const turnId = e.turnId ?? "";
+    const inTurn = open !== undefined && turnId !== "" && open.turnId === turnId;
+    if (e.kind === "compaction" || e.kind === "note") {
+      const block: Block = e.kind === "compaction" ? { kind: "compaction", divider: dividerOf(e) } : { kind: "note", text: e.text, level: e.level ?? "info" };
+      if (inTurn) open!.blocks.push(block);
+      else if (block.kind === "compaction") items.push({ role: "compaction", divider: block.divider });
+      else items.push({ role: "notice", markdown: block.text, level: block.level });
+      return;
     }
-    // a turn's checkpoint has the turn's id: the reply keeps it, so a restore can grey its cards
-    return { role: "assistant", turnId: checkpoint ?? `resumed-${i}`, blocks, status: "done" };
+    if (!inTurn) {
+      // a turn's checkpoint has the turn's id: the reply keeps it, so a restore can grey its cards
+      open = { role: "assistant", turnId: turnId || checkpoint || `resumed-${i}`, blocks: [], status: "done" };
+      items.push(open);
+    }
+    if (e.text) open!.blocks.push({ kind: "text", text: e.text });
+    for (const t of e.tools) open!.blocks.push({ kind: "tool", card: cardOf(t) });
   });
+  for (const it of items) if (it.role === "assistant" && it.blocks.some((b) => b.kind === "note" && b.text === "Stopped.")) it.status = "cancelled";
   return { items: items.slice(-MAX_ITEMS) };
 }
 
@@ -187,6 +232,10 @@ export function applyEvent(t: Transcript, ev: AgentEvent): void {
       card.isError = ev.isError;
       card.resultChars = ev.resultChars;
       card.marker = ev.marker;
+      if (ev.approval) card.approval = ev.approval;
+      else delete card.approval;
+      if (ev.diff) card.diff = ev.diff;
+      if (ev.reason) card.reason = ev.reason;
       return;
     }
     case "layer":
@@ -198,11 +247,12 @@ export function applyEvent(t: Transcript, ev: AgentEvent): void {
     case "usage":
       return;
     case "compactionStarted":
-      appendNote(t, ev.turnId, ev.reason === "auto" ? "Compacting the conversation (context is filling up)…" : "Compacting the conversation…", "info");
+      appendNote(t, ev.turnId, ev.reason === "auto" ? COMPACTING_AUTO : COMPACTING, "info");
       return;
     case "compactionFinished": {
+      dropCompactingNote(t); // one message per compaction: its outcome replaces "Compacting…"
       if (ev.compacted === false) {
-        appendNote(t, ev.turnId, `Nothing compacted: a summary would not be smaller (${formatTokens(ev.tokensBefore)} tokens, unchanged)`, "info");
+        appendNote(t, ev.turnId, nothingCompacted(ev.tokensBefore), "info");
         return;
       }
       const divider: Divider = {
@@ -242,6 +292,44 @@ export function applyEvent(t: Transcript, ev: AgentEvent): void {
       appendNote(t, ev.turnId, ev.message, "error");
       return;
   }
+}
+
+const COMPACTING = "Compacting the conversation…";
+const COMPACTING_AUTO = "Compacting the conversation (context is filling up)…";
+
+export function nothingCompacted(tokens: number): string {
+  return `Nothing compacted: a summary would not be smaller (${formatTokens(tokens)} tokens, unchanged)`;
+}
+
+/** The "Compacting…" note of a compaction that just finished (in the open turn, or a notice outside one). */
+function dropCompactingNote(t: Transcript): void {
+  const a = openAssistant(t);
+  if (a) {
+    for (let i = a.blocks.length - 1; i >= 0; i--) {
+      const b = a.blocks[i];
+      if (b.kind === "note" && (b.text === COMPACTING || b.text === COMPACTING_AUTO)) {
+        a.blocks.splice(i, 1);
+        return;
+      }
+    }
+    return;
+  }
+  const last = t.items[t.items.length - 1];
+  if (last && last.role === "notice" && (last.markdown === COMPACTING || last.markdown === COMPACTING_AUTO)) t.items.pop();
+}
+
+/** The panel asks about a tool call now (agent/confirm with its toolUseId): its card waits. */
+export function awaitApproval(t: Transcript, toolUseId: string): boolean {
+  const card = findCard(t, toolUseId);
+  if (!card) return false;
+  card.approval = "waiting";
+  return true;
+}
+
+/** The user answered in the panel: the card runs (or ends) without waiting for the server to say so. */
+export function answerApproval(t: Transcript, toolUseId: string, approval: ToolApproval): void {
+  const card = findCard(t, toolUseId);
+  if (card && card.approval === "waiting") card.approval = approval;
 }
 
 /** The reply being streamed restarts from scratch: drop its text and thinking so far. */

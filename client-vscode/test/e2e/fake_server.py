@@ -68,18 +68,27 @@ async def chat(ls: LanguageServer, params: Any) -> dict:
         ev(kind="textDelta", text=text)
         u = {"inputTokens": 1, "outputTokens": 1, "cacheReadTokens": 0, "cacheWriteTokens": 0}
         return {"turnId": turn, "text": text, "stopReason": "end_turn", "usage": u}
-    if prompt.startswith("run ") or prompt.startswith("edit "):
+    if prompt.startswith(("run ", "edit ", "hidden run ")):
         edit = prompt.startswith("edit ")
+        if prompt.startswith("hidden run "):  # asks once the test has hidden the panel (it writes the flag)
+            prompt = prompt.removeprefix("hidden ")
+            flag = Path((state["root"] or "file:///").removeprefix("file://")) / "panel-hidden.flag"
+            while not flag.exists():
+                await asyncio.sleep(0.1)
         ask = ({"kind": "edit", "path": "hello.py",
                 "diff": "--- a/hello.py\n+++ b/hello.py\n@@ -1,1 +1,1 @@\n-\"\"\"A greeting module for the agentls end-to-end test.\"\"\"\n+\"\"\"Greetings, edited by the agent.\"\"\"\n"}
                if edit else {"kind": "shell", "command": prompt[4:]})
-        ev(kind="toolStart", toolUseId=f"tu{turn}", tool="edit_file" if edit else "run_shell", summary=ask.get("path") or ask["command"])
+        tool = "edit_file" if edit else "run_shell"
+        ask["toolUseId"] = f"tu{turn}"  # the panel asks on this card
+        ev(kind="toolStart", toolUseId=f"tu{turn}", tool=tool, summary=ask.get("path") or ask["command"])
         result = await ls.protocol.send_request_async("agent/confirm", ask)
         approved = bool(_get(result, "approved", False))
         remember = bool(_get(result, "remember", False))
-        ev(kind="toolEnd", toolUseId=f"tu{turn}", tool="edit_file" if edit else "run_shell", summary=ask.get("path") or ask["command"],
-           isError=not approved, resultChars=10, marker="")
-        text = f"approved={str(approved).lower()} remember={str(remember).lower()}"
+        reason = str(_get(result, "reason", "") or "")
+        ev(kind="toolEnd", toolUseId=f"tu{turn}", tool=tool, summary=ask.get("path") or ask["command"],
+           isError=not approved, resultChars=10, marker="", diff=ask.get("diff", ""), reason=reason,
+           approval=("always" if remember else "approved") if approved else "rejected")
+        text = f"approved={str(approved).lower()} remember={str(remember).lower()}" + (f" reason={reason}" if reason else "")
         ev(kind="textDelta", text=text)
         u = {"inputTokens": 1, "outputTokens": 1, "cacheReadTokens": 0, "cacheWriteTokens": 0}
         return {"turnId": turn, "text": text, "stopReason": "end_turn", "usage": u}

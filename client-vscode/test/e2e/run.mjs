@@ -336,6 +336,12 @@ async function main() {
     log("client-only steps passed (server steps skipped: no `agentls serve` yet)");
     return;
   }
+  // the header meter is there before any turn, with the status bar's figures
+  const header = await waitFor(async () => {
+    const h = ((await chat.locator(".bar .ctx").textContent({ timeout: 2000 })) ?? "").trim();
+    return h && (await statusText(page)).endsWith(h) ? h : undefined;
+  }, 30_000, "the chat header's meter to show the status bar's figures");
+  log(`chat header meter before the first turn: "${header}"`);
   await shot(page, "02-chat-view");
   if (only === "models" && !fake) {
     await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail });
@@ -406,24 +412,54 @@ async function main() {
     // A turn's text shows before the turn ends; Enter while a turn runs sends nothing (the panel
     // waits for Stop or the end), so each next prompt waits for the finished reply (.done).
     const replied = (text) => chat.locator(".msg.assistant.done", { hasText: text }).last().waitFor({ timeout: 30_000 });
-    // 07: approvals — a shell command in a modal, an edit as a diff + modal
+    // 07: approvals inside the panel — a shell command (Tab to Always, Enter), an edit's diff rejected
+    //     with a reason (Tab to the reason field, type, Enter); the native modal only with the panel hidden
+    const inChat = () => chat.locator(":focus").evaluate((e) => (e.closest(".approval") ? `approval:${e.dataset.choice ?? e.tagName.toLowerCase()}` : e.id));
     await chat.locator("#input").fill("run ls -la");
     await chat.locator("#input").press("Enter");
-    const dialog = page.locator(".monaco-dialog-box");
-    await dialog.waitFor({ timeout: 30_000 });
-    if (!/ls -la/.test((await dialog.innerText()) ?? "")) fail("the approval modal does not show the command");
-    await shot(page, "07-approve-shell");
-    await dialog.locator("a.monaco-button, button", { hasText: /^Always$/ }).first().click();
+    const approval = chat.locator(".approval").first();
+    await approval.waitFor({ timeout: 30_000 });
+    if (!/ls -la/.test((await approval.innerText()) ?? "")) fail("the inline approval does not show the command");
+    if (!/waiting for approval/.test((await chat.locator(".tool-card", { hasText: "run_shell" }).last().innerText()) ?? "")) fail("the card does not wait");
+    await waitFor(async () => (await inChat()) === "approval:approve", 10_000, "the approval to take the focus");
+    if (await page.locator(".monaco-dialog-box").isVisible()) fail("a modal asked although the panel is visible");
+    await shot(page, "07-approve-shell-in-panel");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
     await replied("approved=true remember=true");
     await chat.locator("#input").fill("edit hello.py");
     await chat.locator("#input").press("Enter");
-    const editToast = page.locator(".notification-toast", { hasText: "wants to edit" }).first(); // not a modal: the diff stays visible
-    await editToast.waitFor({ timeout: 30_000 });
-    await page.locator(".editor-instance .monaco-diff-editor, .monaco-diff-editor").first().waitFor({ timeout: 30_000 });
-    await shot(page, "08-approve-edit-diff");
-    await editToast.locator("a.monaco-button, button", { hasText: "Reject" }).first().click();
-    await replied("approved=false");
-    log("approvals: modal for shell (Always), diff + notification for edit (Reject)");
+    const editApproval = chat.locator(".approval", { hasText: "wants to edit hello.py" }).first();
+    await editApproval.waitFor({ timeout: 30_000 });
+    await editApproval.locator(".tool-diff .add", { hasText: "Greetings, edited by the agent." }).waitFor({ timeout: 10_000 });
+    await waitFor(async () => (await inChat()) === "approval:approve", 10_000, "the edit approval to take the focus");
+    for (let i = 0; i < 3; i++) await page.keyboard.press("Tab");
+    if ((await inChat()) !== "approval:input") fail(`Tab did not reach the reason field: ${await inChat()}`);
+    await page.keyboard.type("not before the release");
+    await shot(page, "08-reject-edit-in-panel");
+    await page.keyboard.press("Enter");
+    await replied("approved=false remember=false reason=not before the release");
+    await chat.locator(".tool-card", { hasText: "edit_file" }).last().locator(".badge.outcome", { hasText: "rejected" }).waitFor({ timeout: 10_000 });
+    // the panel hidden: the native modal asks instead (with Reject)
+    await chat.locator("#input").fill("hidden run make");
+    await chat.locator("#input").press("Enter");
+    await chat.locator(".msg.assistant.streaming").waitFor({ timeout: 15_000 });
+    // focus out of the chat first: the palette helper's Escape in a running chat would be Stop
+    const editorArea = await page.locator("#workbench\\.parts\\.editor").boundingBox();
+    await page.mouse.click(editorArea.x + editorArea.width / 2, editorArea.y + editorArea.height / 2);
+    await palette(page, "View: Close Primary Side Bar");
+    await page.locator("#workbench\\.parts\\.sidebar").waitFor({ state: "hidden", timeout: 15_000 });
+    writeFileSync(path.join(workspace, "panel-hidden.flag"), ""); // now the stand-in server asks
+    const dialog = page.locator(".monaco-dialog-box");
+    await dialog.waitFor({ timeout: 30_000 });
+    if (!/make/.test((await dialog.innerText()) ?? "")) fail("the fallback modal does not show the command");
+    await shot(page, "08b-fallback-modal-panel-hidden");
+    await dialog.locator("a.monaco-button, button", { hasText: /^Reject$/ }).first().click();
+    // the modal gone first: closing, it gives the focus back and would close a palette opened meanwhile
+    await dialog.waitFor({ state: "hidden", timeout: 10_000 });
+    await palette(page, "Agent: Open Chat");
+    await chat.locator(".msg.assistant", { hasText: "approved=false" }).last().waitFor({ timeout: 30_000 });
+    log("approvals: in the panel for shell (Always, keyboard) and edit (Reject with a reason, keyboard); modal only with the panel hidden");
     // 08b: Stop cancels the running turn ($/cancelRequest)
     await chat.locator("#input").fill("count slowly to 200");
     await chat.locator("#input").press("Enter");

@@ -20,9 +20,10 @@ export async function checkpointSteps({ page, chat, workspace, log, fail, shot, 
   const before = await chat.locator(".msg.assistant.done").count();
   await chat.locator("#input").fill(prompt);
   await chat.locator("#input").press("Enter");
-  const dialog = page.locator(".monaco-dialog-box");
-  await dialog.waitFor({ timeout: 60_000 });
-  await dialog.locator("a.monaco-button, button", { hasText: /^Approve$/ }).first().click();
+  const approval = chat.locator(".approval", { hasText: "made-by-shell.txt" }).first(); // asked inside the panel
+  await approval.waitFor({ timeout: 60_000 });
+  await approval.locator('button[data-choice="approve"]').click();
+  const dialog = page.locator(".monaco-dialog-box"); // the restore question below is the panel's own modal
   await waitFor(async () => (await chat.locator(".msg.assistant.done").count()) > before, 60_000, "the reply to the shell command");
   await waitFor(async () => existsSync(made) && readFileSync(target, "utf8") === "changed by the shell\n", 30_000, "the shell's changes on disk");
   log("a shell command changed checkpoint.txt and created made-by-shell.txt");

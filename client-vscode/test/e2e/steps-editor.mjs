@@ -7,7 +7,7 @@
 //   11 find_symbols "Shape" lists the class Shape
 //   12 find_references to area lists the call sites in main.ts;
 //      go_to_definition from a call site lands in shapes.ts, with the signature
-//   13 an approved edit that introduces a type error → its tool result lists
+//   13 an edit approved inside the panel that introduces a type error → its tool result lists
 //      the new TS2322 (and not the error that was already there);
 //      get_diagnostics then lists both errors of the workspace
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -108,10 +108,10 @@ export async function editorSteps({ page, chat, workspace, python, tmp, log, fai
 
     // 13: an approved edit that breaks the types
     const edited = await turn("Show the total with its unit.", "edit_file");
-    const approval = page.locator(".notification-toast", { hasText: "wants to edit" }).first(); // beside the diff, not a modal
+    const approval = chat.locator(".approval", { hasText: "wants to edit" }).first(); // inside the panel, on the card
     await approval.waitFor({ timeout: 60_000 });
     await shot(page, "13-editor-approve-edit");
-    await approval.locator("a.monaco-button, button", { hasText: "Approve" }).first().click();
+    await approval.locator('button[data-choice="approve"]').click();
     const result = await edited();
     log(`edit_file result as the model got it:\n${result}`);
     if (!/^Applied; 1 new error:$/m.test(result)) fail(`the edit result does not report exactly one new error: ${result}`);

@@ -1,7 +1,8 @@
 // e2e steps for issue 21: "Always" in an approval creates a permission rule the user can see and remove.
-//   30 demo model: "run ls -la" → the modal says what "Always" allows → Always → a notification names the rule,
+//   30 demo model: "run ls -la" → the approval card in the panel says what "Always" allows → Always → a
+//      notification names the rule,
 //      and it is in the workspace's .vscode/settings.json (agentls.permissions.allow)
-//   31 /permissions in the panel lists it; the same command runs again without a dialog
+//   31 /permissions in the panel lists it; the same command runs again without being asked
 //   32 the rule removed from the settings → the next run asks again
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -11,7 +12,8 @@ const RULE = "run_shell(ls -la)";
 export async function ruleSteps({ page, chat, workspace, shot, waitFor, log, fail }) {
   const file = path.join(workspace, ".vscode", "settings.json");
   const settings = () => JSON.parse(readFileSync(file, "utf8"));
-  const dialog = page.locator(".monaco-dialog-box");
+  const dialog = page.locator(".monaco-dialog-box"); // the native fallback: never while the panel is visible
+  const approval = chat.locator(".approval").last(); // asked inside the panel (issue 18)
   const send = async (prompt) => {
     const before = await chat.locator(".msg.assistant.done").count();
     await chat.locator("#input").fill(prompt);
@@ -27,10 +29,10 @@ export async function ruleSteps({ page, chat, workspace, shot, waitFor, log, fai
 
   // 30: Always → a visible rule
   const first = await send("run ls -la");
-  await dialog.waitFor({ timeout: 60_000 });
-  const asked = (await dialog.innerText()) ?? "";
-  if (!asked.includes(`"Always" allows from now on: ${RULE}`)) fail(`the modal does not say what Always allows: ${asked}`);
-  await dialog.locator("a.monaco-button, button", { hasText: /^Always$/ }).first().click();
+  await approval.waitFor({ timeout: 60_000 });
+  const asked = (await approval.innerText()) ?? "";
+  if (!asked.includes(`"Always" allows from now on: ${RULE}`)) fail(`the approval card does not say what Always allows: ${asked}`);
+  await approval.locator('button[data-choice="always"]').click();
   await first();
   const toast = page.locator(".notification-toast", { hasText: "allowed from now on" }).first();
   await toast.waitFor({ timeout: 30_000 });
@@ -51,11 +53,11 @@ export async function ruleSteps({ page, chat, workspace, shot, waitFor, log, fai
   if (!rows.includes(RULE) || !/settings/.test(rows)) fail(`/permissions does not list the rule: ${rows}`);
   const again = await send("run ls -la");
   await again();
-  if (await dialog.isVisible()) fail("the allowed command asked again");
+  if ((await dialog.isVisible()) || (await chat.locator(".approval").count())) fail("the allowed command asked again");
   await shot(page, "31-permissions-listed-and-ran-unasked");
   log("/permissions lists the rule; the same command ran without a dialog");
 
-  // 32: removed from the settings → asked again (Cancel refuses)
+  // 32: removed from the settings → asked again (Reject refuses)
   const without = settings();
   delete without["agentls.permissions"];
   writeFileSync(file, JSON.stringify(without, null, 2));
@@ -69,8 +71,8 @@ export async function ruleSteps({ page, chat, workspace, shot, waitFor, log, fai
   }
   if (!dropped) fail("the server still lists the removed rule after 30 s");
   const third = await send("run ls -la");
-  await dialog.waitFor({ timeout: 60_000 });
-  await page.keyboard.press("Escape"); // VS Code's Cancel: refused
+  await approval.waitFor({ timeout: 60_000 });
+  await approval.locator('button[data-choice="reject"]').click();
   await third();
   log("the rule removed from the settings: the command asks again");
 }

@@ -1,8 +1,12 @@
-// e2e steps for issue 10: the demo model's approval + diff flow, chat history, the
-// model picker (checked at the API endpoint), and a bad python path.
-//   15 demo model: "run ls -la" → a modal with only Approve/Always (+ VS Code's Cancel) → the output
-//   16 demo model: "edit README.md" → the diff editor + a notification beside it (not a modal) → approved
-//   17 New Chat → Show Chat History lists the old conversation → resuming it shows its transcript
+// e2e steps for issues 10 and 18: the demo model's approvals inside the panel, chat history with a
+// compacted conversation resumed whole, the model picker (checked at the API endpoint), a bad python path.
+//   15 demo model: "run ls -la" → an approval card inside the transcript, on the run_shell card that
+//      waits, focused → Enter (keyboard only) → the output; no modal, no notification
+//   16 demo model: "edit README.md" → the approval card shows the diff with the file's line numbers and
+//      three lines of context → approved in the panel → the file changes; the card keeps the diff
+//   17 Compact → New Chat → Show Chat History lists the old conversation (at /cost's price: $0.00) →
+//      resuming it shows its whole transcript: both prompts, every card, the compaction divider
+//   17c a model picked in demo mode: the panel says why the demo answers; a notification offers Set API Key
 //   18 the model picker: choosing claude-haiku-4-5 makes the next request use it, as recorded
 //      by a scripted mock API (editor_mock_api.py) at the endpoint
 //   19 agentls.pythonPath = /nonexistent/bin/python → the error names that path
@@ -33,39 +37,66 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   await waitFor(async () => (await modelName()) === "demo model (offline)", 30_000, "the demo model to answer again");
   log(`header names the model that answers: "${await modelName()}"`);
 
-  // 15: run a command: one modal, its only negative choice is VS Code's own Cancel
-  const ran = await send("run ls -la");
   const dialog = page.locator(".monaco-dialog-box");
-  await dialog.waitFor({ timeout: 60_000 });
-  const text = (await dialog.innerText()) ?? "";
-  if (!/ls -la/.test(text)) fail(`the approval modal does not show the command: ${text}`);
-  const buttons = (await dialog.locator("a.monaco-button, button").allInnerTexts()).map((b) => b.trim()).filter(Boolean);
-  log(`shell approval modal buttons: ${JSON.stringify(buttons)}`);
-  if (buttons.includes("Reject")) fail(`the modal has Reject besides Cancel: ${buttons}`);
-  await shot(page, "15-demo-approve-shell");
-  await dialog.locator("a.monaco-button, button", { hasText: /^Approve$/ }).first().click();
+  const focusedInChat = () => chat.locator(":focus").evaluate((e) => e.closest(".approval") ? `approval:${e.dataset.choice ?? e.tagName}` : e.id || e.className);
+
+  // 15: run a command: asked inside the panel, on the card that waits, and answered by keyboard
+  const ran = await send("run ls -la");
+  const approval = chat.locator(".approval").first();
+  await approval.waitFor({ timeout: 60_000 });
+  const text = (await approval.innerText()) ?? "";
+  if (!/ls -la/.test(text)) fail(`the approval card does not show the command: ${text}`);
+  const waiting = (await chat.locator(".tool-card", { hasText: "run_shell" }).last().innerText()) ?? "";
+  if (!/waiting for approval/.test(waiting)) fail(`the run_shell card does not wait for approval: ${waiting}`);
+  const buttons = (await approval.locator("button").allInnerTexts()).map((b) => b.trim());
+  log(`inline approval: ${JSON.stringify(buttons)}; the card says "${waiting.replace(/\s+/g, " ").trim()}"`);
+  if (buttons.join() !== "Approve,Always,Reject") fail(`the approval card's buttons: ${buttons}`);
+  await waitFor(async () => (await focusedInChat()) === "approval:approve", 10_000, "the approval card to take the focus");
+  if (await dialog.isVisible() || await page.locator(".notification-toast", { hasText: /wants to/ }).count()) fail("a modal or a notification asked too");
+  await shot(page, "15-demo-approve-shell-in-panel");
+  await page.keyboard.press("Enter");
   await ran();
+  if (await chat.locator(".approval").count()) fail("the answered question stayed in the transcript");
   const card = (await chat.locator(".tool-card", { hasText: "run_shell" }).last().textContent()) ?? "";
   const reply = (await chat.locator(".msg.assistant").last().textContent()) ?? "";
   if (!/README\.md|hello\.py/.test(reply + card)) fail(`the command's output is not shown: ${reply.slice(0, 300)}`);
-  log("demo model: run ls -la → modal → approved → output shown");
+  log("demo model: run ls -la → asked in the panel → Enter → approved → output shown");
 
-  // 16: edit a file: the diff stays visible, the question is a notification beside it
+  // 16: edit a file: the diff (real line numbers, three lines of context) in the panel's question
   const edited = await send("edit README.md");
-  const diff = page.locator(".monaco-diff-editor").first();
-  await diff.waitFor({ timeout: 60_000 });
-  const toast = page.locator(".notification-toast", { hasText: /wants to edit README\.md/ }).first();
-  await toast.waitFor({ timeout: 30_000 });
-  if (await dialog.isVisible()) fail("a modal covers the diff of the edit");
-  await page.waitForTimeout(500);
-  await shot(page, "16-demo-approve-edit-diff");
-  await toast.locator("a.monaco-button, button", { hasText: /^Approve$/ }).first().click();
+  const editApproval = chat.locator(".approval", { hasText: /wants to edit README\.md/ }).first();
+  await editApproval.waitFor({ timeout: 60_000 });
+  const hunk = ((await editApproval.locator(".tool-diff .hunk").first().textContent()) ?? "").trim();
+  const added = (await editApproval.locator(".tool-diff .add").allTextContents()).join("");
+  log(`edit approval diff: ${hunk} ${JSON.stringify(added)}`);
+  if (hunk !== "@@ -1,3 +1,4 @@" || !/edited by the agentls demo model/.test(added)) fail(`the approval diff is not the file's: ${hunk} ${added}`);
+  if (await dialog.isVisible() || await page.locator(".notification-toast", { hasText: /wants to edit/ }).count()) fail("a modal or a notification asked too");
+  await waitFor(async () => (await focusedInChat()) === "approval:approve", 10_000, "the edit question to take the focus");
+  await shot(page, "16-demo-approve-edit-in-panel");
+  await page.keyboard.press("Enter");
   await edited();
   await waitFor(async () => readFileSync(path.join(workspace, "README.md"), "utf8") !== "# Demo workspace\n\nThis line will be edited.\n" || undefined, 30_000, "README.md to change on disk");
-  log("demo model: edit README.md → diff + notification (no modal) → approved → file changed");
+  const editCard = chat.locator(".tool-card", { hasText: "edit_file" }).last();
+  await editCard.locator("summary").click();
+  await editCard.locator(".tool-diff .hunk", { hasText: "@@ -1,3 +1,4 @@" }).waitFor({ timeout: 30_000 });
+  await editCard.locator("summary").click();
+  log("demo model: edit README.md → the diff asked in the panel → approved → file changed; the card keeps the diff");
 
-  // 17: New Chat → history lists the old conversation → resume shows its transcript
+  // 17: compact, New Chat → history lists the old conversation → resume shows its whole transcript
   const oldTitle = ((await chat.locator(".msg.user .md").first().textContent()) ?? "").trim(); // the title: its first prompt
+  const cardsBefore = await chat.locator(".tool-card").count();
+  const usersBefore = await chat.locator(".msg.user").count();
+  await palette(page, "Agent: Compact Conversation");
+  // the palette's own box is the same widget: wait for the compact command's question itself
+  await page.locator(".quick-input-widget", { hasText: "Optional instructions for the summary" }).waitFor({ state: "visible" });
+  await page.waitForTimeout(300);
+  await page.keyboard.press("Enter");
+  await chat.locator(".compaction-divider").last().waitFor({ timeout: 60_000 });
+  await palette(page, "Agent: Show Cost");
+  const costToast = page.locator(".notification-toast", { hasText: "Agent cost:" }).first();
+  await costToast.waitFor({ timeout: 30_000 });
+  const spent = /Agent cost: (\$[\d.]+)/.exec((await costToast.innerText()) ?? "")?.[1];
+  log(`compacted; /cost says ${spent}`);
   await palette(page, "Agent: New Chat");
   await waitFor(async () => (await chat.locator(".msg.user").count()) === 0, 15_000, "an empty transcript after New Chat");
   await (await send("hello from the second chat"))();
@@ -73,16 +104,44 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   await page.locator(".quick-input-widget .quick-input-title", { hasText: "Chat History" }).waitFor({ timeout: 15_000 });
   const rows = page.locator(".quick-input-widget .monaco-list-row");
   await waitFor(async () => (await rows.count()) >= 2 && /second chat/.test(await rows.first().innerText()), 15_000, "two conversations in the history");
-  const listed = (await rows.allInnerTexts()).map((r) => r.replace(/\s+/g, " ").slice(0, 90));
+  const full = (await rows.allInnerTexts()).map((r) => r.replace(/\s+/g, " ").trim());
+  const listed = full.map((r) => r.slice(0, 90));
   log(`history: ${JSON.stringify(listed)}`);
   if (!/hello from the second chat/.test(listed[0])) fail(`the new chat is not listed first: ${listed[0]}`);
   if (!listed[1].startsWith(oldTitle)) fail(`the old conversation "${oldTitle}" is not listed next: ${listed[1]}`);
+  const listedCost = /\$([\d.]+)\s*$/.exec(full[1])?.[1];
+  if (spent === undefined || listedCost === undefined || Math.abs(parseFloat(spent.slice(1)) - parseFloat(listedCost)) >= 0.005) {
+    fail(`the history's cost is not /cost's: ${full[1]} vs ${spent}`);
+  }
   await shot(page, "17-history");
   await rows.nth(1).click();
   await waitFor(async () => (await chat.locator(".msg.user", { hasText: "edit README.md" }).count()) > 0, 30_000, "the resumed transcript");
   if ((await chat.locator(".msg.user", { hasText: "hello from the second chat" }).count()) !== 0) fail("the resumed transcript shows the other chat");
-  await shot(page, "17b-resumed");
-  log(`resumed the old conversation: ${await chat.locator(".msg").count()} messages shown`);
+  // the whole conversation, as it was seen: every prompt, every card, and the divider, in order
+  const users = await chat.locator(".msg.user").allInnerTexts();
+  const cards = await chat.locator(".tool-card .tool-name").allInnerTexts();
+  log(`resumed: ${users.length} prompts, cards ${JSON.stringify(cards)}, ${await chat.locator(".compaction-divider").count()} divider(s)`);
+  if (users.length !== usersBefore || cards.length !== cardsBefore) fail(`the resumed transcript lost messages: ${users.length}/${usersBefore} prompts, ${cards.length}/${cardsBefore} cards`);
+  if (!cards.includes("run_shell") || !cards.includes("edit_file")) fail(`cards missing after the resume: ${cards}`);
+  if ((await chat.locator(".compaction-divider").count()) < 1) fail("the compaction divider is gone after the resume");
+  if ((await chat.locator(".msg.user", { hasText: "Conversation summary" }).count()) !== 0) fail("the summary came back as a message of the user");
+  const order = await chat.locator(".log > .msg").evaluateAll((ms) => ms.map((m) => (m.querySelector(".compaction-divider") ? "divider" : m.classList[1])));
+  if (order.indexOf("divider") < order.lastIndexOf("user")) fail(`the divider is not after the prompts it summarised: ${order}`);
+  await chat.locator(".compaction-divider").last().scrollIntoViewIfNeeded();
+  await shot(page, "17b-resumed-compacted-chat");
+  log(`resumed the compacted conversation whole: ${order.join(" ")}`);
+
+  // 17c: a model picked while the demo model answers: the panel says why the demo still answers,
+  //      and a notification offers Set API Key (the choice is kept for when a key is set)
+  await chat.locator(".model-select").selectOption("claude-sonnet-5-5");
+  await chat.locator(".msg.notice", { hasText: "offline demo model still answers" }).last().waitFor({ timeout: 30_000 });
+  const offer = page.locator(".notification-toast", { hasText: "offline demo model still answers" }).first();
+  await offer.waitFor({ timeout: 30_000 });
+  if (!(await offer.locator("a.monaco-button, button", { hasText: "Set API Key" }).count())) fail("no Set API Key offered");
+  await waitFor(async () => (await chat.locator(".model-select option:checked").textContent()) === "demo model (offline)", 15_000, "the picker to show the model that answers");
+  await shot(page, "17c-model-picked-in-demo-mode");
+  await offer.locator(".codicon-notifications-clear, .codicon-close").first().click().catch(() => undefined);
+  log("a model picked in demo mode: the panel says why the demo answers; Set API Key is offered");
 
   // 18: the model picker changes the model of the next request (seen at the endpoint)
   const api = startScriptedApi(python, tmp, "picker", [{ content: "Answered by the model you picked." }, { content: "Again." }]);

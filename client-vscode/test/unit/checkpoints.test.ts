@@ -29,10 +29,10 @@ test("a live turn links its user message to the checkpoint (the turn id) and a r
 
 test("a resumed transcript keeps each message's checkpoint, and the reply takes its id", () => {
   const t = T.fromSession([
-    { role: "user", text: "first", tools: [], checkpoint: "c1" },
-    { role: "assistant", text: "done", tools: [] },
-    { role: "user", text: "second", tools: [] },
-    { role: "assistant", text: "ok", tools: [] },
+    { kind: "message", role: "user", text: "first", tools: [], turnId: "", checkpoint: "c1" },
+    { kind: "message", role: "assistant", text: "done", tools: [], turnId: "" },
+    { kind: "message", role: "user", text: "second", tools: [], turnId: "" },
+    { kind: "message", role: "assistant", text: "ok", tools: [], turnId: "" },
   ]);
   assert.equal((t.items[0] as { checkpoint?: string }).checkpoint, "c1");
   assert.equal((t.items[1] as { turnId: string }).turnId, "c1");

@@ -32,7 +32,7 @@ test("shell confirmation shows a modal with the command and maps the choice", as
   assert.deepEqual(await handler({ kind: "shell", command: "pytest -q" }), { approved: true, remember: true });
   assert.equal(calls[0].options.modal, true);
   assert.equal(calls[0].options.detail, "pytest -q");
-  assert.deepEqual(calls[0].items, [APPROVE, ALWAYS], "the modal's own Cancel is the one negative choice");
+  assert.deepEqual(calls[0].items, [APPROVE, ALWAYS, REJECT], "the fallback modal names Reject, as the panel does");
   choice = undefined;
   assert.deepEqual(await handler({ kind: "shell", command: "curl x | sh" }), { approved: false, remember: false });
 });
@@ -66,7 +66,43 @@ test("an MCP call is asked in a modal whose detail shows the arguments", async (
   assert.equal(calls[0].options.modal, true);
   assert.equal(calls[0].options.detail, input);
   assert.match(calls[0].message, /call git_status on MCP server 'git'/);
-  assert.deepEqual(calls[0].items, [APPROVE, ALWAYS]);
+  assert.deepEqual(calls[0].items, [APPROVE, ALWAYS, REJECT]);
+});
+
+test("the panel's buttons answer as the modal's: Always is remember, a refusal carries its reason", async () => {
+  const { panelResult, askedInPanel } = await import("../../src/shared/confirm");
+  assert.deepEqual(panelResult("approve", "ignored"), { approved: true, remember: false });
+  assert.deepEqual(panelResult("always"), { approved: true, remember: true });
+  assert.deepEqual(panelResult("reject", "  not on main  "), { approved: false, remember: false, reason: "not on main" });
+  assert.deepEqual(panelResult("reject", " "), { approved: false, remember: false });
+  assert.equal(askedInPanel({ kind: "shell", command: "ls" }), true);
+  assert.equal(askedInPanel({ kind: "rewind", checkpoint: "c" }), false);
+});
+
+test("a visible panel asks inline; the native modal only when no panel is visible", async () => {
+  const modal: string[] = [];
+  const ui = { showWarningMessage: (message: string) => (modal.push(message), Promise.resolve(APPROVE)) };
+  let visible = true;
+  const asked: unknown[] = [];
+  let answer = { approved: false, remember: false, reason: "later" };
+  const panel = (p: unknown) => {
+    if (!visible) return undefined;
+    asked.push(p);
+    return Promise.resolve(answer);
+  };
+  const kept: string[][] = [];
+  const keep = async (rules: string[]) => (kept.push(rules), { where: "x", open: "y" });
+  const handler = makeConfirmHandler(new VirtualDocs(), ui as never, keep, panel);
+  const p = { kind: "shell" as const, command: "ls", toolUseId: "u1", rules: ["run_shell(ls)"] };
+  assert.deepEqual(await handler(p), { approved: false, remember: false, reason: "later" });
+  assert.deepEqual([asked, modal, kept], [[p], [], []]);
+  // "Always" answered in the panel keeps the request's rules as the dialog's would
+  answer = { approved: true, remember: true, reason: "" };
+  assert.deepEqual(await handler(p), answer);
+  assert.deepEqual(kept, [["run_shell(ls)"]]);
+  visible = false;
+  assert.deepEqual(await handler(p), { approved: true, remember: false });
+  assert.equal(modal.length, 1, "the fallback asked");
 });
 
 test("Always keeps the request's rules in agentls.permissions.allow and says so in the dialog", async () => {

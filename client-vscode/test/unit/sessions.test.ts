@@ -19,8 +19,8 @@ test("a history row: title, when, state, turns, tokens and cost", () => {
 
 test("a resumed transcript shows prompts, replies and finished tool cards", () => {
   const entries: TranscriptEntry[] = [
-    { role: "user", text: "read a.py", tools: [] },
-    { role: "assistant", text: "It defines main.", tools: [{ id: "t1", name: "read_file", summary: "read_file a.py", isError: false, resultChars: 120 }] },
+    { kind: "message", role: "user", text: "read a.py", tools: [], turnId: "" },
+    { kind: "message", role: "assistant", text: "It defines main.", turnId: "", tools: [{ id: "t1", name: "read_file", summary: "read_file a.py", isError: false, resultChars: 120, marker: "", input: { path: "a.py" }, diff: "", approval: "", reason: "", done: true }] },
   ];
   const t = fromSession(entries);
   assert.deepEqual(t.items[0], { role: "user", text: "read a.py", attachments: [] });

@@ -124,14 +124,16 @@ test("at 180 px the header, cards, code and input fit; code scrolls sideways; wr
   await page.screenshot({ path: path.join(shots, "narrow-180.png"), fullPage: true });
 });
 
-test("keyboard: input → Send → Stop → the transcript → cards, which open with Enter", async () => {
+test("keyboard: input → Send → Stop → the transcript → one stop per message; arrows reach the cards, Enter opens", async () => {
   await host(page, MODELS, { type: "userMessage", text: "read it", attachments: [] }, { type: "turnStarted" });
+  await host(page, delta("See `a.py:3` and:\n\n```py\nprint(1)\n```\n\n```py\nprint(2)\n```\n"));
   await card("u1", "read_file a.py");
   await card("u2", "read_file b.py");
   const focused = () =>
     page.evaluate(() => {
       const a = document.activeElement as HTMLElement;
-      return a.id || (a.closest(".tool-card") ? `card:${(a.closest(".tool-card") as HTMLElement).dataset.toolUseId}` : a.className || a.tagName);
+      const c = a.closest(".tool-card") as HTMLElement | null;
+      return a.id || (c ? `card:${c.dataset.toolUseId}` : a.classList.contains("msg") ? `msg:${a.classList[1]}` : a.className || a.tagName);
     });
   await page.focus("#input");
   const order: string[] = [];
@@ -139,9 +141,18 @@ test("keyboard: input → Send → Stop → the transcript → cards, which open
     await page.keyboard.press("Tab");
     order.push(await focused());
   }
-  assert.deepEqual(order, ["send", "stop", "log", "card:u1", "card:u2"]);
+  // two Copy buttons and a path link are not Tab stops: each message is one
+  assert.deepEqual(order, ["send", "stop", "log", "msg:user", "msg:assistant"]);
+  const inner: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    await page.keyboard.press("ArrowDown");
+    inner.push(await focused());
+  }
+  assert.deepEqual(inner, ["path-link", "copy", "copy", "card:u1", "card:u2"]);
   await page.keyboard.press("Enter");
   assert.equal(await page.locator('.tool-card[data-tool-use-id="u2"]').evaluate((d) => (d as HTMLDetailsElement).open), true);
+  await page.keyboard.press("Escape");
+  assert.equal(await focused(), "msg:assistant", "Escape goes back to the message");
   await page.focus("#input");
   await page.keyboard.press("Shift+Tab");
   assert.equal(await page.evaluate(() => document.activeElement?.className), "model-select", "the model picker is just before the input");

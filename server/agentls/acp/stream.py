@@ -231,25 +231,32 @@ class UpdateStream:
     # ---- a loaded conversation -----------------------------------------------------------
 
     async def replay(self) -> None:
-        """session/load: the conversation as the agent has it, as the updates a live turn sends."""
+        """session/load: the transcript of record (what the user saw, not the model's compacted history),
+        as the updates a live turn sends: prompts, replies, tool calls, compaction dividers, notes."""
         agent = self.agent()
         if agent is None:
             return
         for n, entry in enumerate(await agent.transcript()):
             message_id = f"replay-{n}"
-            if entry.role == "user":
-                if entry.text.startswith(SUMMARY_MARK):
-                    summary = summary_of(entry.text)
-                    if self.offers.compaction:
-                        await self.send(protocol.compaction(f"replay-{n}", "completed", summary=summary))
-                    else:
-                        await self.send(protocol.agent_text(f"[earlier turns were compacted]\n\n{summary}\n",
-                                                            message_id))
+            if entry.kind == "compaction":
+                mark = entry.compaction
+                summary = summary_of(mark.summary if mark is not None else entry.text)
+                if self.offers.compaction:
+                    await self.send(protocol.compaction(message_id, "completed", summary=summary))
                 else:
-                    for image in entry.images:  # before the text, as they were sent
-                        await self.send(protocol.user_image(image, message_id))
-                    if entry.text:
-                        await self.send(protocol.user_text(entry.text, message_id))
+                    told = f"[compacted: {mark.tokens_before} → {mark.tokens_after} tokens]" if mark is not None \
+                        else "[earlier turns were compacted]"
+                    await self.send(protocol.agent_text(f"{told}\n\n{summary}\n", message_id))
+                continue
+            if entry.kind == "note":
+                await self.send(protocol.agent_text(f"\n⚠ {self.scrub(entry.text)}\n" if entry.level == "error"
+                                                    else f"[{self.scrub(entry.text)}]\n", message_id))
+                continue
+            if entry.role == "user":
+                for image in entry.images:  # before the text, as they were sent
+                    await self.send(protocol.user_image(image, message_id))
+                if entry.text:
+                    await self.send(protocol.user_text(entry.text, message_id))
                 continue
             if entry.text:
                 await self.send(protocol.agent_text(entry.text, message_id))

@@ -52,12 +52,24 @@ class ApprovalRequest:
     paths: tuple[str, ...] | None = None  # rewind: files changed outside the agent it would overwrite
     rules: tuple[str, ...] = ()  # the allow rules "Always" adds (filled in by the policy before it asks)
     config: str | None = None  # mcp: the server configuration's fingerprint (a remembered answer is tied to it)
+    tool_use_id: str | None = None  # the tool call asking (set by the agent): the panel shows the question on its card
 
 
 @dataclass(frozen=True)
 class ApprovalDecision:
     approved: bool
     remember: bool = False
+    reason: str = ""  # why the user refused, in their words ("" when none was given)
+    asked: bool = True  # False: decided by the settings or an earlier "Always", nobody was asked
+
+    @property
+    def outcome(self) -> str:
+        """How the call was decided, as a tool card shows it: approved, always, rejected, auto, refused."""
+        if not self.asked:
+            return "auto" if self.approved else "refused"
+        if self.approved:
+            return "always" if self.remember else "approved"
+        return "rejected"
 
 
 ApprovalCallback = Callable[[ApprovalRequest], Awaitable[bool]]
@@ -142,10 +154,7 @@ class ApprovalPolicy:
 
     def bound(self, verdict: Verdict) -> ApprovalCallback:
         """The approval callback of one screened call: its verdict is not worked out again."""
-        async def approve(request: ApprovalRequest) -> bool:
-            return await self._decide(request, verdict)
-
-        return approve
+        return _BoundApproval(self, verdict)
 
     def forget_mcp_servers(self, names: set[str]) -> None:
         """Drop the answers, yes or no, given for servers whose configuration changed or that were removed:
@@ -155,29 +164,54 @@ class ApprovalPolicy:
         self._refused = {key for key in self._refused
                          if not (key[0] == "mcp" and str(key[1]).split("\x00", 1)[0] in names)}
 
-    async def __call__(self, request: ApprovalRequest) -> bool:
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        """The decision and how it was reached (asked or not, the user's reason)."""
         tool, tool_input = request_call(request.kind, request.command, request.path, request.server, request.tool)
         return await self._decide(request, self.rules.decide(tool, tool_input, _as_is))
 
-    async def _decide(self, request: ApprovalRequest, verdict: Verdict) -> bool:
+    async def __call__(self, request: ApprovalRequest) -> bool:
+        return (await self.decide(request)).approved
+
+    async def _decide(self, request: ApprovalRequest, verdict: Verdict) -> ApprovalDecision:
         mode = self.modes.get(request.kind, "ask")
         if verdict.decision == "deny" or mode == "never":
-            return False
+            return ApprovalDecision(False, asked=False)
         if _refusal_key(request) in self._refused:
-            return False
+            return ApprovalDecision(False, asked=False)
         if verdict.decision == "allow":
-            return True
+            return ApprovalDecision(True, asked=False)
         if mode == "always" and verdict.decision != "ask":
-            return True
+            return ApprovalDecision(True, asked=False)
         if self.ask is None:
-            return False
+            return ApprovalDecision(False, asked=False)
         request = replace(request, rules=verdict.suggestions) if verdict.suggestions else request
         answer = await self.ask(request)
-        if isinstance(answer, ApprovalDecision):
-            if answer.remember:
-                self.remember(request, answer.approved)
-            return answer.approved
-        return bool(answer)
+        if not isinstance(answer, ApprovalDecision):
+            return ApprovalDecision(bool(answer))
+        if answer.remember:
+            self.remember(request, answer.approved)  # the one place a remembered answer is kept
+        return answer
+
+
+class _BoundApproval:
+    """The approval callback of one screened call (`ApprovalPolicy.bound`), which can also say how it decided."""
+
+    def __init__(self, policy: ApprovalPolicy, verdict: Verdict) -> None:
+        self._policy, self._verdict = policy, verdict
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        return await self._policy._decide(request, self._verdict)
+
+    async def __call__(self, request: ApprovalRequest) -> bool:
+        return (await self.decide(request)).approved
+
+
+async def decide(approve: ApprovalCallback, request: ApprovalRequest) -> ApprovalDecision:
+    """Any approval callback's answer as a decision (a plain callback counts as asked)."""
+    deciding = getattr(approve, "decide", None)
+    if deciding is not None:
+        return await deciding(request)
+    return ApprovalDecision(bool(await approve(request)))
 
 
 def unified_diff(old: str | None, new: str, path: str) -> str:

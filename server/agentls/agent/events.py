@@ -46,6 +46,9 @@ class ToolEnd(AgentEvent):
     is_error: bool
     result_chars: int
     marker: str = ""
+    approval: str = ""  # "" (not asked), approved, always, rejected, auto, refused (tool_approval.py)
+    diff: str = ""  # edits and writes: the change as it was approved (unified, the file's line numbers)
+    reason: str = ""  # the user's words when they rejected it (the model is told them too)
 
 
 @dataclass(frozen=True)

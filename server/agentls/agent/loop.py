@@ -43,12 +43,15 @@ from .mcp.manager import McpManager
 from .mcp.names import is_mcp_name
 from .prompt import system_prompt
 from .result_cap import capped
-from .sent import SentLog, ToolResultView, tool_result_view
+from .sent import COMPACTED, SentLog, ToolResultView, tool_result_view
 from .permissions import Verdict
 from .store import Session, StoreError
 from .todos import TodoItem, TodoList, as_state, todos_from_state
 from .todos import render as render_todos
-from .transcript import TranscriptEntry, tool_summary, transcript, with_checkpoints
+from .tool_approval import CallApproval
+from .transcript import (CompactionMark, TranscriptBuilder, TranscriptEntry, TranscriptTool, attachment_name,
+                         compaction_record, entries_of, note_record, reply_record, tool_record, tool_summary,
+                         user_record, with_checkpoints)
 from .userconfig import config_dir
 from .views import ContextDetails, InstructionFileView
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
@@ -60,6 +63,7 @@ CANCELLED = "[cancelled by the user before this tool call finished]"
 # After the API refused a request as too long, user texts are cut to this share of the window.
 REPAIR_SHARE = 0.1
 CUT_OFF = "[not run: the reply was cut off (max_tokens) before this tool call was complete; send it again, shorter]"
+STOPPED = "Stopped."
 
 
 def refusal(verdict: Verdict) -> ToolOutput:
@@ -128,6 +132,9 @@ class Agent:
         self._unsaved: str | None = None  # why the last write to the session failed, until reported
         self._unsaved_reported = False
         self.checkpoints: Checkpoints | None = None
+        self.record = TranscriptBuilder()  # the transcript of record: what the user saw (agent/transcript.py)
+        self._turn_id = ""  # the turn running now ("" outside one): transcript records name it
+        self._streamed: list[str] = []  # text of the reply being streamed, shown but not yet in a reply record
         if session is not None:
             self._open_checkpoints(session)
             self._restore(session)
@@ -173,8 +180,9 @@ class Agent:
         except ValueError as error:  # the store hands a valid history; should that ever fail, start empty
             self.engine = self._new_engine()
             session.problems.append(f"This conversation could not be restored ({error}); it starts empty.")
-        for model, numbers in restored.usage:
-            self.client.costs.add(model, Usage(**numbers))
+        for model, numbers, usd in restored.usage:
+            self.client.costs.add(model, Usage(**numbers), usd)
+        _, self.record = entries_of(restored.rows)
         self.task_list = TodoList(todos_from_state(restored.state.get("todos")))
         self._todos_seen = self.task_list.version
         self.engine.pinned = render_todos(self.task_list.items)
@@ -313,18 +321,75 @@ class Agent:
 
     async def _turn(self, turn_id: str, prompt: str, attachments: list[Attachment | ImageAttachment],
                     on_event: ev.EventSink | None) -> TurnResult:
+        self.check_images([item for item in attachments if isinstance(item, ImageAttachment)])
+        emit = self._recording(on_event)
+        self._turn_id = turn_id
+        try:
+            await self._refresh_tools()
+            await self._refresh_rules(emit)
+            recorder = self.checkpoints.begin(turn_id, prompt) if self.checkpoints is not None else None
+            try:
+                return await self._turn_steps(turn_id, prompt, attachments, emit, recorder)
+            except asyncio.CancelledError:
+                self._note("info", STOPPED)
+                raise
+            finally:
+                if recorder is not None:
+                    await self._finish_checkpoint(recorder, emit)
+        finally:
+            self._turn_id = ""
+
+    # -- the transcript of record ------------------------------------------------
+
+    def _recording(self, on_event: ev.EventSink | None):
+        """The event sink of a turn or a compaction: what the user is shown as a note is recorded too."""
         async def emit(event: ev.AgentEvent) -> None:
+            if isinstance(event, ev.ErrorEvent):
+                self._note("error", event.message)
+            elif isinstance(event, ev.ToolsChanged):
+                changed = " ".join([*(f"+{n}" for n in event.added), *(f"−{n}" for n in event.removed)])
+                self._note("info", f"Tools changed ({changed or 'definitions'}): "
+                                   "the prompt cache is written again once.")
+            elif isinstance(event, ev.TextDelta):
+                self._streamed.append(event.text)
+            elif isinstance(event, ev.RetryEvent) and event.discard_partial:
+                self._streamed.clear()
             await _emit(on_event, event)
 
-        self.check_images([item for item in attachments if isinstance(item, ImageAttachment)])
-        await self._refresh_tools()
-        await self._refresh_rules(emit)
-        recorder = self.checkpoints.begin(turn_id, prompt) if self.checkpoints is not None else None
-        try:
-            return await self._turn_steps(turn_id, prompt, attachments, emit, recorder)
-        finally:
-            if recorder is not None:
-                await self._finish_checkpoint(recorder, emit)
+        return emit
+
+    def _remember(self, body: dict[str, Any]) -> None:
+        """One transcript record: in the panel's order, saved with the session as it happens."""
+        self.record.add(body)
+        self._save(lambda session: session.transcript(body))
+
+    def _note(self, level: str, text: str) -> None:
+        self._remember(note_record(self._turn_id, level, text))
+
+    def _reply_shown(self, content: list[dict[str, Any]]) -> None:
+        """A reply was answered in full: its text and the cards of its tool calls."""
+        self._streamed.clear()
+        text = "\n\n".join(b["text"] for b in content if b.get("type") == "text" and b.get("text"))
+        self._remember(reply_record(self._turn_id, text, [b for b in content if b.get("type") == "tool_use"]))
+
+    def _partial_shown(self) -> None:
+        """A reply cut short (stopped, failed): the text already streamed was seen."""
+        text, self._streamed = "".join(self._streamed).strip(), []
+        if text:
+            self._remember(reply_record(self._turn_id, text, []))
+
+    def _unique_tool_ids(self, content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Tool call ids are unique in a session (cards, refs and results are found by them): a model
+        that repeats one (the demo model across compactions, a proxy) gets it renamed here."""
+        used = self.engine.history.records.keys() | self.record.tool_ids() | self.sent.calls.keys()
+        unique = []
+        for block in content:
+            if block.get("type") == "tool_use":
+                if block.get("id") in used:
+                    block = {**block, "id": f"{block.get('id')}_{uuid.uuid4().hex[:8]}"}
+                used = used | {block["id"]}
+            unique.append(block)
+        return unique
 
     async def _finish_checkpoint(self, recorder: TurnRecorder, emit) -> None:
         try:
@@ -342,6 +407,11 @@ class Agent:
             blocks = self.engine.add_user_turn(self._user_blocks(prompt, attachments))
         except ImageError as error:  # checked before the turn began; the tool list may have grown since
             raise AgentInputError(str(error)) from None
+        # the prompt's transcript record first: a session's records start with one (transcript.entries_of)
+        images = [a for a in attachments if isinstance(a, ImageAttachment)]
+        self.record.know_images(images)
+        self._remember(user_record(turn_id, prompt, [attachment_name(a.where, a.lines) for a in attachments
+                                                     if isinstance(a, Attachment)], images))
         self._log({"role": "user", "content": blocks})  # the loader joins it to an unanswered user message
         texts: list[str] = []
         total = Usage()
@@ -355,9 +425,11 @@ class Agent:
             content = [b for b in response.content if b.get("type") != "text" or b.get("text")]
             if not content:
                 content = [{"type": "text", "text": "(no reply)"}]
+            content = self._unique_tool_ids(content)
             assistant = {"role": "assistant", "content": content}
             self.engine.append(assistant)
             self._log(assistant)
+            self._reply_shown(content)
             await emit(ev.ContextUsage(self.context_usage()))  # the reply is part of the next request
             texts.extend(b["text"] for b in content if b.get("type") == "text")
             stop_reason = response.stop_reason or "end_turn"
@@ -473,7 +545,11 @@ class Agent:
             response = await self.client.stream(system=self.system, messages=prepared.messages,
                                                 tools=self.tools, on_event=forward, frontier=prepared.frontier,
                                                 previous_frontier=prepared.previous_frontier)
+        except asyncio.CancelledError:
+            self._partial_shown()
+            raise
         except ModelError as error:
+            self._partial_shown()
             # Refused for its size: cut the user texts further and try exactly once more.
             if may_repair and is_too_long(error.status, error.message) and self.engine.fit_user_texts(REPAIR_SHARE):
                 prepared = self.engine.prepare(self.clock(), allow_compaction=False)
@@ -483,7 +559,9 @@ class Agent:
             raise AgentError(str(error)) from error
         self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate)
         await self._announce_sent(prepared, emit)
-        self._save(lambda session: session.usage(response.model or self.model_settings.model, asdict(response.usage)))
+        model = response.model or self.model_settings.model
+        usd = self.client.costs.price(model, response.usage)
+        self._save(lambda session: session.usage(model, asdict(response.usage), usd))
         await emit(ev.UsageEvent(response.usage))
         return response
 
@@ -509,9 +587,8 @@ class Agent:
 
     async def _run_tools(self, uses: list[dict[str, Any]], emit, cut_off: bool,
                          recorder: TurnRecorder | None = None) -> None:
-        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout,
-                          editor=self.editor, shell=self.shell, todos=self.task_list)
         outputs: dict[str, ToolOutput] = {}
+        approvals: dict[str, CallApproval] = {}
         policy = self.policy
         try:
             for use in uses:
@@ -519,34 +596,44 @@ class Agent:
                 await emit(ev.ToolStart(use["id"], name, tool_summary(name, tool_input)))
                 verdict = policy.screen(name, tool_input, self._relative) if policy is not None and \
                     isinstance(tool_input, dict) else None
-                # The call's own verdict (not worked out again when asked), then the checkpoint's snapshot
-                # once it is approved.
-                approve = policy.bound(verdict) if policy is not None and verdict is not None else self.approve
-                if recorder is not None:
-                    approve = recorder.watching(approve)
+                # The call's own verdict (not worked out again when asked), asked on its own card, then the
+                # checkpoint's snapshot once it is approved.
+                bound = policy.bound(verdict) if policy is not None and verdict is not None else self.approve
+                approval = approvals[use["id"]] = CallApproval(bound, use["id"])
+                approve: ApprovalCallback = recorder.watching(approval) if recorder is not None else approval
+                ctx = ToolContext(self.workspace, approve, store=self.engine.store, shell_timeout=self.shell_timeout,
+                                  editor=self.editor, shell=self.shell, todos=self.task_list)
                 if cut_off:
-                    outputs[use["id"]] = ToolOutput(CUT_OFF, True, f"{name}: cut off")
+                    output = ToolOutput(CUT_OFF, True, f"{name}: cut off")
                 elif verdict is not None and verdict.decision == "deny":
-                    outputs[use["id"]] = refusal(verdict)  # not run, and nobody is asked
+                    output = refusal(verdict)  # not run, and nobody is asked
+                    approval.outcome = "refused"
                 elif is_mcp_name(name):
-                    outputs[use["id"]] = await self.mcp.call(name, tool_input, approve=approve,
-                                                             store=self.engine.store, tool_use_id=use["id"])
+                    output = await self.mcp.call(name, tool_input, approve=approve,
+                                                 store=self.engine.store, tool_use_id=use["id"])
                 else:
-                    outputs[use["id"]] = await run_tool(name, tool_input, replace(ctx, approve=approve))
-                output = outputs[use["id"]]  # at most RESULT_CAP_BYTES of any result is kept (result_cap.py)
-                outputs[use["id"]] = replace(output, text=capped(output.text))
+                    output = await run_tool(name, tool_input, ctx)
+                # at most RESULT_CAP_BYTES of any result is kept (result_cap.py); a refusal's reason is told
+                outputs[use["id"]] = replace(output, text=approval.told(capped(output.text)))
                 if recorder is not None:
                     await recorder.tool_done()
         except asyncio.CancelledError:
             self._answer(uses, outputs, default=ToolOutput(CANCELLED, True, "cancelled"))
+            for use in uses:
+                if use["id"] not in outputs:
+                    self._remember(tool_record(self._turn_id, TranscriptTool(
+                        use["id"], use.get("name", ""), "cancelled", True, len(CANCELLED), done=False)))
             raise
         await self._after_tools(uses, outputs, emit)
         cut = self._answer(uses, outputs)
         for use in uses:
-            output = outputs[use["id"]]
+            output, approval = outputs[use["id"]], approvals[use["id"]]
             marker = "truncated" if use["id"] in cut else ""
-            await emit(ev.ToolEnd(use["id"], use.get("name", ""), output.summary, output.is_error,
-                                  len(output.text), marker))
+            card = TranscriptTool(use["id"], use.get("name", ""), output.summary, output.is_error, len(output.text),
+                                  marker, diff=approval.diff, approval=approval.outcome, reason=approval.reason)
+            self._remember(tool_record(self._turn_id, card))
+            await emit(ev.ToolEnd(use["id"], card.name, card.summary, card.is_error, card.result_chars, marker,
+                                  card.approval, card.diff, card.reason))
         await emit(ev.ContextUsage(self.context_usage()))
 
     async def _after_tools(self, uses: list[dict[str, Any]], outputs: dict[str, ToolOutput], emit) -> None:
@@ -618,14 +705,19 @@ class Agent:
             return None
         except NothingToGain as error:
             before = self.engine.estimate()
+            note = f"Nothing to gain: {error}."
+            self._note("info", f"Nothing compacted: {error} ({before:,} tokens, unchanged).")
             await emit(ev.CompactionFinished(before, before, "", reason, False))
-            return CompactionResult(before, before, "", reason, compacted=False, note=f"Nothing to gain: {error}.")
+            return CompactionResult(before, before, "", reason, compacted=False, note=note)
         except SummaryError as error:
             await emit(ev.ErrorEvent(f"compaction failed: {error}"))
             return None
         messages = self.engine.history.messages
         self._save(lambda session: session.compaction(messages, result.summary, result.tokens_before,
                                                       result.tokens_after))
+        # the divider of the transcript of record: the conversation the user saw stays as it was
+        self._remember(compaction_record(self._turn_id, CompactionMark(
+            result.tokens_before, result.tokens_after, reason, result.message)))
         await self._report_store_problems(emit)
         await emit(ev.CompactionFinished(result.tokens_before, result.tokens_after, result.message, reason, True))
         await emit(ev.ContextUsage(self.context_usage()))
@@ -634,13 +726,12 @@ class Agent:
     async def compact(self, instructions: str | None = None, on_event: ev.EventSink | None = None) -> CompactionResult:
         """Manual compaction (/compact); the conversation must not be mid-turn."""
         with self.exclusive("compaction"):
-            async def emit(event: ev.AgentEvent) -> None:
-                await _emit(on_event, event)
-
+            emit = self._recording(on_event)
             before = self.engine.estimate()
             if self.engine.summary_request(instructions, manual=True) is None:
                 note = "Nothing to compact yet." if len(self.engine.history.messages) < 2 else \
                     "Nothing to gain: the conversation is already as short as a summary would be."
+                self._note("info", note)
                 return CompactionResult(before, before, "", "manual", compacted=False, note=note)
             result = await self._compact(emit, "manual", instructions)
             if result is None:
@@ -660,8 +751,18 @@ class Agent:
         return self.task_list.items
 
     def tool_result(self, tool_use_id: str, with_original: bool = False) -> ToolResultView | None:
-        """A tool call's input and its result as the model last saw it (agent/toolResult)."""
-        return tool_result_view(self.sent, self.engine, tool_use_id, with_original)
+        """A tool call's input and its result as the model last saw it (agent/toolResult).
+
+        Only this session's calls: a card of the transcript whose call a compaction summarised away
+        before this process started still names its own tool and input (from its record)."""
+        view = tool_result_view(self.sent, self.engine, tool_use_id, with_original)
+        card = self.record.tool(tool_use_id)
+        if card is None or (view is not None and view.tool):
+            return view
+        if view is None:
+            return ToolResultView(tool_use_id, card.name, card.input or {}, card.is_error, "", True, COMPACTED,
+                                  COMPACTED, None, "", card.result_chars)
+        return replace(view, tool=card.name, input=card.input or {})
 
     def context(self) -> ContextDetails:
         """The meter's figures and what explains them (agent/context, /context)."""
@@ -685,6 +786,7 @@ class Agent:
             self._sent_instructions = None  # a new conversation: its first request writes the cache anyway
             self.engine = self._new_engine()
             self.sent.clear()
+            self.record = TranscriptBuilder()
             self.client.costs.reset()
 
     def resume(self, session: Session) -> None:
@@ -697,9 +799,10 @@ class Agent:
         return list(self.engine.history.messages)
 
     async def transcript(self) -> list[TranscriptEntry]:
-        """The conversation as the user saw it, for a resumed panel or terminal; each prompt with its
-        checkpoint (what a rewind to before it restores)."""
-        entries = transcript(self.engine.history.messages)
+        """The conversation as the user saw it (the transcript of record, never the model's rewritten
+        history), for a resumed panel, the terminal's /resume or ACP's session/load; each prompt with
+        its checkpoint (what a rewind to before it restores)."""
+        entries = [replace(e, tools=[replace(t) for t in e.tools]) for e in self.record.entries]
         if self.checkpoints is None:
             return entries
         turns = [(c.id, c.prompt) for c in await self.checkpoints.all() if c.kind == "turn" and not c.cut]
@@ -742,6 +845,7 @@ class Agent:
         await asyncio.to_thread(cut_after, session.db, session.id, seq)
         self.engine = self._new_engine()
         self.sent.clear()
+        self.record = TranscriptBuilder()
         self.client.costs.reset()
         self._restore(session)  # a deliberate rewrite: the next request is a prefix of earlier ones
 

@@ -224,15 +224,25 @@ class Renderer:
             self.line(row)
 
     def transcript(self, entries: list[TranscriptEntry], last: int = 6) -> None:
-        """The end of a resumed conversation, so the user knows where it stands."""
+        """The end of a resumed conversation (its transcript of record), so the user knows where it stands."""
         if len(entries) > last:
             self.line(f"  … {len(entries) - last} earlier messages", DIM)
         for entry in entries[-last:]:
+            if entry.kind == "compaction" and entry.compaction is not None:
+                mark = entry.compaction
+                self.line(f"  ── compacted: {mark.tokens_before:,} → {mark.tokens_after:,} tokens ({mark.reason}) ──",
+                          DIM)
+                continue
+            if entry.kind == "note":
+                self.line(f"  {visible(entry.text)[:160]}", RED if entry.level == "error" else DIM)
+                continue
             who = "you" if entry.role == "user" else "agent"
             text = " ".join(visible(entry.text).split())
-            self.line(f"  {who}: {text[:160]}{'…' if len(text) > 160 else ''}", DIM if who == "agent" else "")
+            chips = f" [+ {', '.join(visible(a) for a in entry.attachments)}]" if entry.attachments else ""
+            self.line(f"  {who}: {text[:160]}{'…' if len(text) > 160 else ''}{chips}", DIM if who == "agent" else "")
             for tool in entry.tools:
-                self.line(f"    ⏺ {visible(tool.summary)}", CYAN)
+                outcome = f" ({visible(tool.approval)})" if tool.approval in ("rejected", "refused") else ""
+                self.line(f"    ⏺ {visible(tool.summary)}{outcome}", RED if tool.is_error else CYAN)
 
     def checkpoints(self, listed: list[Checkpoint]) -> None:
         for row in checkpoint_lines(listed):

@@ -2,12 +2,14 @@
 
 Tool results are most of a long session; tool inputs (file contents written,
 edit strings) are most of the rest. Both are re-readable from the store, so
-only the recent ones need to stay verbatim.
+only the recent ones need to stay verbatim. A result no request has carried
+yet (`unseen`) is never cleared: the model must see it once before a
+placeholder may stand in for it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from .config import ContextConfig
 from .history import History
@@ -32,12 +34,14 @@ def _older_than(history: History, config: ContextConfig, keep_recent: int) -> in
 
 
 def plan_clear_results(history: History, config: ContextConfig, keep_recent: int,
-                       layer: str = CLEAR) -> Iterator[Rewrite]:
+                       layer: str = CLEAR, unseen: Collection[str] = ()) -> Iterator[Rewrite]:
     boundary = _older_than(history, config, keep_recent)
     for tool_use_id in history.live:  # arrival order: stop at the recent ones
         record = history.records[tool_use_id]
         if record.seq >= boundary:
             return
+        if tool_use_id in unseen:
+            continue
         saves = config.tokens(record.chars) - PLACEHOLDER_TOKENS
         if saves > 0:
             yield Rewrite(tool_use_id, layer, saves)

@@ -322,7 +322,12 @@ def image_of_block(block: dict[str, Any], name: str = "") -> ImageAttachment | N
 
 def image_ref(block: dict[str, Any]) -> str:
     """A short stable name of an image's content (for placeholders: the same image, the same name)."""
-    return hashlib.sha1((_base64_data(block) or "").encode("ascii", "replace")).hexdigest()[:12]
+    return data_ref(_base64_data(block) or "")
+
+
+def data_ref(data: str) -> str:
+    """`image_ref` of an image's base64 data."""
+    return hashlib.sha1(data.encode("ascii", "replace")).hexdigest()[:12]
 
 
 def placeholder(block: dict[str, Any], why: str) -> dict[str, Any]:

@@ -7,7 +7,7 @@ the utilization: the next request pays a full cache write either way.
 from __future__ import annotations
 
 from itertools import chain
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from .clearing import plan_clear_inputs, plan_clear_results
 from .config import ContextConfig
@@ -19,9 +19,10 @@ def is_idle(config: ContextConfig, now: float, last_call_at: float | None) -> bo
     return last_call_at is not None and now - last_call_at >= config.idle_gap_seconds
 
 
-def plan_microcompact(history: History, config: ContextConfig) -> Iterator[Rewrite]:
+def plan_microcompact(history: History, config: ContextConfig, unseen: Collection[str] = ()) -> Iterator[Rewrite]:
+    """An idle gap may fall while a tool runs or waits for approval: its result is not cleared unseen."""
     keep = config.idle_keep_recent
     return chain(
-        plan_clear_results(history, config, keep, layer=MICROCOMPACT),
+        plan_clear_results(history, config, keep, layer=MICROCOMPACT, unseen=unseen),
         plan_clear_inputs(history, config, keep),
     )

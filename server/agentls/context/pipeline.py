@@ -92,6 +92,9 @@ class ContextEngine:
         self.cached_ends: list[int] = []  # message breakpoints of the last prepared request
         self.sent_frontier: int | None = None  # the stable frontier of the last prepared request
         self.layer_of: dict[str, str] = {}  # tool_use_id -> the layer that rewrote its result
+        # results that arrived after the last answered request (or reply): the model has not seen them
+        # (policy.py); a restored history keeps only its trailing results unseen
+        self.unseen: dict[str, None] = {}
         # State the caller keeps current (the task list): a compaction's summary message carries it verbatim.
         self.pinned = ""
         self.images_dropped = 0  # images the history let go (keep_images.py), this session
@@ -123,6 +126,12 @@ class ContextEngine:
         message, cut_blocks = cut_oversized(message, self.config.oversized_chars, self.store)
         self.stats[rw.TRUNCATE].count += cut_blocks
         self.history.append(message)
+        if message.get("role") == "assistant":
+            self.unseen.clear()  # a reply answers a request that carried every result before it
+        else:
+            for block in blocks_of(message):
+                if block.get("type") == "tool_result":
+                    self.unseen[block["tool_use_id"]] = None
         for tool_use_id in cut_ids:
             record = self.history.records[tool_use_id]
             record.state = "truncated"
@@ -223,6 +232,7 @@ class ContextEngine:
         self.meter.record(usage, self.raw_estimate if estimate_at_call is None else estimate_at_call)
         self.last_call_at = now
         self.cache_cold = False
+        self.unseen.clear()  # the request just answered carried every result in the history
 
     # -- the pipeline ----------------------------------------------------------
 
@@ -233,7 +243,7 @@ class ContextEngine:
         idle = is_idle(self.config, now, self.last_call_at)
         self._keep_images()  # a restored or appended history too
         batch = plan_batch(self.history, self.config, self.estimate(), cold=self.cache_cold, idle=idle,
-                           waste=self.waste, cached_ends=self.cached_ends)
+                           waste=self.waste, cached_ends=self.cached_ends, unseen=self.unseen)
         if batch is not None and batch.reason:
             self._apply(batch)
             self.waste = 0.0
@@ -246,7 +256,7 @@ class ContextEngine:
                          and self.summary_failures < self.config.breaker_failures)
         due = over and can_summarise and choose_cut(self.history, self.config) is not None
         if not due and estimate > self.config.effective_window:
-            emergency = plan_emergency(self.history, self.config)
+            emergency = plan_emergency(self.history, self.config, self.unseen)
             if emergency.rewrites:
                 self._apply(emergency)
                 self.waste = 0.0
@@ -378,7 +388,7 @@ class ContextEngine:
             return COMPACT
         if estimate <= window:
             return NONE
-        return TRIM if estimate - plan_emergency(self.history, cfg).saves <= window else TOO_LARGE
+        return TRIM if estimate - plan_emergency(self.history, cfg, self.unseen).saves <= window else TOO_LARGE
 
     def placeholders(self) -> list[Placeholder]:
         found = []

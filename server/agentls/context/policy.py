@@ -41,13 +41,19 @@ Bounds, stated with B the price and r the rent per request:
 Two overrides: under window pressure a batch that avoids a summary is
 always cheaper than the summary (which rewrites everything and adds a call);
 ``batch_payoff`` scales the price (0: rewrite as soon as there is anything).
+
+One rule above price: a result no request has carried yet (``unseen``: it
+arrived after the last answered request) is no candidate of any layer. The
+model sees every result at least once before a placeholder or a budget cut
+may stand in for it; only the last resort (fit.py) may cut one to fit the
+window, keeping its head and tail and naming the cut and its context:// ref.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from .budget import plan_budget
 from .clearing import plan_clear_inputs, plan_clear_results
@@ -95,19 +101,20 @@ def _gather(sources: Iterable[Rewrite], claimed: dict[tuple[str, str, int], Rewr
         claimed.setdefault(rewrite.key, rewrite)
 
 
-def candidates(history: History, config: ContextConfig, estimate: int, *, idle: bool) -> list[Rewrite]:
-    """Every rewrite the layers would make now."""
+def candidates(history: History, config: ContextConfig, estimate: int, *, idle: bool,
+               unseen: Collection[str] = ()) -> list[Rewrite]:
+    """Every rewrite the layers would make now (never of a result the model has not seen)."""
     window = config.effective_window
     utilization = estimate / window
-    exempt = set(history.recent_results(config.snip_keep_recent))
+    exempt = set(history.recent_results(config.snip_keep_recent)) | set(unseen)
     claimed: dict[tuple[str, str, int], Rewrite] = {}
     if idle or utilization >= config.snip_at:
         _gather(plan_snip(history, config, exempt), claimed)
     if idle:
-        _gather(plan_microcompact(history, config), claimed)
+        _gather(plan_microcompact(history, config, unseen), claimed)
     if utilization >= config.clear_at:
         keep = config.clear_keep_recent
-        _gather(chain(plan_clear_results(history, config, keep),
+        _gather(chain(plan_clear_results(history, config, keep, unseen=unseen),
                       plan_clear_inputs(history, config, config.written_keep_recent),
                       plan_clear_prose(history, config, config.written_keep_recent)), claimed)
     after = (estimate - sum(r.saves for r in claimed.values())) / window
@@ -117,9 +124,10 @@ def candidates(history: History, config: ContextConfig, estimate: int, *, idle: 
 
 
 def plan_batch(history: History, config: ContextConfig, estimate: int, *,
-               cold: bool, idle: bool, waste: float = 0.0, cached_ends: Sequence[int] = ()) -> Batch | None:
+               cold: bool, idle: bool, waste: float = 0.0, cached_ends: Sequence[int] = (),
+               unseen: Collection[str] = ()) -> Batch | None:
     """The batch to carry out now (reason set), a deferred one (reason ""), or None when nothing is eligible."""
-    rewrites = candidates(history, config, estimate, idle=idle)
+    rewrites = candidates(history, config, estimate, idle=idle, unseen=unseen)
     if not rewrites:
         return None
     batch = Batch("", rewrites)
@@ -138,12 +146,13 @@ def plan_batch(history: History, config: ContextConfig, estimate: int, *,
     return batch
 
 
-def plan_emergency(history: History, config: ContextConfig) -> Batch:
-    """Everything clearable except the newest message's results: no summary could be had."""
+def plan_emergency(history: History, config: ContextConfig, unseen: Collection[str] = ()) -> Batch:
+    """Everything clearable except the newest message's results and what the model has not seen:
+    no summary could be had."""
     newest = len(history.open_results_of_last())
-    rewrites = list(chain(plan_clear_results(history, config, newest), plan_clear_inputs(history, config, 0),
-                          plan_clear_prose(history, config, 0)))
-    limit_budget = plan_budget(history, config, 1.0, exempt=set())
+    rewrites = list(chain(plan_clear_results(history, config, newest, unseen=unseen),
+                          plan_clear_inputs(history, config, 0), plan_clear_prose(history, config, 0)))
+    limit_budget = plan_budget(history, config, 1.0, exempt=set(unseen))
     taken = {r.tool_use_id for r in rewrites if r.key[1] == "result"}
     rewrites += [r for r in limit_budget if r.tool_use_id not in taken]
     return Batch("emergency", rewrites)

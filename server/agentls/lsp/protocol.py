@@ -27,7 +27,7 @@ from ..agent.store.sessions import SessionInfo
 from ..agent.editor_queries import EditorQuery
 from ..agent.endpoint_models import ModelOffer, ModelsView
 from ..agent.todos import TodoItem
-from ..agent.transcript import TranscriptEntry, TranscriptTool
+from ..agent.transcript import CompactionMark, TranscriptEntry, TranscriptTool
 from ..agent.views import ContextDetails, InstructionFileView
 from ..context.attachments import Attachment
 from ..context.images import ImageAttachment
@@ -152,16 +152,34 @@ class TranscriptToolWire(TypedDict):
     summary: str
     isError: bool
     resultChars: int
+    marker: str
+    input: dict[str, Any] | None
+    diff: str
+    approval: str
+    reason: str
+    done: bool
+
+
+class CompactionMarkWire(TypedDict):
+    tokensBefore: int
+    tokensAfter: int
+    reason: str
+    summary: str
 
 
 class _TranscriptEntryBase(TypedDict):
+    kind: str
     role: str
     text: str
     tools: list[TranscriptToolWire]
+    turnId: str
 
 
 class TranscriptEntryWire(_TranscriptEntryBase, total=False):
     checkpoint: str  # user entries: the checkpoint taken before that prompt
+    attachments: list[str]  # user entries
+    compaction: CompactionMarkWire  # kind "compaction"
+    level: str  # kind "note"
 
 
 class ResumeResult(TypedDict):
@@ -373,7 +391,8 @@ DOC_INTERFACES: dict[str, type] = {
     "Usage": UsageWire, "ChatResult": ChatResult, "CompactResult": CompactResult, "CostResult": CostResult,
     "ToolResult": ToolResult, "SessionInfo": SessionInfoWire, "SessionsResult": SessionsResult,
     "NewSessionResult": NewSessionResult, "TranscriptTool": TranscriptToolWire,
-    "TranscriptEntry": TranscriptEntryWire, "ResumeResult": ResumeResult, "LayerStat": LayerStat,
+    "TranscriptEntry": TranscriptEntryWire, "CompactionMark": CompactionMarkWire, "ResumeResult": ResumeResult,
+    "LayerStat": LayerStat,
     "Placeholder": PlaceholderWire, "McpToolTokens": McpToolTokensWire, "ContextUsage": ContextUsageWire,
     "ContextResult": ContextResult, "McpToolStatus": McpToolStatusWire, "McpServerStatus": McpServerStatusWire,
     "McpServersResult": McpServersResult, "ModelInfo": ModelInfoWire, "ModelsResult": ModelsResult,
@@ -435,15 +454,28 @@ def session_info(info: SessionInfo, current: str | None) -> SessionInfoWire:
             "current": info.id == current}
 
 
+def transcript_tool(tool: TranscriptTool) -> TranscriptToolWire:
+    return {"id": tool.id, "name": tool.name, "summary": tool.summary, "isError": tool.is_error,
+            "resultChars": tool.result_chars, "marker": tool.marker, "input": tool.input, "diff": tool.diff,
+            "approval": tool.approval, "reason": tool.reason, "done": tool.done}
+
+
 def transcript(entries: list[TranscriptEntry]) -> list[TranscriptEntryWire]:
+    """The transcript of record (agent/resume, agent/rewind, agent/fork)."""
     wire: list[TranscriptEntryWire] = []
     for entry in entries:
-        item: TranscriptEntryWire = {
-            "role": entry.role, "text": _with_images(entry),
-            "tools": [{"id": t.id, "name": t.name, "summary": t.summary, "isError": t.is_error,
-                       "resultChars": t.result_chars} for t in entry.tools]}
+        item: TranscriptEntryWire = {"kind": entry.kind, "role": entry.role, "text": _with_images(entry),
+                                     "tools": [transcript_tool(t) for t in entry.tools], "turnId": entry.turn_id}
         if entry.checkpoint is not None:
             item["checkpoint"] = entry.checkpoint
+        if entry.role == "user":
+            item["attachments"] = list(entry.attachments)
+        if entry.compaction is not None:
+            mark = entry.compaction
+            item["compaction"] = {"tokensBefore": mark.tokens_before, "tokensAfter": mark.tokens_after,
+                                  "reason": mark.reason, "summary": mark.summary}
+        if entry.kind == "note":
+            item["level"] = entry.level
         wire.append(item)
     return wire
 
@@ -597,6 +629,8 @@ def confirm_params(request: ApprovalRequest) -> dict[str, Any]:
         params["paths"] = list(request.paths)
     if request.rules:
         params["rules"] = list(request.rules)
+    if request.tool_use_id is not None:
+        params["toolUseId"] = request.tool_use_id
     return params
 
 
@@ -634,8 +668,11 @@ def rewind_params(checkpoint_id: str, restore: str) -> dict[str, str]:
     return {"checkpoint": checkpoint_id, "restore": restore}
 
 
-def confirm_result(approved: bool, remember: bool) -> dict[str, bool]:
-    return {"approved": approved, "remember": remember}
+def confirm_result(approved: bool, remember: bool, reason: str = "") -> dict[str, Any]:
+    answer: dict[str, Any] = {"approved": approved, "remember": remember}
+    if reason:
+        answer["reason"] = reason
+    return answer
 
 
 # ---------------------------------------------------------------- wire → core (clients of this protocol)
@@ -643,7 +680,9 @@ def confirm_result(approved: bool, remember: bool) -> dict[str, bool]:
 def confirm_decision(answer: Any) -> ApprovalDecision | None:
     """A ConfirmResult; None when the answer is not one (the caller counts that as a refusal)."""
     if isinstance(answer, dict) and isinstance(answer.get("approved"), bool):
-        return ApprovalDecision(answer["approved"], answer.get("remember") is True)
+        reason = answer.get("reason")
+        return ApprovalDecision(answer["approved"], answer.get("remember") is True,
+                                reason[:2000] if isinstance(reason, str) else "")
     return None
 
 
@@ -651,10 +690,11 @@ def approval_request_from_wire(params: dict[str, Any]) -> ApprovalRequest:
     kind = params.get("kind")
     texts = {name: str(params[name]) for name in ("command", "path", "diff", "server", "tool", "input", "checkpoint")
              if params.get(name) is not None}
-    paths, rules = params.get("paths"), params.get("rules")
+    paths, rules, tool_use_id = params.get("paths"), params.get("rules"), params.get("toolUseId")
     return ApprovalRequest(kind if kind in ("shell", "write", "edit", "mcp", "rewind") else "shell", **texts,
                            paths=tuple(str(p) for p in paths) if isinstance(paths, list) else None,
-                           rules=tuple(str(r) for r in rules) if isinstance(rules, list) else ())
+                           rules=tuple(str(r) for r in rules) if isinstance(rules, list) else (),
+                           tool_use_id=tool_use_id if isinstance(tool_use_id, str) else None)
 
 def attachment(item: dict[str, Any]) -> Attachment | ImageAttachment:
     """A checked ChatParams attachment (lsp/methods/chat.py checks and resolves it first)."""
@@ -787,13 +827,25 @@ def session_from_wire(data: dict[str, Any]) -> tuple[SessionInfo, bool]:
     return info, bool(data.get("current", False))
 
 
+def _tool_from_wire(t: dict[str, Any]) -> TranscriptTool:
+    return TranscriptTool(str(t.get("id", "")), str(t.get("name", "")), str(t.get("summary", "")),
+                          bool(t.get("isError", False)), int(t.get("resultChars", 0)), str(t.get("marker", "")),
+                          t.get("input") if isinstance(t.get("input"), dict) else None, str(t.get("diff", "")),
+                          str(t.get("approval", "")), str(t.get("reason", "")), t.get("done") is not False)
+
+
 def transcript_from_wire(entries: list[dict[str, Any]]) -> list[TranscriptEntry]:
-    return [TranscriptEntry(str(e.get("role", "")), str(e.get("text", "")),
-                            [TranscriptTool(str(t.get("id", "")), str(t.get("name", "")), str(t.get("summary", "")),
-                                            bool(t.get("isError", False)), int(t.get("resultChars", 0)))
-                             for t in e.get("tools") or []],
-                            e.get("checkpoint") if isinstance(e.get("checkpoint"), str) else None)
-            for e in entries]
+    found = []
+    for e in entries:
+        mark = e.get("compaction") if isinstance(e.get("compaction"), dict) else None
+        found.append(TranscriptEntry(
+            str(e.get("role", "")), str(e.get("text", "")), [_tool_from_wire(t) for t in e.get("tools") or []],
+            e.get("checkpoint") if isinstance(e.get("checkpoint"), str) else None, str(e.get("kind", "message")),
+            [str(a) for a in e.get("attachments") or []], str(e.get("turnId", "")),
+            CompactionMark(int(mark.get("tokensBefore", 0)), int(mark.get("tokensAfter", 0)),
+                           str(mark.get("reason", "auto")), str(mark.get("summary", ""))) if mark else None,
+            str(e.get("level", ""))))
+    return found
 
 
 def skipped_from_wire(item: dict[str, Any]) -> Skipped:

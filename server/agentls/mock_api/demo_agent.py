@@ -11,6 +11,7 @@ reads only what the user typed: paths inside attached files are not requests.
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -171,7 +172,10 @@ def _summary_reply(sections: list[str], thinking: bool) -> Reply:
 def _tool_reply(calls: list[tuple[str, dict]], intro: str, turn: int, thinking: bool) -> Reply:
     blocks: list = [Thinking(f"I need to {intro[0].lower() + intro[1:]}")] if thinking else []
     blocks.append(Text(f"{DEMO_LABEL} {intro}"))
-    blocks += [ToolUse(name, args, f"toolu_demo_{turn:03d}_{i}") for i, (name, args) in enumerate(calls)]
+    # Ids are unique like a real model's: the turn number alone repeats across conversations and
+    # after a compaction shortens one, and a tool card must never show another call's result.
+    nonce = uuid.uuid4().hex[:12]
+    blocks += [ToolUse(name, args, f"toolu_demo_{turn:03d}_{nonce}_{i}") for i, (name, args) in enumerate(calls)]
     return Reply(blocks, stop_reason="tool_use")
 
 

@@ -154,9 +154,11 @@ class CostTracker:
         self._by_model: dict[str, _ModelTotals] = {}
         self.cache_ttl = "5m"  # the TTL the head and frontier breakpoints use now (set by the client)
 
-    def add(self, model: str, usage: Usage) -> float | None:
-        """Record one request; returns its cost in USD (None: the model has no known price)."""
-        usd = cost_usd(model, usage, self._overrides)
+    def add(self, model: str, usage: Usage, usd: float | None = None) -> float | None:
+        """Record one request; returns its cost in USD (`usd`: as priced when it was made; None: priced now,
+        and None again when the model has no known price)."""
+        if usd is None:
+            usd = cost_usd(model, usage, self._overrides)
         totals = self._by_model.setdefault(model, _ModelTotals())
         totals.requests += 1
         totals.usage = totals.usage + usage
@@ -167,6 +169,10 @@ class CostTracker:
         if not self.model:
             self.model = model
         return usd
+
+    def price(self, model: str, usage: Usage) -> float | None:
+        """What one request costs at the prices in force (what `add` counts for it; None: no known price)."""
+        return cost_usd(model, usage, self._overrides)
 
     def reset(self) -> None:
         self._by_model.clear()

@@ -3,7 +3,7 @@ migration of the old per-session logs uses too.
 
 One JSON object per line: `{"type": "session", id, workspace, title, created,
 updated}` first, then one line per record `{"type": "message"|"compaction"|
-"usage", "at": …, …body}` (the old log's format), then `{"type": "ref", ref, text}`
+"usage"|"transcript", "at": …, …body}` (the old log's format), then `{"type": "ref", ref, text}`
 per context:// ref. A line that does not read (torn, wrong types) is skipped
 and counted; it never stops the import.
 """
@@ -38,6 +38,8 @@ def _readable(kind: str, body: dict[str, Any]) -> bool:
         return clean_message(body.get("message")) is not None
     if kind == "usage":
         return clean_usage(body) is not None
+    if kind == "transcript":
+        return isinstance(body.get("entry"), str)
     if kind == "state":
         return True
     return isinstance(body.get("messages"), list)

@@ -1,9 +1,10 @@
 """Stored records → a history the API accepts, whatever the rows hold.
 
 A record is (kind, body): `message` {message}, `compaction` {messages, summary,
-tokens_before, tokens_after}, `usage` {model, usage}, `state` {key: value…} (the
+tokens_before, tokens_after}, `usage` {model, usage, usd}, `state` {key: value…} (the
 agent's state beside the history: its task list, the activated instruction
-folders; the newest value of each key counts). Every row is checked on
+folders; the newest value of each key counts), `transcript` {entry, …} (what
+the user saw: agent/transcript.py reads those). Every row is checked on
 its own; one that does not decode (torn text, wrong types, unknown kind) is
 skipped and counted, never fatal. `repaired` then makes the message list valid:
 roles alternate, it starts with the user, every tool_use is answered
@@ -22,14 +23,15 @@ from ...context.structure import request_problems
 
 INTERRUPTED = "[interrupted: the session ended before this tool call finished; nothing is known of its result]"
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-KINDS = ("message", "compaction", "usage", "state")
+KINDS = ("message", "compaction", "usage", "state", "transcript")
 
 
 @dataclass
 class Restored:
     messages: list[Message] = field(default_factory=list)
-    usage: list[tuple[str, dict[str, int]]] = field(default_factory=list)
+    usage: list[tuple[str, dict[str, int], float | None]] = field(default_factory=list)  # model, counts, USD paid
     state: dict[str, Any] = field(default_factory=dict)  # the newest value of each state key
+    rows: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # message, compaction, transcript bodies
     skipped: int = 0  # records that could not be read
     repairs: int = 0  # messages dropped, merged or answered to make the history valid
 
@@ -93,6 +95,12 @@ def clean_usage(body: dict[str, Any]) -> tuple[str, dict[str, int]] | None:
     return model, counts
 
 
+def usage_usd(body: dict[str, Any]) -> float | None:
+    """What a request cost when it was made (recorded since the transcript of record); None before."""
+    usd = body.get("usd")
+    return float(usd) if isinstance(usd, (int, float)) and not isinstance(usd, bool) and usd >= 0 else None
+
+
 def replay(rows: list[tuple[str, Any]]) -> Restored:
     """(kind, body) rows in order → the working history (compactions applied) and the usage."""
     restored = Restored()
@@ -101,18 +109,22 @@ def replay(rows: list[tuple[str, Any]]) -> Restored:
         body = body_of(raw)
         if body is None or kind not in KINDS:
             restored.skipped += 1
+        elif kind == "transcript":
+            restored.rows.append((kind, body))  # not the model's: the transcript builder checks it
         elif kind == "message":
             message = clean_message(body.get("message"))
             if message is None:
                 restored.skipped += 1
             else:
                 messages.append(message)
+                restored.rows.append((kind, {"message": message}))
         elif kind == "compaction":
             kept = body.get("messages")
             if not isinstance(kept, list):
                 restored.skipped += 1
             else:
                 messages = [m for m in map(clean_message, kept) if m is not None]
+                restored.rows.append((kind, body))
         elif kind == "state":
             restored.state.update(body)
         else:
@@ -120,7 +132,7 @@ def replay(rows: list[tuple[str, Any]]) -> Restored:
             if usage is None:
                 restored.skipped += 1
             else:
-                restored.usage.append(usage)
+                restored.usage.append((*usage, usage_usd(body)))
     restored.messages, restored.repairs = repaired(messages)
     return restored
 

@@ -82,8 +82,15 @@ class Session:
         self._write("compaction", {"summary": summary, "tokens_before": tokens_before, "tokens_after": tokens_after,
                                    "messages": messages})
 
-    def usage(self, model: str, usage: dict[str, int]) -> None:
-        self._write("usage", {"model": model, "usage": usage})
+    def usage(self, model: str, usage: dict[str, int], usd: float | None = None) -> None:
+        body: dict[str, Any] = {"model": model, "usage": usage}
+        if usd is not None:
+            body["usd"] = usd  # priced as it was paid: a later list prices it the same as /cost did
+        self._write("usage", body)
+
+    def transcript(self, body: dict[str, Any]) -> None:
+        """What the user saw (agent/transcript.py): kept apart from the model's rewritten history."""
+        self._write("transcript", body)
 
     def state(self, values: dict[str, Any]) -> None:
         """The agent's state beside the history (task list, instruction folders): newest value per key wins."""

@@ -13,7 +13,7 @@ from ...context.usage import Usage
 from ..visible import excerpt
 from .base import Database, StoreError
 from .lease import is_live, lease_of
-from .records import clean_usage
+from .records import clean_usage, usage_usd
 from .session import Session, claim, new_session_id
 
 
@@ -106,9 +106,10 @@ class SessionStore:
         for (body,) in self.db.read("SELECT body FROM records WHERE session = ? AND kind = 'usage'", (session_id,)):
             usage = _usage_of(body)
             if usage is not None:
-                model, counts = usage
+                model, counts, paid = usage
                 tokens += sum(counts.values())
-                usd += cost_usd(model, Usage(**counts)) or 0.0  # a model without a known price adds nothing
+                # as /cost priced it when it was made; older records: at today's prices (unknown adds nothing)
+                usd += paid if paid is not None else (cost_usd(model, Usage(**counts)) or 0.0)
         with self.db.lock:
             in_use = is_live(lease_of(self.db.connection, session_id), time.time())
         return SessionInfo(session_id, workspace, title if isinstance(title, str) else "", float(created),
@@ -146,9 +147,10 @@ def _belongs(connection, session_id: str, key: str | None) -> bool:
     return row is not None and (key is None or row[0] == key)
 
 
-def _usage_of(body) -> tuple[str, dict[str, int]] | None:
+def _usage_of(body) -> tuple[str, dict[str, int], float | None] | None:
     try:
         value = json.loads(body)
     except (TypeError, ValueError):
         return None
-    return clean_usage(value) if isinstance(value, dict) else None
+    usage = clean_usage(value) if isinstance(value, dict) else None
+    return None if usage is None else (*usage, usage_usd(value))
