@@ -22,9 +22,9 @@ guessing. Files that are not UTF-8 text are skipped with a note.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from .userconfig import file_stamp
 
 NAMES = ("AGENTS.md", "CLAUDE.md")  # the first one found in a folder applies
 FILE_CAP = 20_000  # characters of one file in the prompt (~5K tokens)
@@ -125,7 +125,7 @@ class Instructions:
         return changed
 
     def _file(self, path: Path, shown: str, scope: str) -> InstructionFile:
-        stamp = _stamp(path)
+        stamp = file_stamp(path)
         known = self._known.get(path)
         if known is None or known.stamp != stamp:
             known = _Known(stamp or (0, 0), _read(path))
@@ -144,14 +144,6 @@ def _pick(folder: Path) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return found.st_mtime_ns, found.st_size
 
 
 def _read(path: Path) -> str | None:

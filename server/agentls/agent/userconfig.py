@@ -1,4 +1,4 @@
-"""The user's config folder: instructions and commands that apply to every workspace.
+"""The user's config folder: instructions and commands that apply to every workspace; files the user edits.
 
 `~/.config/agentls/` on Linux, `~/Library/Application Support/agentls/` on
 macOS, `%LOCALAPPDATA%\\agentls\\` on Windows (platformdirs); the environment
@@ -18,3 +18,12 @@ ENV = "AGENTLS_CONFIG_DIR"
 def config_dir() -> Path:
     override = os.environ.get(ENV)
     return Path(override) if override else Path(platformdirs.user_config_dir("agentls", appauthor=False))
+
+
+def file_stamp(path: Path) -> tuple[int, int] | None:
+    """What tells that a file the user edits (AGENTS.md, .agents/settings.json) changed; None when it is absent."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_mtime_ns, found.st_size

@@ -27,7 +27,6 @@ to the approval modes.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +34,7 @@ from typing import Any
 
 from . import shell
 from .rules import DECISIONS, SHELL_TOOL, Decision, Rule, RuleError, escape_command, escape_path, parse_rule
+from ..userconfig import file_stamp
 
 WORKSPACE_FILE = Path(".agents") / "settings.json"
 ADDED = "added by Always (this session)"
@@ -127,7 +127,7 @@ class Permissions:
         for root in roots:
             path = root / WORKSPACE_FILE
             source = str(WORKSPACE_FILE) if len(roots) == 1 else f"{root.name}/{WORKSPACE_FILE}"
-            stamp = _stamp(path)
+            stamp = file_stamp(path)
             known = self._files.get(path)
             if known is not None and known.stamp == stamp:
                 files[path] = known
@@ -202,14 +202,6 @@ class Permissions:
         if not missing and first is not None:
             return Verdict("allow", first.rule, command)
         return Verdict(None, None, command, tuple(dict.fromkeys(missing)))
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return found.st_mtime_ns, found.st_size
 
 
 def _read_workspace_file(path: Path, source: str) -> tuple[tuple[Rule, ...], list[str]]:
