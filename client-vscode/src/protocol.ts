@@ -47,6 +47,7 @@ export interface AgentSettings {
   outputReserve?: number; // tokens kept free for the reply, default 20000
   maxTokens?: number; // per reply, default 8192
   cacheTtl?: "auto" | "5m" | "1h"; // prompt-cache TTL of the head and frontier breakpoints, default "auto"
+  cacheControl?: boolean; // send prompt-cache breakpoints; default: only to api.anthropic.com (true: a caching proxy)
   thresholds?: AgentThresholds;
   approvals?: {
     shell?: ApprovalMode; // default "ask"

@@ -26,7 +26,7 @@ function clean(v: unknown): unknown {
  */
 export function toAgentSettings(section: Record<string, unknown> | undefined): AgentSettings {
   const out: Record<string, unknown> = {};
-  const known = ["model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens", "cacheTtl", "thresholds", "approvals", "diagnosticsWaitMs", "mcpServers"];
+  const known = ["model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens", "cacheTtl", "cacheControl", "thresholds", "approvals", "diagnosticsWaitMs", "mcpServers"];
   for (const key of known) {
     if (CLIENT_ONLY.has(key) || !section) continue;
     const c = clean(section[key]);

@@ -29,7 +29,7 @@ APPROVAL_KINDS = ("shell", "write")
 APPROVAL_MODES = ("ask", "always", "never")
 CONFIRM_TIMEOUT = 300.0  # seconds an agent/confirm may stay unanswered before it counts as a refusal
 KNOWN_KEYS = {"model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens",
-              "thresholds", "approvals", "diagnosticsWaitMs", "cacheTtl", "mcpServers"}
+              "thresholds", "approvals", "diagnosticsWaitMs", "cacheTtl", "cacheControl", "mcpServers"}
 CACHE_TTLS = ("auto", "5m", "1h")
 SECTION = "agentls"
 DIAGNOSTICS_WAIT_MS = 2000  # after an edit, for the file's diagnostics to settle
@@ -45,6 +45,7 @@ class AgentSettings:
     output_reserve: int | None = None
     max_tokens: int | None = None
     cache_ttl: str | None = None  # "auto", "5m" or "1h": the head and frontier breakpoints' TTL
+    cache_control: bool | None = None  # send prompt-cache breakpoints; None: only to the native API
     thresholds: dict[str, float] = field(default_factory=dict)  # ContextConfig field → fraction
     approvals: dict[str, str] = field(default_factory=dict)
     diagnostics_wait_ms: int | None = None
@@ -111,11 +112,16 @@ def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
     if cache_ttl is not None and cache_ttl not in CACHE_TTLS:
         problems.append(f"settings.cacheTtl must be one of {', '.join(CACHE_TTLS)}")
         cache_ttl = None
+    cache_control = raw.get("cacheControl")
+    if cache_control is not None and not isinstance(cache_control, bool):
+        problems.append("settings.cacheControl must be a boolean")
+        cache_control = None
     mcp_servers, mcp_problems = parse_servers(raw.get("mcpServers"))
     problems.extend(mcp_problems)
     return AgentSettings(
         mcp_servers=mcp_servers, model=text("model"), compact_model=text("compactModel"), base_url=base_url,
         context_window=window, output_reserve=reserve, max_tokens=count("maxTokens", 1), cache_ttl=cache_ttl,
+        cache_control=cache_control,
         thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
         diagnostics_wait_ms=_wait_ms(count("diagnosticsWaitMs", 0), problems),
         confirm_timeout=_confirm_timeout(raw.get("approvals"), problems),
@@ -197,6 +203,8 @@ def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str |
         values["max_tokens"] = settings.max_tokens
     if settings.cache_ttl:
         values["cache_ttl"] = settings.cache_ttl
+    if settings.cache_control is not None:
+        values["force_cache_control"] = settings.cache_control
     if demo_url is not None:
         return for_demo_model(ModelSettings(**values), demo_url)
     return ModelSettings(**values)
