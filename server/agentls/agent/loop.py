@@ -387,6 +387,7 @@ class Agent:
             added, removed = _names(self._sent_tools, self.tools)
             await emit(ev.ToolsChanged(self.tool_list_changes, added, removed))
         self._sent_tools = self.tools
+        ttl = self.client.cache_ttl  # what this request gives its head and frontier breakpoints
         try:
             response = await self.client.stream(system=self.system, messages=prepared.messages,
                                                 tools=self.tools, on_event=forward, frontier=prepared.frontier,
@@ -399,7 +400,7 @@ class Agent:
                 return await self._call_model(prepared, emit, lead, may_repair=False)
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
-        self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate)
+        self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate, cache_ttl=ttl)
         await self._announce_sent(prepared, emit)
         self._save(lambda session: session.usage(response.model or self.model_settings.model, asdict(response.usage)))
         await emit(ev.UsageEvent(response.usage))
