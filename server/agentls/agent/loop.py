@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import inspect
 import json
+import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -20,6 +21,7 @@ from typing import Any
 from ..context import ContextConfig, ContextEngine
 from ..context.attachments import Attachment, attachment_block
 from ..context.compact import SummaryError
+from ..context.engine_state import StateError, restore as restore_engine
 from ..context.oversize import USER_SHARE
 from ..context.pipeline import CompactionResult, NothingToGain, Prepared
 from ..context.report import ContextReport
@@ -37,6 +39,7 @@ from .mcp.config import ServerConfig
 from .mcp.manager import McpManager
 from .mcp.names import is_mcp_name
 from .prompt import system_prompt
+from .saved_view import SavedView, continue_history
 from .sent import SentLog, ToolResultView, tool_result_view
 from .store import Session, StoreError
 from .transcript import TranscriptEntry, tool_summary, transcript, with_checkpoints
@@ -49,6 +52,8 @@ CANCELLED = "[cancelled by the user before this tool call finished]"
 # After the API refused a request as too long, user texts are cut to this share of the window.
 REPAIR_SHARE = 0.1
 CUT_OFF = "[not run: the reply was cut off (max_tokens) before this tool call was complete; send it again, shorter]"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -95,6 +100,7 @@ class Agent:
         self._context_config = context or ContextConfig()
         self.engine = self._new_engine()
         self.sent = SentLog()
+        self._view = SavedView()  # the session's stored working view (what a restart resumes from)
         self._busy: str | None = None  # what holds the conversation now (exclusive())
         self._busy_task: asyncio.Task[Any] | None = None
         self._retired: list[Callable[[], Awaitable[Any]]] = []  # closers of what a running call may still use
@@ -127,18 +133,41 @@ class Agent:
         return ContextEngine(config=config, store=store) if store is not None else ContextEngine(config=config)
 
     def _restore(self, session: Session) -> None:
-        restored = session.restore()
-        try:
-            for message in restored.messages:
-                self.engine.append(message)
-        except ValueError as error:  # the store hands a valid history; should that ever fail, start empty
-            self.engine = self._new_engine()
-            session.problems.append(f"This conversation could not be restored ({error}); it starts empty.")
+        """The session's conversation as the last request before the restart left it: from its working
+        view when there is a usable one (only the records after it are read), else from every record."""
+        restored = session.restore(use_view=True)
+        if restored.view is not None:
+            try:
+                restore_engine(self.engine, restored.view.rows, restored.view.state)
+                self._view.loaded(session, list(self.engine.history.messages))
+                continue_history(self.engine, restored.messages)
+            except (StateError, ValueError) as error:
+                log.info("the working view of session %s cannot be used (%s); replaying its records", session.id,
+                         error)
+                self.engine = self._new_engine()
+                restored = session.restore()
+        if restored.view is None:
+            self._replay(session, restored.messages)
         for model, numbers in restored.usage:
             self.client.costs.add(model, Usage(**numbers))
         self.engine.fit_user_texts(USER_SHARE)  # a session saved with an oversized message must not stay stuck
         # the restored history is what the last request before the reload carried
         self.sent.sent(list(self.engine.history.messages), self.engine, None)
+        if restored.view is None:
+            self._save_view()  # the next start reads the view, not every record
+
+    def _replay(self, session: Session, messages: list[dict[str, Any]]) -> None:
+        self._view.forget()
+        try:
+            for message in messages:
+                self.engine.append(message)
+        except ValueError as error:  # the store hands a valid history; should that ever fail, start empty
+            self.engine = self._new_engine()
+            session.problems.append(f"This conversation could not be restored ({error}); it starts empty.")
+
+    def _save_view(self) -> None:
+        if self.session is not None:
+            self._view.save(self.session, self.engine)
 
     def _open_checkpoints(self, session: Session | None) -> None:
         """Checkpoints need a saved session (an unsaved one has nowhere to keep file contents)."""
@@ -259,6 +288,7 @@ class Agent:
         try:
             return await self._turn_steps(turn_id, prompt, attachments, emit, recorder)
         finally:
+            self._save_view()  # the turn's last messages: a restart appends nothing after the view
             if recorder is not None:
                 await self._finish_checkpoint(recorder, emit)
 
@@ -403,6 +433,7 @@ class Agent:
         self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate, cache_ttl=ttl)
         await self._announce_sent(prepared, emit)
         self._save(lambda session: session.usage(response.model or self.model_settings.model, asdict(response.usage)))
+        self._save_view()  # this request's rewrites and the policy's state: what the next one continues
         await emit(ev.UsageEvent(response.usage))
         return response
 
@@ -475,6 +506,7 @@ class Agent:
         messages = self.engine.history.messages
         self._save(lambda session: session.compaction(messages, result.summary, result.tokens_before,
                                                       result.tokens_after))
+        self._save_view()
         await self._report_store_problems(emit)
         await emit(ev.CompactionFinished(result.tokens_before, result.tokens_after, result.message, reason, True))
         await emit(ev.ContextUsage(self.context_usage()))
@@ -524,6 +556,7 @@ class Agent:
             self._unsaved, self._unsaved_reported = None, False
             self.engine = self._new_engine()
             self.sent.clear()
+            self._view.forget()
             self.client.costs.reset()
 
     def resume(self, session: Session) -> None:

@@ -140,10 +140,11 @@ class History:
             if answered - waiting:
                 raise ValueError(f"tool_result without tool_use: {sorted(answered - waiting)}")
         self.messages.append(message)
-        tokens = self.token_of(message_chars(message))
+        chars = message_chars(message)
+        tokens = self.token_of(chars)
         self.msg_tokens.append(tokens)
         self.total_tokens += tokens
-        self._count(message, +1)
+        self._count(message, +1, chars)
         if role == "assistant" and prose_chars(message) >= self.large_input_chars:
             self.live_texts[index] = None
         for block in blocks:
@@ -186,13 +187,15 @@ class History:
                 self.stale[older] = None
             self._latest_by_key[record.key] = record.id
 
-    def _count(self, message: Message, sign: int) -> None:
+    def _count(self, message: Message, sign: int, chars: int | None = None) -> None:
+        """Add (sign +1) or take away (-1) a message's tokens by category; `chars`: its message_chars."""
+        chars = message_chars(message) if chars is None else chars
         if message["role"] == "assistant":
-            self.category_tokens["assistant"] += sign * self.token_of(message_chars(message))
+            self.category_tokens["assistant"] += sign * self.token_of(chars)
             return
         results = sum(len(result_text(b)) for b in blocks_of(message) if b.get("type") == "tool_result")
         self.category_tokens["tool_results"] += sign * self.token_of(results)
-        self.category_tokens["user"] += sign * self.token_of(message_chars(message) - results)
+        self.category_tokens["user"] += sign * self.token_of(chars - results)
 
     def extend_last_user(self, blocks: list[Block]) -> None:
         """Add blocks to a trailing user message (e.g. a prompt after a cancelled call)."""

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...context.blocks import Message, blocks_of
 from ...context.structure import request_problems
+
+if TYPE_CHECKING:
+    from .views import StoredView
 
 INTERRUPTED = "[interrupted: the session ended before this tool call finished; nothing is known of its result]"
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
@@ -28,6 +31,8 @@ class Restored:
     usage: list[tuple[str, dict[str, int]]] = field(default_factory=list)
     skipped: int = 0  # records that could not be read
     repairs: int = 0  # messages dropped, merged or answered to make the history valid
+    # Restored from the working view (views.py): `messages` are then only those after it, as recorded.
+    view: StoredView | None = None
 
 
 def body_of(raw: Any) -> dict[str, Any] | None:
@@ -85,8 +90,9 @@ def clean_usage(body: dict[str, Any]) -> tuple[str, dict[str, int]] | None:
     return model, counts
 
 
-def replay(rows: list[tuple[str, Any]]) -> Restored:
-    """(kind, body) rows in order → the working history (compactions applied) and the usage."""
+def replay(rows: list[tuple[str, Any]], repair: bool = True) -> Restored:
+    """(kind, body) rows in order → the working history (compactions applied) and the usage.
+    repair=False: the messages as read (a tail that continues a view; the caller checks it)."""
     restored = Restored()
     messages: list[Message] = []
     for kind, raw in rows:
@@ -111,7 +117,7 @@ def replay(rows: list[tuple[str, Any]]) -> Restored:
                 restored.skipped += 1
             else:
                 restored.usage.append(usage)
-    restored.messages, restored.repairs = repaired(messages)
+    restored.messages, restored.repairs = repaired(messages) if repair else (messages, 0)
     return restored
 
 
