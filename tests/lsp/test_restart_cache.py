@@ -43,7 +43,7 @@ async def test_the_first_request_after_a_restart_continues_the_last_one_from_the
     # A small window and breakpoints sent to the mock (it caches like the real API).
     options = options_for(mock_api, contextWindow=12_000, outputReserve=0, cacheControl=True)
     editor = await start_editor(options)
-    await wait_until(lambda: editor.usages)
+    await editor.request("agent/context")  # the agent is ready
 
     turns = 0
     while not any(e["kind"] == "layer" for e in editor.events) and turns < MAX_TURNS:
@@ -58,12 +58,15 @@ async def test_the_first_request_after_a_restart_continues_the_last_one_from_the
     rewritten = [b for m in last["messages"] if m["role"] == "user" for b in m["content"]
                  if b.get("type") == "tool_result" and str(b.get("content", "")).startswith("[")]
     assert rewritten, "the last request before the restart carries the layers' rewrites"
-    meter = editor.usages[-1]["used"]
+    meter = (await editor.request("agent/context"))["used"]
+    assert editor.usages[-1]["used"] == meter
 
     await editor.client.shutdown_session()
     again = await start_editor(options)
+    # agent/context waits for the agent to be ready (the first contextUsage is sent right then, too)
+    assert (await again.request("agent/context"))["used"] == meter, "the meter shows the same figure"
     await wait_until(lambda: again.usages)
-    assert again.usages[0]["used"] == meter, "the meter shows the same figure before and after the restart"
+    assert again.usages[0]["used"] == meter
 
     sent_before = len(mock_api.message_bodies)
     mock_api.script(Reply([Text("still here")]))
