@@ -67,6 +67,15 @@ class AgentRuntime:
                 session=session, editor=self.editor, mcp_servers=settings.mcp_servers))
             return self.agent
 
+    def preload(self) -> asyncio.Future[None]:
+        """Import the model SDK in a thread, so the first turn does not wait for it (a model call that
+        comes first waits for the same import, off the event loop)."""
+        from ..model.client import sdk_loaded
+
+        loading = asyncio.ensure_future(sdk_loaded())
+        loading.add_done_callback(lambda done: done.cancelled() or done.exception())  # a failure shows at the call
+        return loading
+
     async def apply(self, settings: AgentSettings) -> bool:
         """New settings reach the running agent, no restart; True when the demo model just started."""
         async with self._lock:
