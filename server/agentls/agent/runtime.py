@@ -51,6 +51,7 @@ class AgentRuntime:
         self.demo: DemoModel | None = None
         self.agent: Agent | None = None
         self._lock = asyncio.Lock()
+        self._preloading: asyncio.Future[None] | None = None
 
     async def start(self, settings: AgentSettings) -> Agent:
         """Open the session and build the agent (its SDK import and its session load off the loop)."""
@@ -74,6 +75,7 @@ class AgentRuntime:
 
         loading = asyncio.ensure_future(sdk_loaded())
         loading.add_done_callback(lambda done: done.cancelled() or done.exception())  # a failure shows at the call
+        self._preloading = loading  # held until done (the loop keeps only weak references to tasks)
         return loading
 
     async def apply(self, settings: AgentSettings) -> bool:

@@ -4,7 +4,7 @@ Nothing heavy stands between the spawn and the `initialize` answer: the
 agent is built in the background once it is given (its modules, the store,
 the session), and every agent/* request awaits `AgentHost.agent()`. The
 anthropic SDK, the slowest import of all, is needed by none of that: it is
-imported in a thread once the agent has announced itself (the first
+imported in a thread shortly after the agent has announced itself (the first
 agent/contextUsage), or by the first model call, whichever comes first.
 
 One thing at a time touches the conversation (the Agent's `exclusive()`);
@@ -49,6 +49,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 HEAVY_MODULE = "agentls.agent.loop"
+# After the agent announced itself, the editor's own start-up (other extensions, a burst of didOpen) has
+# the CPU first; then the SDK loads in a thread, long before a user has typed a first prompt.
+PRELOAD_DELAY = 1.0
 
 
 def warm_up() -> asyncio.Future[Any]:
@@ -101,7 +104,7 @@ class AgentHost:
         self.runtime: AgentRuntime | None = None
         self._ready: asyncio.Future[Agent] | None = None
         self._warming = warming
-        self._preloading: asyncio.Future[Any] | None = None
+        self._preloading: asyncio.TimerHandle | None = None
 
     # ---- lifecycle ---------------------------------------------------------------
 
@@ -147,10 +150,13 @@ class AgentHost:
         if self.problems:
             self.show(types.MessageType.Warning, "agentls: " + "; ".join(self.problems))
         self.notify_context_usage()
-        if self.runtime is not None:
-            self._preloading = self.runtime.preload()  # the SDK, now that the agent has announced itself
+        runtime = self.runtime
+        if runtime is not None:  # the SDK, once the agent has announced itself (a first call waits for it)
+            self._preloading = asyncio.get_running_loop().call_later(PRELOAD_DELAY, runtime.preload)
 
     async def shutdown(self) -> None:
+        if self._preloading is not None:
+            self._preloading.cancel()
         if self.runtime is not None:
             await self.runtime.aclose()  # a running turn is cancelled first: its history stays valid
 
