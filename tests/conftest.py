@@ -17,6 +17,15 @@ def pytest_configure(config):
         compileall.compile_dir(str(SERVER), quiet=1)
 
 
+@pytest.fixture(autouse=True)
+def user_config_dir(tmp_path_factory, monkeypatch) -> Path:
+    """The user's config folder (instructions, commands) of every test: empty and private, never the
+    developer's own ~/.config/agentls (servers started by a test inherit the variable)."""
+    folder = tmp_path_factory.mktemp("user-config")
+    monkeypatch.setenv("AGENTLS_CONFIG_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture
 def mock_api():
     with MockAnthropicServer() as server:

@@ -1,7 +1,7 @@
 /** `agent/confirm`: a modal for commands; for file changes a diff editor + a notification that does not cover it. */
 import * as vscode from "vscode";
 import type { ConfirmParams, ConfirmResult } from "./protocol";
-import { confirmButtons, confirmDetail, confirmResult, confirmTitle } from "./shared/confirm";
+import { alwaysLine, confirmButtons, confirmDetail, confirmResult, confirmTitle, withAllowRules } from "./shared/confirm";
 import { applyUnifiedDiff } from "./shared/patch";
 import { visible } from "./shared/visible";
 import type { VirtualDocs } from "./virtualDocs";
@@ -76,20 +76,61 @@ export function preapproveRewind(checkpoint: string): () => void {
   return () => preapproved.delete(checkpoint);
 }
 
-export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.window) {
+/** Where "Always" keeps its rules: `agentls.permissions` of the workspace when a folder is open, else the user's. */
+export interface KeptRules {
+  where: string; // said to the user
+  open: string; // the command that opens that settings file
+}
+export type RuleWriter = (rules: string[]) => Promise<KeptRules | undefined>;
+
+export async function writeAllowRules(rules: string[]): Promise<KeptRules | undefined> {
+  const config = vscode.workspace.getConfiguration("agentls");
+  const inWorkspace = !!vscode.workspace.workspaceFolders?.length;
+  const target = inWorkspace ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  const inspected = config.inspect<Record<string, unknown>>("permissions");
+  const current = inWorkspace ? inspected?.workspaceValue : inspected?.globalValue;
+  await config.update("permissions", withAllowRules(current as never, rules), target);
+  return inWorkspace
+    ? { where: "workspace settings (.vscode/settings.json)", open: "workbench.action.openWorkspaceSettingsFile" }
+    : { where: "user settings", open: "workbench.action.openSettingsJson" };
+}
+
+export function makeConfirmHandler(docs: VirtualDocs, ui: ConfirmUi = vscode.window, keep: RuleWriter = writeAllowRules) {
   return async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
     if (p.kind === "rewind" && p.checkpoint && preapproved.has(p.checkpoint)) return { approved: true, remember: false };
     let close: (() => Promise<void>) | undefined;
+    let result: ConfirmResult;
     try {
       if (p.kind === "write" || p.kind === "edit") close = await showApprovalDiff(docs, p).catch(() => undefined);
       if (token?.isCancellationRequested) return { approved: false, remember: false };
       const { modal, buttons } = confirmButtons(p);
       // Non-modal (file changes): the diff editor shows the change; the notification names the file.
-      const message = modal ? confirmTitle(p) : `${confirmTitle(p)} — see the proposed diff.`;
+      const always = alwaysLine(p);
+      const message = modal ? confirmTitle(p) : `${confirmTitle(p)} — see the proposed diff.${always ? ` (${always})` : ""}`;
       const choice = await ui.showWarningMessage(message, modal ? { modal, detail: confirmDetail(p) } : {}, ...buttons);
-      return confirmResult(choice);
+      result = confirmResult(choice);
     } finally {
       if (close) await close();
     }
+    if (result.approved && result.remember && p.rules?.length) void keepRules(keep, p.rules);
+    return result;
   };
 }
+
+/** "Always" → the rules go into agentls.permissions.allow, and the user is told where (to see or remove them). */
+async function keepRules(keep: RuleWriter, rules: string[]): Promise<void> {
+  const listed = rules.map((r) => `\`${r}\``).join(", ");
+  try {
+    const kept = await keep(rules);
+    if (!kept) return;
+    const open = "Open Settings";
+    const pick = await vscode.window.showInformationMessage(
+      `Agent: allowed from now on: ${listed} — added to agentls.permissions in the ${kept.where}; remove it there to be asked again.`,
+      open,
+    );
+    if (pick === open) await vscode.commands.executeCommand(kept.open);
+  } catch (e) {
+    void vscode.window.showWarningMessage(`Agent: ${listed} applies for this session, but could not be saved to agentls.permissions: ${(e as Error).message ?? e}`);
+  }
+}
+

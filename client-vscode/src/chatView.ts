@@ -11,6 +11,8 @@ import {
   type Attachment,
   type ChatParams,
   type ChatResult,
+  type CommandInfo,
+  type CommandsResult,
   type CompactResult,
   type ContextUsage,
   type CostResult,
@@ -18,9 +20,12 @@ import {
   type CheckpointsResult,
   type ForkResult,
   type McpServersResult,
+  type PermissionsResult,
   type RestoreWhat,
   type RewindResult,
   type ResumeResult,
+  type Todo,
+  type TodosResult,
   type ToolResult,
 } from "./protocol";
 import type { VirtualDocs } from "./virtualDocs";
@@ -31,7 +36,7 @@ import { FileList } from "./shared/fileList";
 import { mentionedPaths, rankPaths } from "./shared/mentions";
 import { linesLabel, selectedSpan } from "./shared/selection";
 import { ModelChoice } from "./modelChoice";
-import { SLASH_COMMANDS, type SlashName } from "./shared/slash";
+import { SLASH_COMMANDS, customUsage, type SlashName } from "./shared/slash";
 import * as T from "./shared/transcript";
 import { previewText, restoreQuestion, restoresCode, rewindSummary } from "./shared/checkpoints";
 import { preapproveRewind } from "./approvals";
@@ -95,18 +100,32 @@ export class ChatController implements vscode.Disposable {
   private readonly hosts = new Set<Host>();
   private running: vscode.CancellationTokenSource | undefined;
   private pending: Attachment[] = [];
-  private readonly files = new FileList(async () => {
-    const uris = await vscode.workspace.findFiles("**/*", FILE_EXCLUDE, 5000);
-    return uris.map((u) => vscode.workspace.asRelativePath(u, false));
-  });
+  private readonly files = new FileList(
+    async () => {
+      const t = Date.now();
+      this.agent.log.debug("mention search: findFiles started");
+      const uris = await vscode.workspace.findFiles("**/*", FILE_EXCLUDE, 5000);
+      this.agent.log.debug(`mention search: findFiles found ${uris.length} files in ${Date.now() - t} ms`);
+      return uris.map((u) => vscode.workspace.asRelativePath(u, false));
+    },
+    {
+      onRetry: ({ attempt, delayMs, error }) =>
+        this.agent.log.debug(
+          `mention search: ${error ? `findFiles failed (${(error as Error)?.message ?? error})` : "no files found"}; retry ${attempt} in ${delayMs} ms`,
+        ),
+    },
+  );
   private saveTimer: NodeJS.Timeout | undefined;
   private turnSeq = 0;
   private compactionReported = false;
   private labelFromUsage = false;
   modelLabel = "";
   private readonly models: ModelChoice;
+  private modelsKey = ""; // model|window of the last list sent to the picker
   private view: vscode.WebviewView | undefined;
   private readonly subs: vscode.Disposable[] = [];
+  private todos: Todo[] = [];
+  private commands: CommandInfo[] = [];
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -119,6 +138,7 @@ export class ChatController implements vscode.Disposable {
     this.subs.push(
       agent.onEvent.event((ev) => {
         if (ev.kind === "compactionFinished") this.compactionReported = true;
+        if (ev.kind === "todos") this.todos = ev.todos;
         T.applyEvent(this.transcript, ev);
         this.post({ type: "event", event: ev });
         this.scheduleSave();
@@ -130,11 +150,18 @@ export class ChatController implements vscode.Disposable {
         if (label && label !== this.modelLabel) {
           this.modelLabel = label;
           this.post({ type: "model", label });
-          void this.models.refresh(); // the picker shows the model that answers now
+        }
+        // the picker shows the model that answers now, from the list it came with (a new
+        // endpoint's list arrives with its model and window)
+        const listKey = `${label}|${u.modelWindow ?? ""}`;
+        if (label && listKey !== this.modelsKey) {
+          this.modelsKey = listKey;
+          void this.models.refresh();
         }
       }),
       agent.onStatus.event((s) => this.onServerStatus(s)),
       this.watchFiles(),
+      this.watchCommands(),
       agent.onProgress.event((p) => this.post({ type: "progress", message: p.message })),
     );
   }
@@ -190,6 +217,8 @@ export class ChatController implements vscode.Disposable {
     if (s.phase === "running") {
       if (s.message) this.notice(s.message, "info");
       void this.refreshModel();
+      void this.refreshTodos();
+      void this.refreshCommands();
     }
     if (s.phase === "error" && s.message) this.notice(s.message, "error");
   }
@@ -222,6 +251,8 @@ export class ChatController implements vscode.Disposable {
           },
           host,
         );
+        this.post({ type: "todos", todos: this.todos }, host);
+        this.post({ type: "commands", commands: this.commands }, host);
         void this.models.refresh();
         return;
       case "setModel":
@@ -236,9 +267,17 @@ export class ChatController implements vscode.Disposable {
       case "command":
         await this.runCommand(m.name, m.args);
         return;
-      case "mentionQuery":
-        this.post({ type: "mentionResults", query: m.query, items: await this.findFiles(m.query) }, host);
+      case "customCommand":
+        await this.runCustom(m.name, m.args);
         return;
+      case "mentionQuery": {
+        const t = Date.now();
+        this.agent.log.debug(`mention #${m.seq} "${m.query}": received`);
+        const items = await this.findFiles(m.query);
+        this.agent.log.debug(`mention #${m.seq} "${m.query}": answered with ${items.length} items in ${Date.now() - t} ms`);
+        this.post({ type: "mentionResults", query: m.query, items, seq: m.seq }, host);
+        return;
+      }
       case "copy":
         await vscode.env.clipboard.writeText(m.text);
         void vscode.window.setStatusBarMessage("Copied to the clipboard", 2000);
@@ -303,7 +342,10 @@ export class ChatController implements vscode.Disposable {
       } finally {
         release();
       }
-      if (result.transcript) this.show(T.fromSession(result.transcript));
+      if (result.transcript) {
+        this.show(T.fromSession(result.transcript));
+        await this.refreshTodos(); // the task list as it was before that message (saved with the conversation)
+      }
       await this.refreshRewound();
       this.notice(rewindSummary(result), result.cancelled ? "warn" : "info");
       return !result.cancelled;
@@ -320,6 +362,7 @@ export class ChatController implements vscode.Disposable {
     try {
       const r = await this.agent.request<ForkResult>(Methods.fork, { checkpoint });
       this.show(T.fromSession(r.transcript));
+      await this.refreshTodos();
       await this.refreshRewound();
       this.notice("Forked: a new chat holds the conversation up to that message; the old one stays in the history.", "info");
     } catch (e) {
@@ -377,9 +420,64 @@ export class ChatController implements vscode.Disposable {
       case "mcp":
         await this.mcpServers();
         return;
-      case "help":
-        this.notice(SLASH_COMMANDS.map((c) => `- \`${c.usage}\` — ${c.description}`).join("\n") + "\n- `@path` — attach a workspace file", "info");
+      case "permissions":
+        await this.permissions();
         return;
+      case "help": {
+        await this.refreshCommands();
+        const custom = this.commands.map((c) => `- \`${customUsage(c)}\` — ${c.description} (${c.source})`);
+        this.notice(
+          [...SLASH_COMMANDS.map((c) => `- \`${c.usage}\` — ${c.description}`), ...custom, "- `@path` — attach a workspace file"].join("\n") +
+            (custom.length ? "" : "\n\nCustom commands: Markdown files in `.agents/commands/` (`$ARGUMENTS` takes what follows the command)."),
+          "info",
+        );
+        return;
+      }
+    }
+  }
+
+  /** A custom command: the server expands its file (`$ARGUMENTS`), the prompt is sent as typed text would be. */
+  async runCustom(name: string, args: string): Promise<void> {
+    let prompt: string;
+    try {
+      prompt = (await this.agent.request<{ prompt: string }>(Methods.expandCommand, { name, arguments: args })).prompt;
+    } catch (e) {
+      this.notice(`\`/${name}\` failed: ${(e as Error).message ?? e}`, "error");
+      return;
+    }
+    await this.send(prompt);
+  }
+
+  async refreshTodos(): Promise<void> {
+    try {
+      this.todos = (await this.agent.request<TodosResult>(Methods.todos, {})).todos;
+      this.post({ type: "todos", todos: this.todos });
+    } catch {
+      /* an older server: no task list */
+    }
+  }
+
+  async refreshCommands(): Promise<void> {
+    try {
+      this.commands = (await this.agent.request<CommandsResult>(Methods.commands, {})).commands;
+      this.post({ type: "commands", commands: this.commands });
+    } catch {
+      /* an older server: no custom commands */
+    }
+  }
+
+  async permissions(): Promise<void> {
+    try {
+      const { rules } = await this.agent.request<PermissionsResult>(Methods.permissions, {});
+      const rows = rules.map((r) => `| ${r.decision} | \`${r.rule.replace(/\|/g, "\\|")}\` | ${r.source} |`);
+      this.notice(
+        rules.length
+          ? ["**Permission rules** (deny wins over ask wins over allow)", "", "| | Rule | Written in |", "|---|---|---|", ...rows].join("\n")
+          : "No permission rules yet: add them in `agentls.permissions` or `.agents/settings.json`, or answer an approval with **Always**.",
+        "info",
+      );
+    } catch (e) {
+      this.notice(`Permission rules are not available: ${(e as Error).message ?? e}`, "warn");
     }
   }
 
@@ -498,6 +596,8 @@ export class ChatController implements vscode.Disposable {
       return;
     }
     this.show(T.emptyTranscript());
+    this.todos = [];
+    this.post({ type: "todos", todos: [] });
     this.notice("New chat. The previous conversation is kept: Agent: Show Chat History resumes it.", "info");
   }
 
@@ -510,6 +610,7 @@ export class ChatController implements vscode.Disposable {
     try {
       const r = await this.agent.request<ResumeResult>(Methods.resume, { sessionId });
       this.show(T.fromSession(r.transcript));
+      await this.refreshTodos();
     } catch (e) {
       void vscode.window.showWarningMessage(`Agent: could not resume that conversation: ${(e as Error).message ?? e}`);
     }
@@ -625,7 +726,18 @@ export class ChatController implements vscode.Disposable {
     return watcher;
   }
 
+  /** A command file added, changed or removed: the input's completions and /help follow. */
+  private watchCommands(): vscode.Disposable {
+    const watcher = vscode.workspace.createFileSystemWatcher("**/.agents/commands/*.md");
+    const refresh = () => void this.refreshCommands();
+    watcher.onDidCreate(refresh);
+    watcher.onDidChange(refresh);
+    watcher.onDidDelete(refresh);
+    return watcher;
+  }
+
   private async findFiles(query: string): Promise<string[]> {
+    if (!vscode.workspace.workspaceFolders?.length) return []; // no folder: nothing to search, nothing to wait for
     return rankPaths(await this.files.paths(), query, 20);
   }
 

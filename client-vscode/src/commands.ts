@@ -5,8 +5,9 @@ import type { ChatController } from "./chatView";
 import { showMcpServers } from "./mcpPicker";
 import { showHistory } from "./history";
 import { showCheckpoints } from "./checkpointPicker";
-import { Methods, type ContextResult } from "./protocol";
-import { costLine } from "./shared/format";
+import { Methods, type ContextResult, type ContextUsage } from "./protocol";
+import { USE_MODEL_WINDOW, costLine, formatTokens } from "./shared/format";
+import { writeAgentSetting } from "./settingWriter";
 import { LiveContext } from "./shared/liveContext";
 import type { VirtualDocs } from "./virtualDocs";
 
@@ -96,4 +97,19 @@ export function registerCommands(
   });
 
   reg("agentls.addSelection", () => chat.addSelection(vscode.window.activeTextEditor));
+
+  // The status bar tooltip's one-click raise: the working window becomes the model's own.
+  let usage: ContextUsage | undefined;
+  ctx.subscriptions.push(agent.onContextUsage.event((u) => (usage = u)));
+  reg(USE_MODEL_WINDOW, async (tokens?: number) => {
+    const target = typeof tokens === "number" && tokens > 0 ? tokens : usage?.modelWindow;
+    if (!target) {
+      void vscode.window.showWarningMessage("Agent: the model's context window is not known (is the server running?)");
+      return;
+    }
+    await writeAgentSetting("contextWindow", target);
+    void vscode.window.showInformationMessage(
+      `Agent: the working window is now the model's full ${formatTokens(target)} (agentls.contextWindow = ${target}).`,
+    );
+  });
 }

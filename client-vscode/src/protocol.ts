@@ -31,21 +31,34 @@ export interface InitializationOptions {
 
 export type ApprovalMode = "ask" | "always" | "never";
 
+export type ThinkingSetting = "auto" | "off" | "low" | "medium" | "high" | "xhigh" | "max";
+
+/** A `prices` entry: any of the five prices (cache ones default to Anthropic's multiples of input). */
+export interface ModelPrice {
+  input?: number;
+  output?: number;
+  cache_write?: number;
+  cache_read?: number;
+  cache_write_1h?: number;
+}
+
 export interface AgentThresholds {
   budgetSoft?: number; // 0.50: old results budgeted to 30K chars
   budgetHard?: number; // 0.70: old results budgeted to 15K chars
-  autoCompact?: number; // 0.85: L3 summary
+  autoCompact?: number | null; // 0.85: L3 summary; null: never on its own
   warn?: number; // 0.60: status level "warn"
   high?: number; // 0.85: status level "high"
 }
 
 export interface AgentSettings {
-  model?: string; // default "claude-sonnet-5-5"
+  model?: string; // default: chosen from the endpoint's models (agent/models); offline fallback "claude-sonnet-5-5"
   compactModel?: string; // cheaper model for summaries (default: model)
   baseUrl?: string; // any Anthropic-compatible endpoint
-  contextWindow?: number; // tokens, default: the model's window (agent/models), else 200000
+  contextWindow?: number; // the working window, default min(the model's window, 200000); never above the model's
   outputReserve?: number; // tokens kept free for the reply, default 20000
-  maxTokens?: number; // per reply, default 8192
+  maxTokens?: number; // per reply, default 8192; never above the model's maxOutput
+  thinking?: ThinkingSetting; // default "auto": adaptive where the model advertises it, a budget where only that
+  prices?: { [modelFragment: string]: ModelPrice }; // USD per million tokens for models without a list price
   cacheTtl?: "auto" | "5m" | "1h"; // prompt-cache TTL of the head and frontier breakpoints, default "auto"
   cacheControl?: boolean; // send prompt-cache breakpoints; default: only to api.anthropic.com (true: a caching proxy)
   thresholds?: AgentThresholds;
@@ -56,6 +69,14 @@ export interface AgentSettings {
   };
   diagnosticsWaitMs?: number; // after an edit of an open file, wait up to this long for its diagnostics; default 2000
   mcpServers?: { [name: string]: McpServerConfig }; // MCP servers whose tools the agent may call
+  permissions?: Permissions; // which tool calls run without asking, always ask, never run
+}
+
+/** Rules: "tool" or "tool(pattern)", e.g. "run_shell(npm test*)", "edit_file(*.lock)". */
+export interface Permissions {
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
 }
 
 /** One entry of `mcpServers`, the `mcp.json` shape; exactly one of command / url. */
@@ -102,6 +123,10 @@ export const Methods = {
   checkpointDiff: "agent/checkpointDiff",
   rewind: "agent/rewind",
   fork: "agent/fork",
+  todos: "agent/todos",
+  commands: "agent/commands",
+  expandCommand: "agent/expandCommand",
+  permissions: "agent/permissions",
 } as const;
 
 export interface ChatParams {
@@ -182,28 +207,87 @@ export interface CostResult {
   cacheWrite1hTokens: number;
   /** TTL of the head and frontier cache breakpoints for the next request. */
   cacheTtl: "5m" | "1h";
+  /** USD of the requests whose model has a known price */
   usd: number;
+  /** models of this session without a known price: their tokens are counted, their cost is unknown */
+  unpricedModels: string[];
 }
 
 export interface ModelsResult {
-  /** the known Anthropic models, for a picker */
+  /** exactly the endpoint's Models API list; agentls' offline table when source is "fallback" */
   models: ModelInfo[];
+  source: "endpoint" | "fallback";
+  /** why the fallback is shown ("" for the endpoint's list) */
+  note: string;
   /** the model that answers now ("demo model (offline)" in demo mode) */
   current: string;
-  /** settings.model, else the default; may be any id */
+  /** settings.model; "" when none is set (the server's default rule chooses) */
   configured: string;
   demo: boolean;
 }
 
-/** Prices in USD per million tokens. */
+/** One model of the endpoint. Prices in USD per million tokens; null: price unknown. */
 export interface ModelInfo {
   id: string;
   label: string;
-  contextWindow: number;
-  inputPerMTok: number;
-  outputPerMTok: number;
-  cacheReadPerMTok: number;
-  cacheWritePerMTok: number;
+  /** the model's window (max_input_tokens); null when unknown */
+  contextWindow: number | null;
+  /** the largest max_tokens it takes; null when unknown */
+  maxOutput: number | null;
+  /** RFC 3339 release date, "" when unknown */
+  createdAt: string;
+  thinking: "adaptive" | "manual" | "none";
+  /** effort levels it advertises */
+  efforts: string[];
+  lifecycle: string;
+  inputPerMTok: number | null;
+  outputPerMTok: number | null;
+  cacheReadPerMTok: number | null;
+  cacheWritePerMTok: number | null;
+}
+
+export type TodoStatus = "pending" | "in_progress" | "completed";
+
+export interface Todo {
+  content: string;
+  status: TodoStatus;
+}
+
+/** `agent/todos`: the task list as the model last wrote it (todo_write). */
+export interface TodosResult {
+  todos: Todo[];
+}
+
+export interface CommandInfo {
+  name: string;
+  description: string;
+  source: "workspace" | "user";
+  argumentHint: string;
+}
+
+/** `agent/commands`: custom slash commands (.agents/commands/*.md, the user's commands folder). */
+export interface CommandsResult {
+  commands: CommandInfo[];
+}
+
+export interface ExpandCommandParams {
+  name: string;
+  arguments?: string;
+}
+
+export interface ExpandCommandResult {
+  prompt: string;
+}
+
+export interface PermissionRule {
+  rule: string;
+  decision: "allow" | "ask" | "deny";
+  source: string;
+}
+
+/** `agent/permissions`: the rules in force and where each is written. */
+export interface PermissionsResult {
+  rules: PermissionRule[];
 }
 
 /** `agent/clear` → `{}` */
@@ -347,6 +431,7 @@ export type ContextLevel = "ok" | "warn" | "high";
 export interface ContextCategories {
   system: number;
   tools: number;
+  instructions: number; // instruction files (AGENTS.md…) in the system prompt
   user: number;
   assistant: number;
   toolResults: number;
@@ -373,17 +458,30 @@ export type NextRequest = "none" | "compact" | "trim" | "tooLarge";
 export interface ContextResult {
   model: string;
   demo: boolean;
+  /** the model's own window; `window` is the working window */
+  modelWindow: number | null;
   window: number;
   effectiveWindow: number;
   used: number;
   utilization: number;
   level: ContextLevel;
   nextRequest: NextRequest;
+  autoCompactAt: number | null; // utilization at which a summary replaces older turns; null: off
   categories: ContextCategories;
   layers: LayerStat[];
   placeholders: Placeholder[];
   mcpTools: McpToolTokens[]; // per MCP server: tools offered and their definitions' tokens per request
   toolListChanges: number; // requests whose tool list changed (each one cache break)
+  instructions: InstructionFile[]; // the instruction files in the system prompt
+  instructionChanges: number; // requests whose instruction files changed (each one cache break)
+}
+
+export interface InstructionFile {
+  name: string; // "AGENTS.md", "src/AGENTS.md", "~user/AGENTS.md"
+  scope: "user" | "root" | "nested";
+  tokens: number;
+  chars: number; // the whole file
+  cut: boolean; // over the cap: only its beginning is in the prompt
 }
 
 /** tokens: part of categories.tools */
@@ -456,6 +554,8 @@ export type AgentEvent =
   | { turnId: string; kind: "retry"; attempt: number; delaySeconds: number; reason: string; discardPartial: boolean }
   | { turnId: string; kind: "toolsChanged"; changes: number; added: string[]; removed: string[] }
   | { turnId: string; kind: "checkpoint"; checkpoint: string; files: CheckpointFile[]; skipped: SkippedFile[] }
+  | { turnId: string; kind: "instructionsChanged"; changes: number; added: string[]; removed: string[]; changed: string[] }
+  | { turnId: string; kind: "todos"; todos: Todo[] }
   | { turnId: string; kind: "error"; message: string };
 
 export type AgentEventKind = AgentEvent["kind"];
@@ -463,6 +563,8 @@ export type AgentEventKind = AgentEvent["kind"];
 export interface ContextUsage {
   model: string;
   demo: boolean;
+  /** the model's own window; `window` is the working window */
+  modelWindow: number | null;
   used: number;
   window: number;
   effectiveWindow: number;
@@ -471,6 +573,7 @@ export interface ContextUsage {
   categories: ContextCategories;
   layers: LayerStat[];
   nextRequest: NextRequest;
+  autoCompactAt: number | null;
 }
 
 export type ConfirmKind = "shell" | "write" | "edit" | "mcp" | "rewind";
@@ -485,9 +588,10 @@ export interface ConfirmParams {
   input?: string; // mcp: the arguments as JSON
   checkpoint?: string; // rewind
   paths?: string[]; // rewind: files changed outside the agent it would overwrite
+  rules?: string[]; // the allow rules "Always" (remember) adds; absent: none can be made
 }
 
-/** remember: always for this session */
+/** remember: "Always" (adds the request's rules) */
 export interface ConfirmResult {
   approved: boolean;
   remember?: boolean;

@@ -1,7 +1,7 @@
 /** The context meter in the status bar, fed by `agent/contextUsage`. */
 import * as vscode from "vscode";
 import type { ContextUsage } from "./protocol";
-import { phaseText, statusBackground, statusText, statusTooltip } from "./shared/format";
+import { USE_MODEL_WINDOW, phaseText, statusBackground, statusText, statusTooltip } from "./shared/format";
 import type { ServerStatus } from "./shared/messages";
 
 export class StatusBar implements vscode.Disposable {
@@ -37,6 +37,7 @@ export class StatusBar implements vscode.Disposable {
       it.backgroundColor = bg ? new vscode.ThemeColor(bg) : undefined;
       const md = new vscode.MarkdownString(statusTooltip(u));
       md.supportThemeIcons = true;
+      md.isTrusted = { enabledCommands: [USE_MODEL_WINDOW] }; // the "use the full window" link, nothing else
       it.tooltip = md;
       it.accessibilityInformation = {
         label: `Agent context ${Math.round(u.utilization * 100)} percent used, level ${u.level}`,

@@ -1,5 +1,5 @@
 /** The chat webview: renders the transcript, streams events, sends prompts and commands. */
-import type { ContextUsage } from "../src/protocol";
+import type { CommandInfo, ContextUsage, Todo } from "../src/protocol";
 import { meterText, nextRequestSentence, usableWindowSentence } from "../src/shared/format";
 import type { FromWebview, ServerStatus, ToWebview } from "../src/shared/messages";
 import { activeMention, applyMention } from "../src/shared/mentions";
@@ -13,6 +13,7 @@ import { toolBody, toolCard, type Details } from "./toolCards";
 import { collapsible, isLong } from "./collapse";
 import { Follower } from "./follow";
 import { ModelPicker } from "./modelPicker";
+import { TodoPanel } from "./todos";
 
 interface VsCodeApi {
   postMessage(m: unknown): void;
@@ -26,6 +27,8 @@ interface SavedState {
   draft: string;
   model: string;
   open: string[];
+  todos?: Todo[];
+  todosOpen?: boolean;
 }
 
 const vscode = acquireVsCodeApi();
@@ -40,6 +43,9 @@ let server: ServerStatus = { phase: "starting" };
 let model = saved?.model ?? "";
 let usage: ContextUsage | undefined;
 const openDetails = new Set<string>(saved?.open ?? []);
+let todos: Todo[] = saved?.todos ?? [];
+let todosOpen = saved?.todosOpen ?? true;
+let customCommands: CommandInfo[] = [];
 
 // -------------------------------------------------------------------- DOM
 
@@ -65,10 +71,15 @@ const input = el("textarea", {
 const sendBtn = el("button", { id: "send", class: "primary", type: "button", title: "Send (Enter)" }, "Send");
 const stopBtn = el("button", { id: "stop", type: "button", title: "Stop (Escape)" }, "Stop");
 stopBtn.hidden = true;
+const todoPanel = new TodoPanel(todosOpen, (open) => {
+  todosOpen = open;
+  persist();
+});
 const composer = el(
   "footer",
   { class: "composer" },
   suggest,
+  todoPanel.element,
   input,
   el("div", { class: "actions" }, el("span", { class: "hint" }, "/help for commands"), sendBtn, stopBtn),
 );
@@ -85,7 +96,7 @@ function persist(): void {
   saveQueued = true;
   queueMicrotask(() => {
     saveQueued = false;
-    const s: SavedState = { items: transcript.items, draft: input.value, model, open: [...openDetails] };
+    const s: SavedState = { items: transcript.items, draft: input.value, model, open: [...openDetails], todos, todosOpen };
     vscode.setState(s);
   });
 }
@@ -334,6 +345,7 @@ function renderChrome(): void {
   sendBtn.setAttribute("aria-disabled", String(busy));
   app.classList.toggle("busy", busy);
   if (!busy) progressEl.textContent = "";
+  todoPanel.render(todos);
 }
 
 /** A card's result changed form: fetch it again if it is open. */
@@ -367,6 +379,11 @@ function onHostMessage(m: ToWebview): void {
       schedule(false, lastIndex());
       return;
     case "event": {
+      if (m.event.kind === "todos") {
+        todos = m.event.todos;
+        schedule();
+        return;
+      }
       const before = transcript.items.length;
       T.applyEvent(transcript, m.event);
       if (m.event.kind === "layer") for (const id of m.event.toolUseIds) refetch(id);
@@ -430,7 +447,7 @@ function onHostMessage(m: ToWebview): void {
       return;
     }
     case "mentionResults":
-      showMentionResults(m.query, m.items);
+      showMentionResults(m.query, m.items, m.seq);
       return;
     case "insertText": {
       const v = input.value;
@@ -442,6 +459,13 @@ function onHostMessage(m: ToWebview): void {
     }
     case "focusInput":
       input.focus();
+      return;
+    case "todos":
+      todos = m.todos;
+      schedule();
+      return;
+    case "commands":
+      customCommands = m.commands;
       return;
   }
 }
@@ -457,6 +481,10 @@ type Suggestion = { label: string; detail: string; apply: () => void };
 let suggestions: Suggestion[] = [];
 let active = 0;
 let mentionQuery: string | undefined;
+// diagnostics (issue 24): each mentionQuery carries a number; its answer or its loss is logged
+let mentionSeq = 0;
+let mentionSent = 0; // the number of the query the list waits for (0: none)
+const trace = (...a: unknown[]) => console.debug("[agentls] mention", ...a);
 
 function renderSuggestions(): void {
   suggest.replaceChildren();
@@ -475,16 +503,25 @@ function renderSuggestions(): void {
   else input.removeAttribute("aria-activedescendant");
 }
 
-function closeSuggestions(): void {
+function closeSuggestions(why = ""): void {
+  if (why && mentionQuery !== undefined) trace(`closed (${why}) while #${mentionSent} "${mentionQuery}" was open`);
   suggestions = [];
   mentionQuery = undefined;
   renderSuggestions();
 }
 
-function showMentionResults(query: string, items: string[]): void {
-  if (query !== mentionQuery) return;
+function showMentionResults(query: string, items: string[], seq?: number): void {
+  if (query !== mentionQuery) {
+    const now = mentionQuery === undefined ? "the list is closed" : `waiting for #${mentionSent} "${mentionQuery}"`;
+    trace(`#${seq} "${query}" answered with ${items.length} items, ignored as stale (${now})`);
+    return;
+  }
   const caretInfo = activeMention(input.value, input.selectionStart ?? input.value.length);
-  if (!caretInfo) return closeSuggestions();
+  if (!caretInfo) {
+    trace(`#${seq} "${query}" answered with ${items.length} items, ignored: no mention at the caret`);
+    return closeSuggestions();
+  }
+  trace(`#${seq} "${query}" answered with ${items.length} items`);
   suggestions = items.map((p) => ({
     label: p.split("/").pop() ?? p,
     detail: p,
@@ -507,14 +544,14 @@ function showMentionResults(query: string, items: string[]): void {
 function updateSuggestions(): void {
   const v = input.value;
   const caret = input.selectionStart ?? v.length;
-  const slash = slashCompletions(v.slice(0, caret) === v ? v : "");
+  const slash = slashCompletions(v.slice(0, caret) === v ? v : "", customCommands);
   if (slash.length && !v.includes("\n")) {
     mentionQuery = undefined;
     suggestions = slash.map((c) => ({
       label: c.usage,
       detail: c.description,
       apply: () => {
-        input.value = `/${c.name}${c.name === "compact" ? " " : ""}`;
+        input.value = `/${c.name}${c.name === "compact" || c.custom ? " " : ""}`;
         input.selectionStart = input.selectionEnd = input.value.length;
         closeSuggestions();
         input.focus();
@@ -527,7 +564,9 @@ function updateSuggestions(): void {
   const m = activeMention(v, caret);
   if (m) {
     mentionQuery = m.query;
-    post({ type: "mentionQuery", query: m.query });
+    mentionSent = ++mentionSeq;
+    trace(`#${mentionSent} "${m.query}" sent`);
+    post({ type: "mentionQuery", query: m.query, seq: mentionSent });
     return;
   }
   closeSuggestions();
@@ -536,20 +575,24 @@ function updateSuggestions(): void {
 // ---------------------------------------------------------------- input
 
 function submit(): void {
-  const parsed = parseInput(input.value);
+  const parsed = parseInput(input.value, customCommands);
   switch (parsed.type) {
     case "empty":
       return;
     case "unknown":
       T.addNotice(
         transcript,
-        `Unknown command \`/${parsed.name}\`. Commands: ${SLASH_COMMANDS.map((c) => `\`/${c.name}\``).join(", ")}. Start with \`//\` to send a literal slash.`,
+        `Unknown command \`/${parsed.name}\`. Commands: ${[...SLASH_COMMANDS.map((c) => c.name), ...customCommands.map((c) => c.name)].map((n) => `\`/${n}\``).join(", ")}. Start with \`//\` to send a literal slash.`,
         "warn",
       );
       schedule(false, lastIndex());
       return;
     case "command":
       post({ type: "command", name: parsed.name, args: parsed.args });
+      break;
+    case "custom":
+      if (busy) return;
+      post({ type: "customCommand", name: parsed.name, args: parsed.args });
       break;
     case "prompt":
       if (busy) return;
@@ -572,8 +615,9 @@ input.addEventListener("keydown", (e) => {
     if ((e.key === "Enter" && !e.shiftKey) || e.key === "Tab") {
       const s = suggestions[active];
       // a complete slash command followed by Enter is sent, not completed again
-      const exact = parseInput(input.value);
-      if (!(e.key === "Enter" && exact.type === "command" && `/${exact.name}` === input.value.trim())) {
+      const exact = parseInput(input.value, customCommands);
+      const complete = (exact.type === "command" || exact.type === "custom") && `/${exact.name}` === input.value.trim();
+      if (!(e.key === "Enter" && complete)) {
         e.preventDefault();
         s.apply();
         return;
@@ -599,7 +643,24 @@ input.addEventListener("input", () => {
   updateSuggestions();
   persist();
 });
-input.addEventListener("blur", () => setTimeout(() => closeSuggestions(), 150));
+// Leaving the input closes its list, a moment later (a click elsewhere). Focus that comes back first
+// cancels that: after Stop the input can be focused again and `@hel` typed within those 150 ms, and the
+// late close dropped the query just sent, so its answer was ignored as stale (issue 24).
+let blurClose: ReturnType<typeof setTimeout> | undefined;
+input.addEventListener("blur", () => {
+  clearTimeout(blurClose);
+  blurClose = setTimeout(() => {
+    blurClose = undefined;
+    if (document.activeElement !== input) closeSuggestions("blur");
+  }, 150);
+});
+input.addEventListener("focus", () => {
+  const closing = blurClose !== undefined;
+  clearTimeout(blurClose);
+  blurClose = undefined;
+  // back after the list was closed: the mention at the caret (if any) is asked again
+  if (!closing && mentionQuery === undefined && !suggestions.length) updateSuggestions();
+});
 sendBtn.addEventListener("click", () => submit());
 stopBtn.addEventListener("click", () => post({ type: "stop" }));
 

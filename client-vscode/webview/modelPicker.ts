@@ -1,8 +1,10 @@
 /**
  * The model picker in the chat header: a native <select> (keyboard and screen-reader
- * friendly) of the known models with window and price, the configured id if it is a
- * custom one, and "Other model id…" for any endpoint's model. It shows the model that
- * actually answers: in demo mode the demo model, with the choice kept for when a key is set.
+ * friendly) of the endpoint's models (agent/models: its Models API list) with window,
+ * output limit and price, the configured id if it is a custom one, and "Other model id…"
+ * for any endpoint's model. When the endpoint lists no models the server sends its offline
+ * table: the group says so. It shows the model that actually answers: in demo mode the demo
+ * model, with the choice kept for when a key is set.
  */
 import type { ModelInfo } from "../src/protocol";
 import { meterTokens } from "../src/shared/format";
@@ -10,6 +12,8 @@ import { el } from "./dom";
 
 export interface ModelList {
   models: ModelInfo[];
+  source: "endpoint" | "fallback";
+  note: string;
   current: string;
   configured: string;
   demo: boolean;
@@ -22,8 +26,20 @@ function price(n: number): string {
   return `$${Number.isInteger(n) ? n : n.toFixed(2)}`;
 }
 
+/** "Acme Sonnet 9 · 750K window · 64K out · $3/$15 per MTok" (or "price unknown"). */
 export function modelOptionLabel(m: ModelInfo): string {
-  return `${m.label} · ${meterTokens(m.contextWindow)} · ${price(m.inputPerMTok)}/${price(m.outputPerMTok)} per MTok`;
+  const parts = [m.label];
+  if (m.contextWindow) parts.push(`${meterTokens(m.contextWindow)} window`);
+  if (m.maxOutput) parts.push(`${meterTokens(m.maxOutput)} out`);
+  const known = m.inputPerMTok !== null && m.outputPerMTok !== null;
+  parts.push(known ? `${price(m.inputPerMTok!)}/${price(m.outputPerMTok!)} per MTok` : "price unknown");
+  if (m.lifecycle === "deprecated") parts.push("deprecated");
+  return parts.join(" · ");
+}
+
+/** The group heading: whose list this is. */
+export function modelGroupLabel(list: Pick<ModelList, "source">): string {
+  return list.source === "endpoint" ? "Models offered by the endpoint" : "Offline list (the endpoint lists no models)";
 }
 
 export class ModelPicker {
@@ -83,22 +99,26 @@ export class ModelPicker {
     const list = this.list;
     this.element.hidden = !list;
     if (!list) return;
-    const options: HTMLOptionElement[] = [];
-    if (list.demo) options.push(el("option", { value: DEMO }, list.current));
+    const head: HTMLOptionElement[] = [];
+    if (list.demo) head.push(el("option", { value: DEMO }, list.current));
+    const listed: HTMLOptionElement[] = [];
     for (const m of list.models) {
       const o = el("option", { value: m.id }, modelOptionLabel(m));
       o.title = m.id;
-      options.push(o);
+      listed.push(o);
     }
+    const group = el("optgroup", { label: modelGroupLabel(list) }, ...listed);
     // a custom id (another endpoint), and the answering model if it differs from the setting
+    const extra: HTMLOptionElement[] = [];
     for (const id of [list.configured, list.demo ? "" : list.current]) {
-      if (id && !options.some((o) => o.value === id)) options.push(el("option", { value: id }, id));
+      if (id && ![...listed, ...extra].some((o) => o.value === id)) extra.push(el("option", { value: id }, id));
     }
-    options.push(el("option", { value: OTHER }, "Other model id…"));
-    this.select.replaceChildren(...options);
+    extra.push(el("option", { value: OTHER }, "Other model id…"));
+    this.select.replaceChildren(...head, group, ...extra);
     this.select.value = list.demo ? DEMO : list.current;
+    const note = list.source === "fallback" && list.note ? `\n${list.note}` : "";
     this.select.title = list.demo
-      ? `The offline demo model answers (no API key). Your choice (${list.configured}) is used once a key or base URL is set.`
-      : `Model: ${list.current}`;
+      ? `The offline demo model answers (no API key).${list.configured ? ` Your choice (${list.configured}) is used once a key or base URL is set.` : ""}`
+      : `Model: ${list.current}${note}`;
   }
 }

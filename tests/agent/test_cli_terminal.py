@@ -1,13 +1,13 @@
-"""`agentls ask` and `agentls repl` as a user runs them, against the offline demo model."""
+"""`agentls ask` and `agentls repl` as a user runs them, against the offline demo model (and a mock endpoint)."""
 
 import os
 import subprocess
 import sys
 
 
-def run(args, tmp_path, stdin=None):
-    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
-    env["AGENTLS_DATA_DIR"] = str(tmp_path / "data")
+def run(args, tmp_path, stdin=None, env=None):
+    base = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
+    env = {**base, **(env or {}), "AGENTLS_DATA_DIR": str(tmp_path / "data")}
     return subprocess.run([sys.executable, "-m", "agentls", *args], input=stdin, capture_output=True,
                           text=True, env=env, timeout=120)
 
@@ -60,3 +60,49 @@ def test_repl_sessions_and_resume(tmp_path):
     after = out.rsplit("resumed ", 1)[1]
     assert "What does README.md say?" in after.split("(this chat)")[0].rsplit("\n", 2)[-1] or \
         any(line.startswith("  1. What does README.md say?") and "(this chat)" in line for line in after.splitlines())
+
+
+def test_repl_slash_model_lists_the_endpoints_models_and_switches(tmp_path):
+    from agentls.mock_api import MockAnthropicServer, Reply, Text, mock_model
+
+    root = workspace(tmp_path)
+    models = [mock_model("acme-sonnet-9", window=750_000, max_tokens=64_000, thinking=("enabled",)),
+              mock_model("acme-deep-9", window=1_000_000, max_tokens=128_000, thinking=("adaptive",))]
+    with MockAnthropicServer(models=models) as api:
+        api.script(Reply([Text("one")]), Reply([Text("two")]))
+        env = {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-ant-repl-test"}
+        lines = "/model\nfirst\n/model claude-opus-4-1\n/model acme-deep-9\nsecond\n/cost\n/quit\n"
+        done = run(["repl", "--workspace", str(root), "--model", "claude-gone-1"], tmp_path, stdin=lines, env=env)
+        bodies = api.message_bodies
+    assert done.returncode == 0, done.stderr
+    # a --model the endpoint does not list: warned at start, never sent
+    assert "'claude-gone-1' (setting --model) is not offered" in done.stderr
+    out = done.stdout
+    assert "models offered by the endpoint:" in out and " * acme-sonnet-9" in out
+    assert "750K window · 64K out · thinking manual · price unknown" in out
+    assert "'claude-opus-4-1' (setting /model) is not offered" in out
+    assert [b["model"] for b in bodies] == ["acme-sonnet-9", "acme-deep-9"]
+    assert bodies[1]["thinking"]["type"] == "adaptive" and "budget_tokens" not in str(bodies[1])
+    assert "price unknown for acme-sonnet-9, acme-deep-9" in out
+    assert "/180K] > " in out  # the working window: min(750K, 200K), less the output reserve (one meter)
+
+
+def test_repl_custom_commands_always_rules_tasks_and_permissions(tmp_path):
+    """Issue 21 in the terminal: a custom command from .agents/commands/, listed by /help and expanded with
+    $ARGUMENTS; "always" prints the rule it adds and the next identical command runs unasked."""
+    root = workspace(tmp_path)
+    (root / ".agents" / "commands").mkdir(parents=True)
+    (root / ".agents" / "commands" / "explain.md").write_text(
+        "---\ndescription: Explain a file\nargument-hint: <file>\n---\nWhat does $ARGUMENTS say?\n")
+    lines = "/help\n/explain README.md\nrun ls -la\na\nrun ls -la\n/permissions\n/tasks\n/nope\n/quit\n"
+    done = run(["repl", "--workspace", str(root)], tmp_path, stdin=lines)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "/explain <file> — Explain a file (workspace)" in out
+    assert "The build uses make." in out  # the expanded prompt reached the model, which read the file
+    assert out.count("? run: ls -la") == 1  # asked once: "always" covered the second run
+    assert "[a]lways allows: run_shell(ls -la)" in out
+    assert "+ allow run_shell(ls -la) (for this session" in out
+    assert "allow run_shell(ls -la)" in out.split("/permissions", 1)[1]
+    assert "tasks: (none)" in out
+    assert "unknown command /nope" in out

@@ -22,7 +22,7 @@ from agentls.context.structure import request_problems
 from agentls.mock_api import Reply, Text, ToolUse
 from conftest import settings_for
 from mcp_fixtures import HttpServer, stdio_config
-from agentls.agent.runtime import ModelInfo
+from agentls.agent.runtime import ActiveModel
 from agentls.lsp import protocol
 
 
@@ -33,7 +33,7 @@ def wire_status(agent):
 
 def wire_context(agent):
     """agent/context's shape of the agent's context details."""
-    return protocol.context(agent.context(), ModelInfo("", False))
+    return protocol.context(agent.context(), ActiveModel("", False))
 
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -103,7 +103,7 @@ async def test_stdio_tools_are_offered_namespaced_in_a_stable_order_and_called_w
     mcp_names = [n for n in names if n.startswith("mcp__")]
     assert mcp_names == sorted(mcp_names) and "mcp__test__echo" in mcp_names
     assert names[: -len(mcp_names)] == ["read_file", "grep_search", "list_files", "edit_file", "write_file",
-                                        "run_shell"]  # built-ins first, unchanged
+                                        "run_shell", "todo_write"]  # built-ins first, unchanged
     assert all(TOOL_NAME.match(n) for n in names)
     assert first["tools"] == second["tools"]
     [asked] = approvals.asked

@@ -79,6 +79,15 @@ def index_of(agent: Agent) -> dict:
             "layer_of": dict(agent.engine.layer_of)}
 
 
+def without_markers(value):
+    """The request as the model reads it: cache_control breakpoints are billing marks, not content."""
+    if isinstance(value, dict):
+        return {k: without_markers(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [without_markers(v) for v in value]
+    return value
+
+
 async def close(agent: Agent) -> None:
     await agent.aclose()
 
@@ -188,4 +197,37 @@ async def test_messages_recorded_after_the_view_are_appended_as_a_replay_would(m
     mock_api.script(Reply([Text("carrying on")]))
     await again.run_turn("go on")
     assert "toolu_lost" in json.dumps(mock_api.message_bodies[-1]["messages"])
+    await close(again)
+
+
+async def test_the_task_list_and_instruction_folders_survive_a_restart_from_the_view(mock_api, workspace, data_dir):
+    """State recorded long before the view (issue 21's `state` records: the task list, the sub-folders
+    whose AGENTS.md applies) is read with it, so the first request after the restart has the same
+    system prompt and messages as the last one before it."""
+    write_files(workspace)
+    (workspace / "sub").mkdir()
+    (workspace / "sub" / "AGENTS.md").write_text("Files in sub/ are generated: never edit them.\n")
+    (workspace / "sub" / "gen.txt").write_text("generated\n")
+    todos = [{"content": "read the files", "status": "in_progress"}, {"content": "report", "status": "pending"}]
+    agent = agent_on(mock_api, workspace)
+    mock_api.script(Reply([ToolUse("todo_write", {"todos": todos}), ToolUse("read_file", {"path": "sub/gen.txt"})]),
+                    Reply([Text("planned")]))
+    await agent.run_turn("plan, then read sub/gen.txt")
+    for turn in range(2):  # more turns: the view is saved well after the state records
+        await read_turn(agent, mock_api, turn)
+    last = mock_api.message_bodies[-1]
+    assert "never edit them" in json.dumps(last["system"]), "the sub-folder's instructions apply"
+    items, meter = list(agent.task_list.items), agent.context_usage()
+    await close(agent)
+
+    again = agent_on(mock_api, workspace)
+    restored = again.session.restore(use_view=True)
+    assert restored.view is not None and restored.messages == [], "resumed from a view after the state records"
+    assert list(again.task_list.items) == items and again.engine.pinned == agent.engine.pinned
+    assert again.context_usage() == meter, "the meter shows the same figure"
+    mock_api.script(Reply([Text("still here")]))
+    await again.run_turn("after the restart")
+    first = mock_api.message_bodies[-1]
+    assert first["system"] == last["system"]
+    assert without_markers(first["messages"][:len(last["messages"])]) == without_markers(last["messages"])
     await close(again)

@@ -15,7 +15,12 @@ test-output/e2e/agentls/ and test-output/e2e/stand-in-server/.
   opens from its card, Show Context follows the conversation and survives a reload;
   then the editor tools in a TypeScript workspace (steps-editor.mjs): a scripted
   model calls find_symbols, find_references and an edit that breaks the types;
-  then an MCP server added in the settings listed by Agent: Show MCP Servers and /mcp.
+  then an MCP server added in the settings listed by Agent: Show MCP Servers and /mcp;
+  then the endpoint's models (steps-models.mjs, issue 16): a mock endpoint whose Models API
+  lists ids no table contains fills the picker, the status bar tooltip names the working
+  window and the model's maximum, and its link raises agentls.contextWindow in one click.
+  then "Always" in an approval writes a permission rule to agentls.permissions that /permissions
+  lists, the same command then runs unasked, and once removed it asks again (steps-rules.mjs).
 - with the stand-in server (client-vscode/test/e2e/fake_server.py): the same,
   plus approvals (modal for a command, diff + modal for an edit) and a server
   crash that is restarted and reported in the panel.
@@ -100,3 +105,5 @@ def test_vscode_with_agentls(vscode_ready: None) -> None:
     out = _e2e({"AGENTLS_E2E_REQUIRE_SERVER": "1"})
     assert "all steps passed" in out
     assert "editor tools: symbols found the class" in out  # steps-editor.mjs, in a TypeScript workspace
+    assert "Always: run_shell(ls -la) written to agentls.permissions.allow" in out  # steps-rules.mjs (issue 21)
+    assert "the rule removed from the settings: the command asks again" in out

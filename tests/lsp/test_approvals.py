@@ -17,7 +17,7 @@ async def test_denied_confirm_runs_nothing_and_tells_the_model(start_editor, moc
 
     await editor.request("agent/chat", {"prompt": "run it"})
 
-    assert editor.confirms == [{"kind": "shell", "command": "touch ran.txt"}]
+    assert editor.confirms == [{"kind": "shell", "command": "touch ran.txt", "rules": ["run_shell(touch ran.txt)"]}]
     assert not (workspace / "ran.txt").exists()
     told = mock_api.message_bodies[-1]["messages"][-1]["content"][0]
     assert told["is_error"] is True and "did not approve" in told["content"]

@@ -65,7 +65,7 @@ async def test_context_usage_after_startup_and_every_model_call(start_editor, mo
     await wait_until(lambda: editor.usages)
     first = editor.usages[0]
     assert set(first) == {"used", "window", "effectiveWindow", "utilization", "level", "categories", "layers",
-                          "nextRequest", "model", "demo"}
+                          "nextRequest", "autoCompactAt", "model", "demo", "modelWindow"}
     assert first["demo"] is False
     before = len(editor.usages)
     mock_api.script(Reply([ToolUse("read_file", {"path": "notes.md"})]), Reply([Text("done")]))

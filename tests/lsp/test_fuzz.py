@@ -27,10 +27,10 @@ RESULT_KEYS = {
     "agent/chat": {"turnId", "text", "stopReason", "usage"},
     "agent/compact": {"tokensBefore", "tokensAfter", "summary"},
     "agent/cost": {"model", "requests", "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens",
-                   "cacheWrite1hTokens", "cacheTtl", "usd"},
+                   "cacheWrite1hTokens", "cacheTtl", "usd", "unpricedModels"},
     "agent/clear": set(),
     "agent/context": {"window", "effectiveWindow", "used", "utilization", "level", "categories", "layers",
-                      "placeholders", "model", "demo"},
+                      "placeholders", "model", "demo", "modelWindow"},
 }
 NASTY_KEYS = ["prompt", "instructions", "attachments", "uri", "text", "range", "start", "end", "line", "character",
               "workDoneToken", "type_name", "jsonrpc", "method", "id", "params", "__proto__", "", "1abc", "class",

@@ -44,7 +44,8 @@ async def test_mcp_servers_listed_started_lazily_called_with_confirm_and_counted
     mock_api.script(Reply([ToolUse("mcp__test__echo", {"text": "via lsp"})]), Reply([Text("echoed")]))
     result = await editor.request("agent/chat", {"prompt": "echo"})
     assert result["text"] == "echoed"
-    assert editor.confirms == [{"kind": "mcp", "server": "test", "tool": "echo", "input": '{\n "text": "via lsp"\n}'}]
+    assert editor.confirms == [{"kind": "mcp", "server": "test", "tool": "echo", "input": '{\n "text": "via lsp"\n}',
+                               "rules": ["mcp__test__echo"]}]
     assert mock_api.message_bodies[-1]["messages"][-1]["content"][0]["content"] == "echo: via lsp"
     tool_end = next(e for e in editor.events if e["kind"] == "toolEnd")
     assert tool_end["tool"] == "mcp__test__echo" and tool_end["summary"].startswith("test › echo")

@@ -22,15 +22,16 @@ async def test_compact_cost_clear_and_context(start_editor, mock_api, data_dir, 
 
     context = await editor.request("agent/context")
     assert set(context) == {"window", "effectiveWindow", "used", "utilization", "level", "categories", "layers",
-                            "nextRequest", "placeholders", "model", "demo", "mcpTools", "toolListChanges"}
-    assert set(context["categories"]) == {"system", "tools", "user", "assistant", "toolResults"}
+                            "nextRequest", "autoCompactAt", "placeholders", "model", "demo", "modelWindow", "mcpTools",
+                            "toolListChanges", "instructions", "instructionChanges"}
+    assert set(context["categories"]) == {"system", "tools", "instructions", "user", "assistant", "toolResults"}
     assert context["categories"]["toolResults"] > 0 and context["level"] == "ok"
     assert all(set(layer) == {"layer", "count", "tokensSaved"} for layer in context["layers"])
 
     cost = await editor.request("agent/cost", {})
     assert set(cost) == {"model", "requests", "inputTokens", "outputTokens", "cacheReadTokens",
-                         "cacheWriteTokens", "cacheWrite1hTokens", "cacheTtl", "usd"}
-    assert cost["requests"] == 2 and cost["usd"] > 0
+                         "cacheWriteTokens", "cacheWrite1hTokens", "cacheTtl", "usd", "unpricedModels"}
+    assert cost["requests"] == 2 and cost["usd"] > 0 and cost["unpricedModels"] == []
 
     before = len(editor.usages)
     mock_api.script(Reply([Text("<summary>1. Goal: read the notes</summary>")]))

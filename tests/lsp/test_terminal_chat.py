@@ -76,3 +76,23 @@ async def test_checkpoints_and_rewind_in_the_terminal_chat(workspace, data_dir, 
     assert "2. " in out.rsplit("restored", 1)[1] and "rewind: before rewinding" in out and "(rewound)" in out
     assert (workspace / "notes.md").read_text() == "# Notes\nThe answer is 42.\n"
     assert not (workspace / "shell.txt").exists()
+
+
+async def test_slash_model_lists_the_endpoints_models_and_switches(workspace, data_dir):
+    from agentls.mock_api import MockAnthropicServer, mock_model
+
+    models = [mock_model("acme-sonnet-9", window=750_000, max_tokens=64_000, thinking=("enabled",)),
+              mock_model("acme-deep-9", window=1_000_000, max_tokens=128_000, thinking=("adaptive",))]
+    with MockAnthropicServer(models=models) as api:
+        api.script(Reply([Text("one")]), Reply([Text("two")]))
+        env = server_env(data_dir, ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY=SECRET)
+        out, err, code = await run_chat(workspace, env, ["/model", "first", "/model acme-deep-9", "second",
+                                                         "/cost", "/quit"], "--new")
+        bodies = api.message_bodies
+    assert code == 0, err
+    assert "models offered by the endpoint:" in out
+    assert " * acme-sonnet-9" in out and "750K window · 64K out · thinking manual · price unknown" in out
+    assert "acme-deep-9" in out and "1M window · 128K out · thinking adaptive" in out
+    assert [b["model"] for b in bodies] == ["acme-sonnet-9", "acme-deep-9"]
+    assert bodies[1]["thinking"]["type"] == "adaptive"
+    assert "price unknown for acme-sonnet-9, acme-deep-9" in out  # /cost: tokens counted, no borrowed price

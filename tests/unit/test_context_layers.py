@@ -165,7 +165,7 @@ def test_context_report_names_placeholders_and_layers():
     engine.prepare(now=0)
     report = asdict(engine.report(tools_tokens=100))
     assert set(report) >= {"window", "used", "utilization", "level", "categories", "layers"}
-    assert {"system", "tools", "user", "assistant", "tool_results"} == set(report["categories"])
+    assert {"system", "tools", "instructions", "user", "assistant", "tool_results"} == set(report["categories"])
     clear = next(layer for layer in report["layers"] if layer["layer"] == "clear")
     assert clear["count"] == 2 and clear["tokens_saved"] > 0
     refs = {p.tool_use_id: p.ref for p in engine.placeholders()}

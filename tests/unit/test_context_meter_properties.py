@@ -24,10 +24,10 @@ from agentls.agent.workspace import Workspace
 from agentls.context.compact import SummaryError
 from agentls.context.tokens import Usage
 from agentls.model import ModelSettings
-from agentls.agent.runtime import ModelInfo
+from agentls.agent.runtime import ActiveModel
 from agentls.lsp import protocol
 
-NO_MODEL = ModelInfo("", False)
+NO_MODEL = ActiveModel("", False)
 
 EXAMPLES = int(os.environ.get("AGENTLS_METER_EXAMPLES", "2000"))
 SHARED = ("used", "window", "effectiveWindow", "utilization", "level", "nextRequest")

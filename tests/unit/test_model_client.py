@@ -10,6 +10,7 @@ import pytest
 
 from agentls.mock_api import Fault, MockAnthropicServer, RedactedThinking, Reply, Text, Thinking, ToolUse
 from agentls.lsp import protocol
+from agentls.mock_api import Fault, MockAnthropicServer, RedactedThinking, Reply, Text, Thinking, ToolUse, mock_model
 from agentls.model import (
     DEFAULT_MODEL,
     ModelClient,
@@ -21,6 +22,8 @@ from agentls.model import (
     ToolUseStarted,
     Usage,
 )
+from agentls.model.catalog import Catalog, ModelInfo
+from agentls.model.models_api import fetch_catalog
 
 SECRET = "sk-ant-test-SECRET-123"
 USER_HI = [{"role": "user", "content": "hi"}]
@@ -163,14 +166,76 @@ async def test_stop_reasons_pass_through(api, client, stop_reason):
     assert response.text == "partial answer"
 
 
-async def test_thinking_budget_is_sent_and_max_tokens_leaves_room(api):
-    async with ModelClient(make_settings(api, thinking_budget=2000, max_tokens=1500)) as model_client:
-        api.script(Reply([Thinking("hmm"), Text("ok")]))
+# Models no table names, served by the mock's Models API (mock_api/models.py).
+LISTED = [
+    mock_model("acme-manual-2", window=150_000, max_tokens=20_000, thinking=("enabled", "disabled")),
+    mock_model("acme-adaptive-3", window=750_000, max_tokens=9_000, thinking=("adaptive", "between_tools"),
+               efforts=("low", "high")),
+    mock_model("acme-plain-1", window=100_000, max_tokens=4_096, thinking=("disabled",)),
+]
+
+
+@pytest.fixture
+def listed_api():
+    with MockAnthropicServer(models=LISTED) as server:
+        yield server
+
+
+async def _catalog_settings(api, **overrides) -> ModelSettings:
+    return make_settings(api, catalog=await fetch_catalog(make_settings(api)), **overrides)
+
+
+async def test_a_manual_only_model_gets_budget_tokens_with_room_for_the_answer(listed_api):
+    settings = await _catalog_settings(listed_api, model="acme-manual-2", thinking_budget=2000, max_tokens=1500)
+    async with ModelClient(settings) as model_client:
+        listed_api.script(Reply([Thinking("hmm"), Text("ok")]))
         response = await model_client.stream(system="s", messages=USER_HI, tools=[])
-    body = api.message_bodies[-1]
+    body = listed_api.message_bodies[-1]
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 2000}
     assert body["max_tokens"] > 2000
     assert [b["type"] for b in response.content] == ["thinking", "text"]
+
+
+async def test_an_adaptive_model_gets_adaptive_thinking_and_max_tokens_within_its_limit(listed_api):
+    settings = await _catalog_settings(listed_api, model="acme-adaptive-3", max_tokens=50_000)
+    async with ModelClient(settings) as model_client:
+        listed_api.script(Reply([Thinking("hmm"), Text("ok")]))
+        response = await model_client.stream(system="s", messages=USER_HI, tools=[])
+        body = listed_api.message_bodies[-1]
+        assert body["thinking"] == {"type": "adaptive", "display": "summarized"} and "budget_tokens" not in str(body)
+        assert body["max_tokens"] == 9_000  # the model's own max_tokens, not the setting's 50000
+        assert [b["type"] for b in response.content] == ["thinking", "text"]
+        model_client.settings.thinking = "high"
+        await model_client.stream(system="s", messages=USER_HI, tools=[])
+        assert listed_api.message_bodies[-1]["output_config"] == {"effort": "high"}
+        model_client.settings.thinking = "off"
+        await model_client.stream(system="s", messages=USER_HI, tools=[])
+        assert listed_api.message_bodies[-1]["thinking"] == {"type": "between_tools"}
+
+
+async def test_a_model_without_thinking_gets_none_and_the_mock_refuses_what_a_model_lacks(listed_api):
+    settings = await _catalog_settings(listed_api, model="acme-plain-1")
+    async with ModelClient(settings) as model_client:
+        await model_client.stream(system="s", messages=USER_HI, tools=[])
+        assert "thinking" not in listed_api.message_bodies[-1]
+    # budget_tokens to the adaptive-only model: the 400 names the model and the setting to change
+    forced = make_settings(listed_api, model="acme-adaptive-3", thinking_budget=2000,
+                           catalog=Catalog((ModelInfo("acme-adaptive-3", thinking_types=frozenset({"enabled"})),),
+                                           "endpoint"))
+    async with ModelClient(forced) as model_client:
+        with pytest.raises(ModelError) as refused:
+            await model_client.stream(system="s", messages=USER_HI, tools=[])
+    assert refused.value.status == 400 and "thinking.type" in refused.value.message
+    assert "'acme-adaptive-3'" in refused.value.message and "setting thinking" in refused.value.message
+
+
+async def test_a_404_names_the_model_and_the_setting(listed_api):
+    settings = make_settings(listed_api, model="claude-retired-1", setting_names={"model": "agentls.model"})
+    async with ModelClient(settings) as model_client:
+        with pytest.raises(ModelError) as missing:
+            await model_client.stream(system="s", messages=USER_HI, tools=[])
+    assert missing.value.status == 404 and len(listed_api.message_bodies) == 1  # a 404 is not retried
+    assert "'claude-retired-1'" in missing.value.message and "agentls.model" in missing.value.message
 
 
 async def test_complete_uses_compact_model_without_thinking(api):

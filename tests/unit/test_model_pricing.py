@@ -1,4 +1,4 @@
-"""Prices per model family, overrides, and the agent/cost shape."""
+"""Prices per model id, unknown models (price unknown, never another model's), overrides, the agent/cost shape."""
 
 from __future__ import annotations
 
@@ -13,20 +13,47 @@ MILLION = 1_000_000
 @pytest.mark.parametrize("model, input_price, output_price", [
     ("claude-sonnet-4-5", 3.0, 15.0),
     ("claude-sonnet-4-5-20250929", 3.0, 15.0),
-    ("claude-sonnet-5-5", 3.0, 15.0),
+    ("claude-sonnet-5-5", 2.0, 10.0),
     ("claude-opus-4-1", 15.0, 75.0),
     ("claude-opus-4-20250514", 15.0, 75.0),
     ("claude-opus-4-5", 5.0, 25.0),
-    ("claude-opus-5-5", 5.0, 25.0),
+    ("claude-opus-5-5", 4.0, 20.0),
     ("claude-haiku-4-5", 1.0, 5.0),
+    ("claude-haiku-5-5", 0.10, 0.50),
     ("claude-3-5-haiku-latest", 0.8, 4.0),
     ("claude-3-haiku-20240307", 0.25, 1.25),
-    ("deepseek-chat", 0.28, 0.42),
-    ("some-unknown-model", 3.0, 15.0),
 ])
-def test_family_prices(model, input_price, output_price):
+def test_list_prices_by_model_id(model, input_price, output_price):
     price = price_for(model)
-    assert (price.input, price.output) == (input_price, output_price)
+    assert price is not None and (price.input, price.output) == (input_price, output_price)
+
+
+@pytest.mark.parametrize("model", ["some-unknown-model", "deepseek-chat", "claude-sonnet-7", "claude-opus-5-5-x",
+                                   "acme-adaptive-3", "claude-sonnet-5-5-2026"])
+def test_a_model_the_table_does_not_name_has_no_price(model):
+    """Never another model's price: a newer Sonnet is not priced like the one the table knows."""
+    assert price_for(model) is None
+    assert cost_usd(model, Usage(input_tokens=MILLION, output_tokens=MILLION)) is None
+
+
+def test_unknown_models_count_tokens_but_not_dollars():
+    tracker = CostTracker("acme-adaptive-3")
+    assert tracker.add("acme-adaptive-3", Usage(input_tokens=MILLION, output_tokens=10)) is None
+    tracker.add("claude-haiku-4-5", Usage(input_tokens=MILLION))
+    result = protocol.cost(tracker.report())
+    assert result["unpricedModels"] == ["acme-adaptive-3"]
+    assert result["inputTokens"] == 2 * MILLION and result["requests"] == 2
+    assert result["usd"] == pytest.approx(1.0)  # only the priced model's requests
+    priced = CostTracker("acme-adaptive-3", {"acme": {"input": 2.0, "output": 8.0}})
+    priced.add("acme-adaptive-3", Usage(input_tokens=MILLION, cache_read_input_tokens=MILLION))
+    assert protocol.cost(priced.report())["unpricedModels"] == [] and priced.usd == pytest.approx(2.0 + 0.2)
+
+
+def test_haiku_5_5_is_priced_by_prompt_size():
+    small = Usage(input_tokens=100_000, output_tokens=MILLION)
+    large = Usage(input_tokens=50_000, cache_read_input_tokens=50_001, output_tokens=MILLION)
+    assert cost_usd("claude-haiku-5-5", small) == pytest.approx(0.10 * 0.1 + 0.50)
+    assert cost_usd("claude-haiku-5-5", large) == pytest.approx(0.50 * 0.05 + 0.05 * 0.050001 + 2.50)
 
 
 def test_cost_counts_all_four_token_kinds():
@@ -62,7 +89,7 @@ def test_tracker_accumulates_and_matches_protocol_shape():
     tracker.add("claude-haiku-4-5", Usage(1, 2, 3, 4))
     result = protocol.cost(tracker.report())
     assert set(result) == {"model", "requests", "inputTokens", "outputTokens", "cacheReadTokens",
-                           "cacheWriteTokens", "cacheWrite1hTokens", "cacheTtl", "usd"}
+                           "cacheWriteTokens", "cacheWrite1hTokens", "cacheTtl", "usd", "unpricedModels"}
     assert result["model"] == "claude-sonnet-4-5" and result["requests"] == 2
     assert (result["inputTokens"], result["outputTokens"]) == (11, 22)
     assert (result["cacheWriteTokens"], result["cacheReadTokens"]) == (33, 44)

@@ -31,7 +31,8 @@ def test_defaults():
 
 
 def test_default_model_matches_protocol_doc():
-    documented = re.search(r'model\?: string;\s*// default "([^"]+)"', PROTOCOL.read_text())
+    documented = re.search(r'model\?: string;\s*// default: chosen from the endpoint.*offline fallback "([^"]+)"',
+                           PROTOCOL.read_text())
     assert documented and documented.group(1) == DEFAULT_MODEL
 
 

@@ -15,8 +15,9 @@ import json
 import subprocess
 import sys
 
-SDKS = ("anthropic", "mcp")
-BEFORE_INITIALIZE = (*SDKS, "re2", "sqlite3", "pathspec", "httpx2", "pydantic")
+SDKS = ("anthropic", "mcp", "acp")  # the model's, MCP's and the Agent Client Protocol's
+# and what the agent's newer parts use: the shell-command parser of the permission rules (tree-sitter)
+BEFORE_INITIALIZE = (*SDKS, "re2", "sqlite3", "pathspec", "httpx2", "pydantic", "tree_sitter", "tree_sitter_bash")
 
 
 def loaded_after(statement: str, modules: tuple[str, ...]) -> list[str]:
@@ -31,7 +32,9 @@ def test_importing_the_server_imports_neither_sdk_nor_the_store():
 
 
 def test_the_agent_is_built_without_either_sdk():
-    assert loaded_after("import agentls.lsp.server, agentls.agent.loop, agentls.agent.store", SDKS) == []
+    agent = ("agentls.agent.loop", "agentls.agent.store", "agentls.agent.runtime", "agentls.agent.endpoint_models",
+             "agentls.agent.checkpoints", "agentls.agent.permissions")
+    assert loaded_after(f"import agentls.lsp.server, {', '.join(agent)}", SDKS) == []
 
 
 def test_the_entry_point_imports_no_more_than_the_server():

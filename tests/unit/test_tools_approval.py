@@ -113,15 +113,21 @@ async def test_remember_is_per_command_for_shell() -> None:
     assert len(asker.requests) == 2
 
 
-async def test_remember_covers_all_file_changes_until_forgotten() -> None:
+async def test_remember_adds_an_allow_rule_for_that_file_and_tool_until_forgotten() -> None:
     asker = Recorder(ApprovalDecision(True, remember=True))
     policy = ApprovalPolicy(asker)
-    assert await policy(ApprovalRequest("edit", path="a.py", diff=""))
-    assert await policy(ApprovalRequest("write", path="b.py", diff=""))
+    assert await policy(ApprovalRequest("edit", path="src/a.py", diff=""))
+    assert asker.requests[0].rules == ("edit_file(src/a.py)",)  # what "Always" adds, shown to the user
+    assert await policy(ApprovalRequest("edit", path="src/a.py", diff=""))
     assert len(asker.requests) == 1
+    assert await policy(ApprovalRequest("write", path="src/a.py", diff=""))  # another tool: asked
+    assert await policy(ApprovalRequest("edit", path="src/b.py", diff=""))  # another file: asked
+    assert len(asker.requests) == 3
+    assert [rule.text for rule in policy.rules.added] == ["edit_file(src/a.py)", "write_file(src/a.py)",
+                                                          "edit_file(src/b.py)"]
     policy.forget()
     asker.answer = ApprovalDecision(False)
-    assert not await policy(ApprovalRequest("write", path="b.py", diff=""))
+    assert not await policy(ApprovalRequest("edit", path="src/a.py", diff=""))
 
 
 async def test_configure_write_also_governs_edit() -> None:
@@ -162,3 +168,24 @@ async def test_mcp_approvals_are_remembered_per_server_and_tool():
     assert await policy(ApprovalRequest(kind="mcp", server="git", tool="git_reset", input="{}"))
     assert await policy(ApprovalRequest(kind="mcp", server="other", tool="git_commit", input="{}"))
     assert [(r.server, r.tool) for r in asked] == [("git", "git_commit"), ("git", "git_reset"), ("other", "git_commit")]
+
+
+async def test_reject_always_is_remembered_like_always_but_negative(root: Path) -> None:
+    asker = Recorder(ApprovalDecision(False, remember=True))
+    policy = ApprovalPolicy(asker)
+    ctx = _ctx(root, policy)
+    first = await run_tool("run_shell", {"command": "touch one"}, ctx)
+    again = await run_tool("run_shell", {"command": "touch one"}, ctx)
+    assert first.is_error and again.is_error and "did not approve" in again.text
+    assert len(asker.requests) == 1  # the second one was refused without asking
+    assert not (root / "one").exists()
+    other = await run_tool("run_shell", {"command": "touch two"}, ctx)  # another command is asked again
+    assert other.is_error and len(asker.requests) == 2
+    # a later "always" (which adds the request's allow rules) wins over it
+    policy.remember(ApprovalRequest(kind="shell", command="touch one", rules=("run_shell(touch one)",)))
+    assert not (await run_tool("run_shell", {"command": "touch one"}, ctx)).is_error
+    assert (root / "one").exists() and len(asker.requests) == 2
+    policy.forget()  # a new session: nothing remembered either way
+    asker.answer = False
+    assert (await run_tool("run_shell", {"command": "touch one"}, ctx)).is_error
+    assert len(asker.requests) == 3

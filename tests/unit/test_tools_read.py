@@ -113,7 +113,7 @@ async def test_open_buffer_is_read_instead_of_disk(root: Path) -> None:
 async def test_registry_and_input_checking(root: Path) -> None:
     names = [d["name"] for d in tool_definitions()]
     assert names == list(TOOLS) and set(names) == {
-        "read_file", "grep_search", "list_files", "run_shell", "edit_file", "write_file"
+        "read_file", "grep_search", "list_files", "run_shell", "edit_file", "write_file", "todo_write"
     }
     for definition in tool_definitions():
         assert definition["description"] and definition["input_schema"]["type"] == "object"

@@ -117,3 +117,25 @@ async def test_cancellation_while_the_process_is_being_created(tmp_path: Path, m
         await task
     await asyncio.sleep(0.8)
     assert not (tmp_path / "late").exists()
+
+
+async def test_a_front_end_may_run_the_command_elsewhere(tmp_path: Path) -> None:
+    """A ShellRunner in the context (the ACP editor terminal) replaces this process's runner;
+    the text the model gets is built the same way."""
+    from agentls.agent.tools.run_shell import ShellRun
+
+    calls: list[tuple[str, str, float, int]] = []
+
+    async def elsewhere(command: str, cwd: str, timeout: float, cap: int) -> ShellRun:
+        calls.append((command, cwd, timeout, cap))
+        return {"ok": ShellRun("done there", 0), "slow": ShellRun("partial", None),
+                "killed": ShellRun("", None, "SIGTERM")}[command]
+
+    ctx = _ctx(tmp_path, shell=elsewhere)
+    out = await run_tool("run_shell", {"command": "ok", "timeout": 7}, ctx)
+    assert out.text == "done there\n[exit code 0]" and not out.is_error
+    assert calls == [("ok", str(tmp_path.resolve()), 7.0, ctx.output_cap)]
+    slow = await run_tool("run_shell", {"command": "slow"}, ctx)
+    assert slow.is_error and slow.text.startswith("partial\n[timed out after 120 s")
+    killed = await run_tool("run_shell", {"command": "killed"}, ctx)
+    assert killed.text.endswith("[killed by signal SIGTERM]") and killed.summary == "$ killed → signal SIGTERM"

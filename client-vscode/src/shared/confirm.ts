@@ -1,9 +1,9 @@
 /** Mapping between the approval dialog's buttons and `ConfirmResult`. */
-import type { ConfirmParams, ConfirmResult } from "../protocol";
+import type { ConfirmParams, ConfirmResult, Permissions } from "../protocol";
 import { visible } from "./visible";
 
 export const APPROVE = "Approve";
-export const ALWAYS = "Always for this session";
+export const ALWAYS = "Always";
 export const REJECT = "Reject";
 
 /**
@@ -40,20 +40,38 @@ export function confirmTitle(p: ConfirmParams): string {
   }
 }
 
+/** What "Always" adds, said in the dialog: "Always allows: run_shell(npm test)". */
+export function alwaysLine(p: ConfirmParams): string {
+  return p.rules?.length ? `"Always" allows from now on: ${p.rules.map(visible).join(", ")}` : "";
+}
+
 export function confirmDetail(p: ConfirmParams): string {
-  if (p.kind === "shell") return visible(p.command ?? "(no command given)");
-  if (p.kind === "mcp") return visible(p.input ?? "{}");
   if (p.kind === "rewind") return (p.paths ?? []).map(visible).join("\n");
+  const always = alwaysLine(p);
+  const tail = always ? `\n\n${always}` : "";
+  if (p.kind === "shell") return visible(p.command ?? "(no command given)") + tail;
+  if (p.kind === "mcp") return visible(p.input ?? "{}") + tail;
   const lines = [visible(p.path ?? "")];
   if (p.diff) {
     const diffLines = visible(p.diff).split("\n");
     const shown = diffLines.slice(0, 40).join("\n");
     lines.push("", shown + (diffLines.length > 40 ? `\n… ${diffLines.length - 40} more lines (see the diff editor)` : ""));
   }
-  return lines.join("\n").trim();
+  return lines.join("\n").trim() + tail;
 }
 
-/** Session-side memory for "Always for this session", keyed by kind (shell vs file edits vs one MCP tool). */
+/**
+ * The user's `permissions` setting with "Always"'s rules added to `allow` (once each): what the
+ * extension writes back to `agentls.permissions`, where the user sees and removes them.
+ */
+export function withAllowRules(current: Permissions | undefined, rules: readonly string[]): Permissions {
+  const base: Permissions = current && typeof current === "object" ? { ...current } : {};
+  const allow = Array.isArray(base.allow) ? [...base.allow] : [];
+  for (const rule of rules) if (!allow.includes(rule)) allow.push(rule);
+  return { ...base, allow };
+}
+
+/** Session-side memory for "Always", keyed by kind (shell vs file edits vs one MCP tool). */
 export function rememberKey(p: ConfirmParams): string {
   if (p.kind === "mcp") return `mcp:${p.server ?? ""}/${p.tool ?? ""}`;
   return p.kind === "shell" ? "shell" : "write";

@@ -36,7 +36,24 @@ export function formatPercent(fraction: number): string {
 
 type Meter = Pick<ContextUsage, "used" | "window" | "effectiveWindow" | "utilization"> & {
   nextRequest?: NextRequest;
+  autoCompactAt?: number | null;
 };
+
+/** How close to auto-compaction the status bar starts to warn (percentage points). */
+export const COMPACT_WARN_POINTS = 10;
+
+/**
+ * `auto-compact at 85%: 3% left` while utilization is within ten points below the threshold;
+ * "" when further away, when it is reached (the meter then says "compacts next") or when off.
+ */
+export function compactWarning(u: Meter): string {
+  const at = u.autoCompactAt;
+  if (at === null || at === undefined || !Number.isFinite(at) || !Number.isFinite(u.utilization)) return "";
+  const atPct = Math.round(at * 100);
+  const nowPct = Math.round(u.utilization * 100);
+  if (nowPct < atPct - COMPACT_WARN_POINTS || u.utilization >= at) return "";
+  return `auto-compact at ${atPct}%: ${Math.max(0, atPct - nowPct)}% left`;
+}
 
 /**
  * The one meter (docs/protocol.md, Utilization): used over the usable window
@@ -48,9 +65,10 @@ export function meterText(u: Meter): string {
   return `${formatPercent(u.utilization)} · ${meterTokens(u.used)}/${meterTokens(u.effectiveWindow)}${next}`;
 }
 
-/** Status bar text, e.g. `$(pulse) 42% · 84K/180K`. */
+/** Status bar text, e.g. `$(pulse) 42% · 84K/180K`, or `$(warning) 82% · 148K/180K · auto-compact at 85%: 3% left`. */
 export function statusText(u: Meter): string {
-  return `$(pulse) ${meterText(u)}`;
+  const warning = compactWarning(u);
+  return warning ? `$(warning) ${meterText(u)} · ${warning}` : `$(pulse) ${meterText(u)}`;
 }
 
 const NEXT_SHORT: Record<Exclude<NextRequest, "none">, string> = {
@@ -109,6 +127,7 @@ export function phaseText(phase: ServerPhase): string {
 const CATEGORY_LABELS: [keyof ContextCategories, string][] = [
   ["system", "System prompt"],
   ["tools", "Tool definitions"],
+  ["instructions", "Instructions (AGENTS.md…)"],
   ["user", "User messages"],
   ["assistant", "Assistant messages"],
   ["toolResults", "Tool results"],
@@ -146,14 +165,42 @@ export function layersSummary(layers: LayerStat[]): string {
   return ["| Layer | Times | Saved |", "|---|---:|---:|", ...rows].join("\n");
 }
 
+export const USE_MODEL_WINDOW = "agentls.useModelWindow";
+
+/**
+ * The working window beside the model's own: "Working window 200K of the model's 1M maximum (acme-x)."
+ * `window` is the working window (agentls.contextWindow, default min(model, 200K)).
+ */
+export function windowSentence(u: Pick<ContextUsage, "window" | "modelWindow" | "model">): string {
+  const model = u.model ? ` (${u.model})` : "";
+  if (u.modelWindow == null) return `Working window ${formatTokens(u.window)}; the model's maximum is not known${model}.`;
+  if (u.modelWindow <= u.window) return `Working window ${formatTokens(u.window)}: the model's full window${model}.`;
+  return `Working window ${formatTokens(u.window)} of the model's ${formatTokens(u.modelWindow)} maximum${model}.`;
+}
+
+/** A one-click raise to the model's maximum (a trusted command link), or "" when there is nothing to raise. */
+export function raiseWindowLink(u: Pick<ContextUsage, "window" | "modelWindow">): string {
+  if (u.modelWindow == null || u.modelWindow <= u.window) return "";
+  const args = encodeURIComponent(JSON.stringify([u.modelWindow]));
+  return (
+    `[Use the full ${formatTokens(u.modelWindow)} window](command:${USE_MODEL_WINDOW}?${args} "Set agentls.contextWindow to ${u.modelWindow}") ` +
+    `— every request re-reads the whole conversation, so a long one costs more per call (1M tokens: 5× 200K).`
+  );
+}
+
 /** Markdown tooltip for the status bar item. */
 export function statusTooltip(u: ContextUsage): string {
   const next = nextRequestSentence(u.nextRequest);
+  const raise = raiseWindowLink(u);
   return [
     `**Agent context: ${meterText({ ...u, nextRequest: "none" })}** (${u.level})`,
     "",
     `${formatTokens(u.used)} used of ${usableWindowSentence(u)}.`,
+    "",
+    windowSentence(u),
+    ...(raise ? ["", raise] : []),
     ...(next ? ["", `**${next}**`] : []),
+    ...(compactWarning(u) ? ["", `**${compactWarning(u)}** (agentls.thresholds.autoCompact; null turns it off)`] : []),
     "",
     categoriesTable(u.categories),
     "",
@@ -177,9 +224,24 @@ export function formatUsd(usd: number): string {
   return `$${usd.toFixed(2)}`;
 }
 
+/** "price unknown for acme-x (tokens counted)" when a model of the session has no known price, else "". */
+export function unpricedSentence(c: Pick<CostResult, "unpricedModels">): string {
+  const models = c.unpricedModels ?? [];
+  return models.length ? `price unknown for ${models.join(", ")} (tokens counted)` : "";
+}
+
+/** The session's dollars: "$0.12", "price unknown" when nothing is priced, "$0.12 + price unknown" when part is. */
+export function costAmount(c: Pick<CostResult, "usd" | "unpricedModels" | "requests">): string {
+  const unpriced = (c.unpricedModels ?? []).length > 0;
+  if (!unpriced) return formatUsd(c.usd);
+  return c.usd > 0 ? `${formatUsd(c.usd)} + price unknown` : "price unknown";
+}
+
 export function costMarkdown(c: CostResult): string {
+  const unpriced = unpricedSentence(c);
   return [
-    `**Session cost: ${formatUsd(c.usd)}** — model \`${c.model}\`, ${c.requests} request${c.requests === 1 ? "" : "s"}`,
+    `**Session cost: ${costAmount(c)}** — model \`${c.model}\`, ${c.requests} request${c.requests === 1 ? "" : "s"}`,
+    ...(unpriced ? ["", `_${unpriced[0].toUpperCase()}${unpriced.slice(1)}: agentls has no list price for it (add one with the \`prices\` setting)._`] : []),
     "",
     "| | Tokens |",
     "|---|---:|",
@@ -194,7 +256,8 @@ export function costMarkdown(c: CostResult): string {
 }
 
 export function costLine(c: CostResult): string {
-  return `Agent cost: ${formatUsd(c.usd)} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write, TTL ${c.cacheTtl ?? "5m"})`;
+  const unpriced = unpricedSentence(c);
+  return `Agent cost: ${costAmount(c)}${unpriced ? ` (${unpriced})` : ""} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write, TTL ${c.cacheTtl ?? "5m"})`;
 }
 
 export function compactMarkdown(r: CompactResult): string {
@@ -239,8 +302,24 @@ export function contextMarkdown(c: ContextResult, updatedAt = new Date()): strin
       );
     }
   }
-  lines.push("", ...mcpToolsSection(c));
+  lines.push("", ...instructionsSection(c), "", ...mcpToolsSection(c));
   return lines.join("\n") + "\n";
+}
+
+function instructionsSection(c: ContextResult): string[] {
+  const files = c.instructions ?? [];
+  const lines = ["## Instructions", ""];
+  if (files.length === 0) lines.push("No instruction files: add AGENTS.md at the workspace root (or in a folder, for work there).");
+  else {
+    lines.push("| File | Applies | Tokens | |", "|---|---|---:|---|");
+    const scope = { user: "every workspace", root: "this workspace", nested: "its folder" } as const;
+    for (const f of files) {
+      const cut = f.cut ? `cut: ${f.chars.toLocaleString("en-US")} chars, over the cap` : "";
+      lines.push(`| \`${f.name.replace(/[`|]/g, "_")}\` | ${scope[f.scope] ?? f.scope} | ${formatTokens(f.tokens)} | ${cut} |`);
+    }
+  }
+  lines.push("", `Instruction changes (prompt-cache breaks): ${c.instructionChanges ?? 0}`);
+  return lines;
 }
 
 function mcpToolsSection(c: ContextResult): string[] {

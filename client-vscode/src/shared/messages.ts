@@ -1,5 +1,5 @@
 /** Messages between the extension and the chat webview. */
-import type { AgentEvent, ContextUsage, ModelInfo, RestoreWhat, ToolResult } from "../protocol";
+import type { AgentEvent, CommandInfo, ContextUsage, ModelInfo, RestoreWhat, Todo, ToolResult } from "../protocol";
 import type { SlashName } from "./slash";
 import type { TranscriptItem } from "./transcript";
 
@@ -20,12 +20,14 @@ export type ToWebview =
   | { type: "cleared" }
   | { type: "server"; status: ServerStatus }
   | { type: "model"; label: string }
-  | { type: "models"; models: ModelInfo[]; current: string; configured: string; demo: boolean }
+  | { type: "models"; models: ModelInfo[]; source: "endpoint" | "fallback"; note: string; current: string; configured: string; demo: boolean }
   | { type: "contextUsage"; usage: ContextUsage }
-  | { type: "mentionResults"; query: string; items: string[] }
+  | { type: "mentionResults"; query: string; items: string[]; seq?: number }
   | { type: "toolResult"; toolUseId: string; result?: ToolResult; error?: string }
   | { type: "insertText"; text: string }
-  | { type: "focusInput" };
+  | { type: "focusInput" }
+  | { type: "todos"; todos: Todo[] } // the task list (agent/todos, `todos` events)
+  | { type: "commands"; commands: CommandInfo[] }; // custom slash commands (agent/commands)
 
 export interface ServerStatus {
   phase: "starting" | "running" | "restarting" | "stopped" | "error" | "setup";
@@ -38,7 +40,8 @@ export type FromWebview =
   | { type: "stop" }
   | { type: "setModel"; model: string }
   | { type: "command"; name: SlashName; args: string }
-  | { type: "mentionQuery"; query: string }
+  | { type: "customCommand"; name: string; args: string }
+  | { type: "mentionQuery"; query: string; seq?: number }
   | { type: "copy"; text: string }
   | { type: "openFile"; path: string; line?: number }
   | { type: "toolResult"; toolUseId: string }

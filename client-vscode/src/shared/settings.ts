@@ -26,11 +26,16 @@ function clean(v: unknown): unknown {
  */
 export function toAgentSettings(section: Record<string, unknown> | undefined): AgentSettings {
   const out: Record<string, unknown> = {};
-  const known = ["model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens", "cacheTtl", "cacheControl", "thresholds", "approvals", "diagnosticsWaitMs", "mcpServers"];
+  const known = ["model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens", "cacheTtl", "cacheControl", "thinking", "prices", "thresholds", "approvals", "diagnosticsWaitMs", "mcpServers", "permissions"];
   for (const key of known) {
     if (CLIENT_ONLY.has(key) || !section) continue;
     const c = clean(section[key]);
     if (c !== undefined) out[key] = c;
+  }
+  // `thresholds.autoCompact: null` is not "the default": it turns auto-compaction off
+  const thresholds = section?.thresholds as Record<string, unknown> | undefined;
+  if (thresholds && typeof thresholds === "object" && thresholds.autoCompact === null) {
+    out.thresholds = { ...((out.thresholds as Record<string, unknown>) ?? {}), autoCompact: null };
   }
   return out as AgentSettings;
 }

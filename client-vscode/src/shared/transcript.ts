@@ -231,6 +231,13 @@ export function applyEvent(t: Transcript, ev: AgentEvent): void {
     case "checkpoint":
       assistantFor(t, ev.turnId); // links the user message to its checkpoint
       return;
+    case "instructionsChanged": {
+      const changed = [...ev.added.map((n) => `+${n}`), ...ev.removed.map((n) => `−${n}`), ...ev.changed.map((n) => `~${n}`)].join(" ");
+      appendNote(t, ev.turnId, `Instructions changed (${changed}): the prompt cache is written again once.`, "info");
+      return;
+    }
+    case "todos":
+      return; // the checklist above the input shows the list (messages.ts `todos`)
     case "error":
       appendNote(t, ev.turnId, ev.message, "error");
       return;

@@ -1,6 +1,9 @@
 """The e2e's scripted model: agentls' mock API, recording every /v1/messages body to a JSONL file.
 
-    python editor_mock_api.py SCRIPT.json RECORD.jsonl
+    python editor_mock_api.py SCRIPT.json RECORD.jsonl [MODELS.json]
+
+MODELS.json (optional) is a list of mock_model() keyword arguments: the mock then serves
+them as its Models API and refuses models it does not list (mock_api/models.py).
 
 Prints "listening on <base url>" once serving. The recording is what the
 model received at the API endpoint (the tool results included), which the
@@ -13,7 +16,7 @@ import json
 import signal
 import sys
 
-from agentls.mock_api import MockAnthropicServer
+from agentls.mock_api import MockAnthropicServer, mock_model
 from agentls.mock_api.server import RecordedRequest, load_script_file
 
 
@@ -29,8 +32,12 @@ class RecordingMockApi(MockAnthropicServer):
                 handle.write(json.dumps(request.body) + "\n")
 
 
-def main(script: str, record: str) -> int:
-    server = RecordingMockApi(record, script=load_script_file(script)).start()
+def main(script: str, record: str, models: str | None = None) -> int:
+    listed = None
+    if models:
+        with open(models, encoding="utf-8") as handle:
+            listed = [mock_model(**spec) for spec in json.load(handle)]
+    server = RecordingMockApi(record, script=load_script_file(script), models=listed).start()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(f"listening on {server.base_url}", flush=True)
     try:
@@ -41,4 +48,4 @@ def main(script: str, record: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:3]))
+    sys.exit(main(*sys.argv[1:4]))

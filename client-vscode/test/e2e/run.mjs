@@ -13,6 +13,9 @@
 //   04 "Agent: Compact Conversation" from the palette → status bar % drops
 //   05 "Agent: Show Cost"
 //   06 "Agent: Show Context"
+//   then steps-context, -editor, -mcp, -models (22–24: the endpoint's models in the picker, the
+//   tooltip's working window and model maximum) and -sessions; AGENTLS_E2E_ONLY=models runs
+//   01–02 and the models steps only
 // Until `python -m agentls serve --stdio` exists, only 01–02 run (plus a check
 // that the status bar shows the starting/error state), unless
 // AGENTLS_E2E_REQUIRE_SERVER=1, which makes a missing server a failure.
@@ -28,6 +31,8 @@ import { editorSteps } from "./steps-editor.mjs";
 import { sessionSteps } from "./steps-sessions.mjs";
 import { mcpSteps } from "./steps-mcp.mjs";
 import { checkpointSteps } from "./steps-checkpoints.mjs";
+import { modelSteps } from "./steps-models.mjs";
+import { ruleSteps } from "./steps-rules.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const repo = path.resolve(ext, "..");
@@ -40,6 +45,8 @@ const fakeMode = process.env.AGENTLS_E2E_FAKE === "1";
 const shots = path.join(repo, "test-output", "e2e", fakeMode ? "stand-in-server" : "agentls");
 const requireServer = process.env.AGENTLS_E2E_REQUIRE_SERVER === "1";
 const keep = process.env.AGENTLS_E2E_KEEP === "1";
+// AGENTLS_E2E_ONLY=models: after 01–02, only the steps of steps-models.mjs (to iterate on them)
+const only = process.env.AGENTLS_E2E_ONLY;
 // AGENTLS_E2E_FAKE=1: a stand-in server (test/e2e/fake_server.py) instead of agentls
 const fake = process.env.AGENTLS_E2E_FAKE === "1";
 const fakePython = path.join(ext, "test", "e2e", "fake-python.sh");
@@ -225,6 +232,16 @@ async function palette(page, title) {
   await page.keyboard.press("Enter");
 }
 
+/**
+ * The quick input once it shows `placeholder` (not the command palette it replaces: the same widget,
+ * visible all along, so a key pressed before the switch goes to the closing palette).
+ */
+async function quickInput(page, placeholder) {
+  const box = page.locator(".quick-input-widget input");
+  await waitFor(async () => placeholder.test((await box.getAttribute("placeholder")) ?? "") && !(await box.inputValue()).startsWith(">"), 10_000, `the quick input "${placeholder.source}"`);
+  return box;
+}
+
 const statusItem = (page) =>
   page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: /Agent|\d+% · / }).first();
 
@@ -281,8 +298,17 @@ async function main() {
   });
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
+  // the webview's own diagnostics ("[agentls] …" console lines) next to the screenshots
+  const consoleLog = createWriteStream(path.join(shots, "webview-console.log"));
+  page.on("console", (msg) => {
+    const text = msg.text();
+    if (text.includes("[agentls]")) consoleLog.write(`[+${((Date.now() - t0) / 1000).toFixed(2)}s] ${msg.type()} ${text}\n`);
+  });
   page.setDefaultTimeout(30_000);
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  // payload logLevel: the extension's output channel at debug level (each @-mention query: received,
+  // answered), as `--log agentls.agentls:debug` does for desktop VS Code; it lands in extension.log
+  const payload = encodeURIComponent(JSON.stringify([["logLevel", "agentls.agentls:debug"]]));
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}&payload=${payload}`);
   await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
   log("workbench visible");
 
@@ -311,6 +337,11 @@ async function main() {
     return;
   }
   await shot(page, "02-chat-view");
+  if (only === "models" && !fake) {
+    await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail });
+    log("all steps passed (AGENTLS_E2E_ONLY=models)");
+    return;
+  }
 
   // 03: a prompt the demo model answers by reading the workspace file
   await chat.locator("#input").fill("Read hello.py and tell me what it does.");
@@ -333,8 +364,7 @@ async function main() {
 
   // 04: compact from the palette (Enter on the optional-instructions box)
   await palette(page, "Agent: Compact Conversation");
-  await page.locator(".quick-input-widget input").waitFor({ state: "visible" });
-  await page.waitForTimeout(300);
+  await quickInput(page, /keep the decisions/); // the optional-instructions box (src/commands.ts)
   await page.keyboard.press("Enter");
   const pctAfter = await waitFor(async () => {
     const p = percent(await statusText(page));
@@ -367,10 +397,15 @@ async function main() {
     await editorSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
     await mcpSteps({ page, chat, workspace, python, repo, shot, palette, waitFor, statusText, log, fail }); // issue 12
     await checkpointSteps({ page, chat, workspace, log, fail, shot, waitFor }); // issue 20
+    await ruleSteps({ page, chat, workspace, shot, waitFor, log, fail }); // issue 21 (from the demo model, as issue 20's)
+    await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail }); // issue 16
     // last: its final step points agentls.pythonPath at a missing interpreter, which stops the server
     await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }); // issue 10
   }
   if (fake) {
+    // A turn's text shows before the turn ends; Enter while a turn runs sends nothing (the panel
+    // waits for Stop or the end), so each next prompt waits for the finished reply (.done).
+    const replied = (text) => chat.locator(".msg.assistant.done", { hasText: text }).last().waitFor({ timeout: 30_000 });
     // 07: approvals — a shell command in a modal, an edit as a diff + modal
     await chat.locator("#input").fill("run ls -la");
     await chat.locator("#input").press("Enter");
@@ -378,8 +413,8 @@ async function main() {
     await dialog.waitFor({ timeout: 30_000 });
     if (!/ls -la/.test((await dialog.innerText()) ?? "")) fail("the approval modal does not show the command");
     await shot(page, "07-approve-shell");
-    await dialog.locator("a.monaco-button, button", { hasText: "Always for this session" }).first().click();
-    await chat.locator(".msg.assistant", { hasText: "approved=true remember=true" }).waitFor({ timeout: 30_000 });
+    await dialog.locator("a.monaco-button, button", { hasText: /^Always$/ }).first().click();
+    await replied("approved=true remember=true");
     await chat.locator("#input").fill("edit hello.py");
     await chat.locator("#input").press("Enter");
     const editToast = page.locator(".notification-toast", { hasText: "wants to edit" }).first(); // not a modal: the diff stays visible
@@ -387,7 +422,7 @@ async function main() {
     await page.locator(".editor-instance .monaco-diff-editor, .monaco-diff-editor").first().waitFor({ timeout: 30_000 });
     await shot(page, "08-approve-edit-diff");
     await editToast.locator("a.monaco-button, button", { hasText: "Reject" }).first().click();
-    await chat.locator(".msg.assistant", { hasText: "approved=false" }).waitFor({ timeout: 30_000 });
+    await replied("approved=false");
     log("approvals: modal for shell (Always), diff + notification for edit (Reject)");
     // 08b: Stop cancels the running turn ($/cancelRequest)
     await chat.locator("#input").fill("count slowly to 200");
@@ -407,12 +442,14 @@ async function main() {
     const value = await chat.locator("#input").inputValue();
     if (value !== "summarise @hello.py ") fail(`mention completion gave ${JSON.stringify(value)}`);
     await page.keyboard.press("Enter");
-    await chat.locator(".msg.assistant", { hasText: /attachments: hello\.py \(\d+ chars\)/ }).waitFor({ timeout: 30_000 });
+    await replied(/attachments: hello\.py \(\d+ chars\)/);
     log("@-mention: completed from the workspace and attached with its text");
     // 09b: Add Selection to Chat (ctrl+alt+a) quotes the selection with file and lines
     await palette(page, "Go to File");
-    await page.keyboard.type("notes.md");
-    await page.locator(".quick-input-widget .monaco-list-row", { hasText: "notes.md" }).first().waitFor();
+    // fill the file picker (not the closing command palette), and press Enter once notes.md is the
+    // row Enter opens (another row, e.g. the open Agent Context.md, may match first)
+    await (await quickInput(page, /search files by name/i)).fill("notes.md");
+    await page.locator(".quick-input-widget .monaco-list-row.focused", { hasText: "notes.md" }).waitFor();
     await page.keyboard.press("Enter");
     await page.locator(".tab.active", { hasText: "notes.md" }).waitFor({ timeout: 15_000 });
     await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
@@ -423,7 +460,7 @@ async function main() {
     await page.keyboard.press("Control+Alt+A");
     await waitFor(async () => /`notes\.md` lines 1-3:/.test(await chat.locator("#input").inputValue()), 15_000, "the quoted selection");
     await chat.locator("#input").press("Enter");
-    await chat.locator(".msg.assistant", { hasText: /attachments: notes\.md lines 1-3/ }).waitFor({ timeout: 30_000 });
+    await replied(/attachments: notes\.md lines 1-3/);
     await shot(page, "09-mention-and-selection");
     log("Add Selection to Chat: quoted with file and line range, sent with its range");
     // 10: crash → restarted, and the panel says so

@@ -7,12 +7,21 @@ import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** Starts it; `url` resolves to its base URL once it listens. */
-export function startScriptedApi(python, dir, name, replies) {
+/**
+ * Starts it; `url` resolves to its base URL once it listens. `models` (optional): mock_model()
+ * keyword arguments, served as the endpoint's Models API.
+ */
+export function startScriptedApi(python, dir, name, replies, models) {
   const script = path.join(dir, `${name}-script.json`);
   const record = path.join(dir, `${name}-requests.jsonl`);
   writeFileSync(script, JSON.stringify(replies));
-  const child = spawn(python, [path.join(here, "editor_mock_api.py"), script, record], { stdio: ["ignore", "pipe", "inherit"] });
+  const args = [path.join(here, "editor_mock_api.py"), script, record];
+  if (models) {
+    const listed = path.join(dir, `${name}-models.json`);
+    writeFileSync(listed, JSON.stringify(models));
+    args.push(listed);
+  }
+  const child = spawn(python, args, { stdio: ["ignore", "pipe", "inherit"] });
   const url = new Promise((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (d) => {

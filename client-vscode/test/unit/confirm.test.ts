@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { makeConfirmHandler } from "../../src/approvals";
-import { ALWAYS, APPROVE, REJECT, confirmDetail, confirmResult, confirmTitle } from "../../src/shared/confirm";
+import { ALWAYS, APPROVE, REJECT, confirmDetail, confirmResult, confirmTitle, withAllowRules } from "../../src/shared/confirm";
 import { VirtualDocs } from "../../src/virtualDocs";
 
 test("button → ConfirmResult", () => {
@@ -67,4 +67,35 @@ test("an MCP call is asked in a modal whose detail shows the arguments", async (
   assert.equal(calls[0].options.detail, input);
   assert.match(calls[0].message, /call git_status on MCP server 'git'/);
   assert.deepEqual(calls[0].items, [APPROVE, ALWAYS]);
+});
+
+test("Always keeps the request's rules in agentls.permissions.allow and says so in the dialog", async () => {
+  const kept: string[][] = [];
+  const ui = {
+    showWarningMessage: (_m: string, _o: unknown, ..._items: string[]) => Promise.resolve(ALWAYS),
+  };
+  const handler = makeConfirmHandler(new VirtualDocs(), ui as never, async (rules) => {
+    kept.push(rules);
+    return { where: "workspace settings (.vscode/settings.json)", open: "workbench.action.openWorkspaceSettingsFile" };
+  });
+  const p = { kind: "shell" as const, command: "git status && npm test", rules: ["run_shell(npm test)"] };
+  assert.match(confirmDetail(p), /"Always" allows from now on: run_shell\(npm test\)$/);
+  assert.deepEqual(await handler(p), { approved: true, remember: true });
+  assert.deepEqual(kept, [["run_shell(npm test)"]]);
+  // Approve once keeps nothing; a request without rules (unparseable) keeps nothing either
+  const once = makeConfirmHandler(new VirtualDocs(), { showWarningMessage: () => Promise.resolve(APPROVE) } as never, async (r) => {
+    kept.push(r);
+    return { where: "x", open: "y" };
+  });
+  await once(p);
+  await handler({ kind: "shell", command: "echo 'unclosed" });
+  assert.equal(kept.length, 1);
+});
+
+test("withAllowRules adds each rule once and keeps the other lists", () => {
+  assert.deepEqual(withAllowRules(undefined, ["run_shell(ls)"]), { allow: ["run_shell(ls)"] });
+  assert.deepEqual(withAllowRules({ allow: ["run_shell(ls)"], deny: ["run_shell(rm *)"] }, ["run_shell(ls)", "edit_file(/a.py)"]), {
+    allow: ["run_shell(ls)", "edit_file(/a.py)"],
+    deny: ["run_shell(rm *)"],
+  });
 });

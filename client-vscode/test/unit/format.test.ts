@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ContextResult, ContextUsage, CostResult } from "../../src/protocol";
 import {
+  categoriesTable,
+  compactWarning,
   compactMarkdown,
   contextMarkdown,
   costLine,
@@ -19,13 +21,15 @@ import {
 const usage: ContextUsage = {
   model: "claude-sonnet-5-5",
   demo: false,
+  modelWindow: 1_000_000,
   used: 75_600,
   window: 200_000,
   effectiveWindow: 180_000,
   utilization: 0.42,
   level: "ok",
   nextRequest: "none",
-  categories: { system: 3000, tools: 5000, user: 20000, assistant: 16000, toolResults: 40000 },
+  autoCompactAt: 0.85,
+  categories: { system: 3000, tools: 5000, instructions: 0, user: 20000, assistant: 16000, toolResults: 40000 },
   layers: [
     { layer: "truncate", count: 2, tokensSaved: 12000 },
     { layer: "snip", count: 0, tokensSaved: 0 },
@@ -105,7 +109,7 @@ test("usage, cost and compaction formatting", () => {
   assert.equal(formatUsd(0), "$0.00");
   assert.equal(formatUsd(0.004), "$0.0040");
   assert.equal(formatUsd(1.234), "$1.23");
-  const cost: CostResult = { model: "demo", requests: 3, inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cacheTtl: "1h", usd: 0 };
+  const cost: CostResult = { model: "demo", requests: 3, inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cacheTtl: "1h", usd: 0, unpricedModels: [] };
   assert.match(costMarkdown(cost), /Session cost: \$0\.00.*`demo`, 3 requests/);
   assert.match(costMarkdown(cost), /head and frontier breakpoints: 1h/);
   assert.match(costLine(cost), /^Agent cost: \$0\.00 · demo · 3 requests.*TTL 1h\)$/);
@@ -115,12 +119,35 @@ test("usage, cost and compaction formatting", () => {
   assert.equal(formatChars(12_300), "12K chars");
 });
 
+test("a model without a known price shows 'price unknown', never a borrowed price; tokens stay counted", () => {
+  const base: CostResult = { model: "acme-x", requests: 2, inputTokens: 5000, outputTokens: 700, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cacheTtl: "5m", usd: 0, unpricedModels: ["acme-x"] };
+  assert.match(costMarkdown(base), /Session cost: price unknown\*\* — model `acme-x`, 2 requests/);
+  assert.match(costMarkdown(base), /Price unknown for acme-x \(tokens counted\)/);
+  assert.match(costMarkdown(base), /\| Input \| 5K \|/);
+  assert.match(costLine(base), /^Agent cost: price unknown \(price unknown for acme-x \(tokens counted\)\) · acme-x · 2 requests · 5K in/);
+  const mixed = { ...base, usd: 0.25 };
+  assert.match(costLine(mixed), /^Agent cost: \$0\.25 \+ price unknown/);
+  assert.doesNotMatch(costMarkdown({ ...base, unpricedModels: [] }), /unknown/);
+});
+
+test("the tooltip names the working window and the model's maximum, with a one-click raise", () => {
+  const tip = statusTooltip(usage);
+  assert.match(tip, /Working window 200K of the model's 1M maximum \(claude-sonnet-5-5\)\./);
+  assert.match(tip, /\[Use the full 1M window\]\(command:agentls\.useModelWindow\?%5B1000000%5D /);
+  const full = statusTooltip({ ...usage, modelWindow: 200_000 });
+  assert.match(full, /Working window 200K: the model's full window/);
+  assert.doesNotMatch(full, /command:/);
+  assert.match(statusTooltip({ ...usage, modelWindow: null }), /the model's maximum is not known/);
+});
+
 test("context markdown includes placeholders with their refs", () => {
   const c: ContextResult = {
     ...usage,
     placeholders: [{ toolUseId: "tu_1", tool: "read_file", layer: "snip", ref: "context://tu_1", originalChars: 45000 }],
     mcpTools: [],
     toolListChanges: 0,
+    instructions: [],
+    instructionChanges: 0,
   };
   const md = contextMarkdown(c);
   assert.match(md, /# Agent context/);
@@ -131,6 +158,18 @@ test("context markdown includes placeholders with their refs", () => {
   const withMcp = contextMarkdown({ ...c, mcpTools: [{ server: "git", tools: 12, tokens: 2400 }], toolListChanges: 1 });
   assert.match(withMcp, /\| git \| 12 \| 2\.4K \|/);
   assert.match(withMcp, /Tool-list changes \(prompt-cache breaks\): 1/);
+  assert.match(md, /No instruction files: add AGENTS\.md/);
+  const withFiles = contextMarkdown({
+    ...c,
+    instructions: [
+      { name: "AGENTS.md", scope: "root", tokens: 420, chars: 1680, cut: false },
+      { name: "src/AGENTS.md", scope: "nested", tokens: 5000, chars: 52000, cut: true },
+    ],
+    instructionChanges: 2,
+  });
+  assert.ok(withFiles.includes("| `AGENTS.md` | this workspace | 420 |  |"), withFiles);
+  assert.ok(withFiles.includes("| `src/AGENTS.md` | its folder | 5K | cut: 52,000 chars, over the cap |"), withFiles);
+  assert.match(withFiles, /Instruction changes \(prompt-cache breaks\): 2/);
 });
 
 // Issue 9, point 4: "None: every tool result is in the context in full." under "clear 22 × saved 69K".
@@ -141,10 +180,27 @@ test("the context report never contradicts its own layer table", () => {
     placeholders: [],
     mcpTools: [],
     toolListChanges: 0,
+    instructions: [],
+    instructionChanges: 0,
   };
   const md = contextMarkdown(c);
   assert.match(md, /\| clear \| 22 \| 69K \|/);
   assert.doesNotMatch(md, /every tool result is in the context in full/);
   assert.match(md, /summarised away by compaction/);
   assert.match(md, /42% · 75.6K\/180K/); // the same meter as the status bar
+});
+
+test("the status bar warns within ten points of auto-compaction, and not when it is off", () => {
+  const base = { used: 147_600, window: 200_000, effectiveWindow: 180_000, utilization: 0.82, autoCompactAt: 0.85 };
+  assert.equal(compactWarning(base), "auto-compact at 85%: 3% left");
+  assert.equal(statusText(base), "$(warning) 82% · 148K/180K · auto-compact at 85%: 3% left");
+  assert.equal(compactWarning({ ...base, utilization: 0.7 }), "");
+  assert.equal(compactWarning({ ...base, utilization: 0.86 }), "", "reached: the meter says what happens next");
+  assert.equal(compactWarning({ ...base, autoCompactAt: null }), "");
+  assert.equal(statusText({ ...base, autoCompactAt: null }), "$(pulse) 82% · 148K/180K");
+});
+
+test("Show Context lists the instruction files as their own category", () => {
+  const table = categoriesTable({ system: 1000, tools: 2000, instructions: 350, user: 10, assistant: 20, toolResults: 30 });
+  assert.match(table, /\| Instructions \(AGENTS\.md…\) \| 350 \|/);
 });

@@ -7,17 +7,21 @@ import { LiveContext } from "../../src/shared/liveContext";
 const result = (used: number): ContextResult => ({
   model: "m",
   demo: false,
+  modelWindow: null,
   window: 30_000,
   effectiveWindow: 28_000,
   used,
   utilization: Math.round((used / 28_000) * 10_000) / 10_000,
   level: "ok",
   nextRequest: "none",
-  categories: { system: 1, tools: 1, user: 1, assistant: 1, toolResults: 1 },
+  categories: { system: 1, tools: 1, instructions: 0, user: 1, assistant: 1, toolResults: 1 },
   layers: [],
   placeholders: [],
   mcpTools: [],
   toolListChanges: 0,
+  autoCompactAt: 0.85,
+  instructions: [],
+  instructionChanges: 0,
 });
 
 test("once shown, every change re-renders it with the server's current numbers", async () => {

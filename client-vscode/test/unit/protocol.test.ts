@@ -79,13 +79,13 @@ test("every documented interface is mirrored with the same fields", () => {
 test("every AgentEvent kind has the documented fields", () => {
   const d = eventVariants(doc);
   const t = eventVariants(ts);
-  assert.equal(d.size, 12);
+  assert.equal(d.size, 14);
   assert.deepEqual([...t.keys()].sort(), [...d.keys()].sort());
   for (const [kind, f] of d) assert.deepEqual(t.get(kind), f, `fields of ${kind}`);
 });
 
 test("method names", () => {
-  for (const m of ["agent/chat", "agent/compact", "agent/cost", "agent/clear", "agent/context", "agent/event", "agent/contextUsage", "agent/confirm", "agent/toolResult", "agent/editorQuery", "agent/sessions", "agent/newSession", "agent/resume", "agent/renameSession", "agent/deleteSession", "agent/mcpServers", "agent/checkpoints", "agent/checkpointDiff", "agent/rewind", "agent/fork"]) {
+  for (const m of ["agent/chat", "agent/compact", "agent/cost", "agent/clear", "agent/context", "agent/event", "agent/contextUsage", "agent/confirm", "agent/toolResult", "agent/editorQuery", "agent/sessions", "agent/newSession", "agent/resume", "agent/renameSession", "agent/deleteSession", "agent/mcpServers", "agent/checkpoints", "agent/checkpointDiff", "agent/rewind", "agent/fork", "agent/todos", "agent/commands", "agent/expandCommand", "agent/permissions"]) {
     assert.ok(readFileSync(docPath, "utf8").includes(`\`${m}\``), `${m} not in doc`);
     assert.ok(ts.includes(`"${m}"`), `${m} not in protocol.ts`);
   }

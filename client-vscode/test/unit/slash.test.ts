@@ -28,7 +28,20 @@ test("unknown commands, paths and escapes", () => {
 
 test("completions at the start of the input", () => {
   assert.deepEqual(slashCompletions("/co").map((c) => c.name), ["compact", "cost", "context"]);
-  assert.deepEqual(slashCompletions("/").length, 8);
+  assert.deepEqual(slashCompletions("/").length, 9);
   assert.deepEqual(slashCompletions("/compact x"), []);
   assert.deepEqual(slashCompletions("hi /co"), []);
+});
+
+test("custom commands parse, complete after the built-ins and never shadow them", () => {
+  const custom = [
+    { name: "review", description: "Review a file", source: "workspace" as const, argumentHint: "<file>" },
+    { name: "cost", description: "a file named like a built-in", source: "user" as const, argumentHint: "" },
+  ];
+  assert.deepEqual(parseInput("/review src/app.py", custom), { type: "custom", name: "review", args: "src/app.py" });
+  assert.deepEqual(parseInput("/cost", custom), { type: "command", name: "cost", args: "" });
+  assert.deepEqual(parseInput("/review src/app.py"), { type: "unknown", name: "review" });
+  const offered = slashCompletions("/re", custom);
+  assert.deepEqual(offered.map((c) => [c.usage, c.custom]), [["/review <file>", true]]);
+  assert.equal(offered[0].description, "Review a file (workspace)");
 });

@@ -7,14 +7,16 @@ import { __fake, type ThemeColor } from "./fake-vscode";
 const u = (level: ContextUsage["level"], utilization: number): ContextUsage => ({
   model: "claude-sonnet-5-5",
   demo: false,
+  modelWindow: 1_000_000,
   used: Math.round(utilization * 180_000),
   window: 200_000,
   effectiveWindow: 180_000,
   utilization,
   level,
-  categories: { system: 1, tools: 2, user: 3, assistant: 4, toolResults: 5 },
+  categories: { system: 1, tools: 2, instructions: 0, user: 3, assistant: 4, toolResults: 5 },
   layers: [{ layer: "budget", count: 3, tokensSaved: 9000 }],
   nextRequest: "none",
+  autoCompactAt: 0.85,
 });
 
 test("shows 'starting' at once, then usage with level colours", () => {
@@ -30,6 +32,8 @@ test("shows 'starting' at once, then usage with level colours", () => {
   assert.equal(item.backgroundColor, undefined);
   assert.equal(item.command, "agentls.showContext");
   assert.match(item.tooltip.value, /L1 budget/);
+  assert.match(item.tooltip.value, /Working window 200K of the model's 1M maximum/);
+  assert.deepEqual(item.tooltip.isTrusted, { enabledCommands: ["agentls.useModelWindow"] }); // only that link runs
   sb.setUsage(u("warn", 0.65));
   assert.equal((item.backgroundColor as unknown as ThemeColor).id, "statusBarItem.warningBackground");
   sb.setUsage(u("high", 0.9));

@@ -123,7 +123,7 @@ test("the compaction divider shows before → after and opens the summary the mo
 
 test("the header meter is the status bar's: used over the usable window, reserve in the tooltip", async () => {
   const usage = { model: "m", demo: false, used: 29_400, window: 30_000, effectiveWindow: 28_000, utilization: 1.05, level: "high",
-    nextRequest: "compact", categories: { system: 0, tools: 0, user: 0, assistant: 0, toolResults: 0 }, layers: [] };
+    nextRequest: "compact", categories: { system: 0, tools: 0, instructions: 0, user: 0, assistant: 0, toolResults: 0 }, layers: [] };
   await host(page, { type: "contextUsage", usage });
   assert.equal(await page.textContent("header .ctx"), "105% · 29.4K/28K · compacts next");
   assert.match((await page.getAttribute("header .ctx", "title")) ?? "", /28K usable: 30K window − 2K reserved for the reply[\s\S]*compacts the conversation/);

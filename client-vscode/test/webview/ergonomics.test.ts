@@ -15,12 +15,14 @@ const shots = path.resolve(root, "..", "test-output", "webview");
 
 const MODELS = {
   type: "models",
-  current: "claude-sonnet-5-5",
-  configured: "claude-sonnet-5-5",
+  source: "endpoint",
+  note: "",
+  current: "acme-sonnet-9",
+  configured: "",
   demo: false,
   models: [
-    { id: "claude-sonnet-5-5", label: "Claude Sonnet 5.5", contextWindow: 200_000, inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
-    { id: "claude-haiku-4-5", label: "Claude Haiku 4.5", contextWindow: 200_000, inputPerMTok: 1, outputPerMTok: 5, cacheReadPerMTok: 0.1, cacheWritePerMTok: 1.25 },
+    { id: "acme-sonnet-9", label: "Acme Sonnet 9", contextWindow: 750_000, maxOutput: 64_000, createdAt: "2027-02-01T00:00:00Z", thinking: "manual", efforts: [], lifecycle: "active", inputPerMTok: null, outputPerMTok: null, cacheReadPerMTok: null, cacheWritePerMTok: null },
+    { id: "claude-haiku-4-5", label: "Claude Haiku 4.5", contextWindow: 200_000, maxOutput: 64_000, createdAt: "", thinking: "manual", efforts: [], lifecycle: "deprecated", inputPerMTok: 1, outputPerMTok: 5, cacheReadPerMTok: 0.1, cacheWritePerMTok: 1.25 },
   ],
 };
 
@@ -95,7 +97,7 @@ test("at 180 px the header, cards, code and input fit; code scrolls sideways; wr
   await page.evaluate(() => document.documentElement.style.setProperty("--vscode-editor-font-size", "14px"));
   await host(page, MODELS, { type: "model", label: "claude-sonnet-5-5" }, {
     type: "contextUsage",
-    usage: { used: 117_000, window: 200_000, effectiveWindow: 180_000, utilization: 0.65, level: "warn", categories: { system: 1, tools: 1, user: 1, assistant: 1, toolResults: 1 }, layers: [], nextRequest: "none", model: "claude-sonnet-5-5", demo: false },
+    usage: { used: 117_000, window: 200_000, effectiveWindow: 180_000, utilization: 0.65, level: "warn", categories: { system: 1, tools: 1, instructions: 0, user: 1, assistant: 1, toolResults: 1 }, layers: [], nextRequest: "none", model: "claude-sonnet-5-5", demo: false },
   });
   await host(page, { type: "userMessage", text: "look at `tests/agent/test_agent_loop.py` please", attachments: ["server/agentls/agent/loop.py:10-20"] }, { type: "turnStarted" });
   await host(page, delta("Run `tests/agent/test_agent_loop.py` with:\n\n```bash\n.venv/bin/python -m pytest tests/agent/test_agent_loop.py -q -x --maxfail=1 -k 'not slow'\n```\n\n"));
@@ -145,11 +147,16 @@ test("keyboard: input → Send → Stop → the transcript → cards, which open
   assert.equal(await page.evaluate(() => document.activeElement?.className), "model-select", "the model picker is just before the input");
 });
 
-test("the model picker lists windows and prices and posts the choice, a custom id too; demo mode names the demo model", async () => {
+test("the model picker lists the endpoint's models with windows, output limits and prices, posts the choice, a custom id too; the fallback and the demo model are labelled", async () => {
   await host(page, MODELS);
   const labels = await page.locator(".model-select option").allTextContents();
-  assert.deepEqual(labels, ["Claude Sonnet 5.5 · 200K · $3/$15 per MTok", "Claude Haiku 4.5 · 200K · $1/$5 per MTok", "Other model id…"]);
-  assert.equal(await page.locator(".model-select").inputValue(), "claude-sonnet-5-5");
+  assert.deepEqual(labels, [
+    "Acme Sonnet 9 · 750K window · 64K out · price unknown",
+    "Claude Haiku 4.5 · 200K window · 64K out · $1/$5 per MTok · deprecated",
+    "Other model id…",
+  ]);
+  assert.equal(await page.locator(".model-select optgroup").getAttribute("label"), "Models offered by the endpoint");
+  assert.equal(await page.locator(".model-select").inputValue(), "acme-sonnet-9");
   await clearPosted(page);
   await page.selectOption(".model-select", "claude-haiku-4-5");
   assert.deepEqual((await posted(page)).filter((m) => m.type === "setModel"), [{ type: "setModel", model: "claude-haiku-4-5" }]);
@@ -162,6 +169,9 @@ test("the model picker lists windows and prices and posts the choice, a custom i
   // the server now answers with the custom id: it is listed and selected
   await host(page, { ...MODELS, current: "deepseek-chat", configured: "deepseek-chat" });
   assert.equal(await page.locator(".model-select").inputValue(), "deepseek-chat");
+  await host(page, { ...MODELS, source: "fallback", note: "api.acme.test lists no models (it has no Models API)" });
+  assert.equal(await page.locator(".model-select optgroup").getAttribute("label"), "Offline list (the endpoint lists no models)");
+  assert.match((await page.locator(".model-select").getAttribute("title")) ?? "", /no Models API/);
   await host(page, { ...MODELS, current: "demo model (offline)", demo: true });
   assert.equal(await page.locator(".model-select option:checked").textContent(), "demo model (offline)");
 });

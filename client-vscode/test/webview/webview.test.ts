@@ -167,7 +167,7 @@ test("@-mentions ask the host for files and complete from its list", async () =>
   await page.focus("#input");
   await page.keyboard.type("look at @ma");
   const q = (await posted(page)).filter((m) => m.type === "mentionQuery");
-  assert.deepEqual(q[q.length - 1], { type: "mentionQuery", query: "ma" });
+  assert.deepEqual(q[q.length - 1], { type: "mentionQuery", query: "ma", seq: q.length }); // numbered, for the logs
   await host(page, { type: "mentionResults", query: "ma", items: ["src/main.py", "docs/manual.md"] });
   assert.equal(await page.locator(".suggest li").count(), 2);
   await page.keyboard.press("Enter");
@@ -217,7 +217,7 @@ test("server state, context usage and clear", async () => {
   assert.deepEqual(await posted(page), [{ type: "restartServer" }]);
   await host(page, { type: "server", status: { phase: "running" } }, {
     type: "contextUsage",
-    usage: { used: 117000, window: 200000, effectiveWindow: 180000, utilization: 0.65, level: "warn", categories: { system: 1, tools: 1, user: 1, assistant: 1, toolResults: 1 }, layers: [] },
+    usage: { used: 117000, window: 200000, effectiveWindow: 180000, utilization: 0.65, level: "warn", categories: { system: 1, tools: 1, instructions: 0, user: 1, assistant: 1, toolResults: 1 }, layers: [] },
   });
   assert.equal(await page.isVisible(".server"), false);
   assert.equal(await page.textContent(".bar .ctx"), "65% · 117K/180K");

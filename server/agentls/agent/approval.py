@@ -1,22 +1,33 @@
 """Asking the user before the agent runs commands or changes files.
 
 Tools only see an `ApprovalCallback` (request → bool). `ApprovalPolicy` is
-one: it applies the configured mode per kind ("ask" | "always" | "never")
-and a session "remember" set before falling back to an `Asker` (the LSP
-confirm round-trip), which may answer with a plain bool or an
-`ApprovalDecision` carrying `remember=True`.
+one: it applies the permission rules and the configured mode per kind
+("ask" | "always" | "never") before falling back to an `Asker` (the LSP
+confirm round-trip, the ACP permission request, the terminal prompt), which
+may answer with a plain bool or an `ApprovalDecision` carrying
+`remember=True` ("Always", ACP's "allow always" / "reject always").
 
-Remembering is per exact command for "shell", for all file changes
-("write" and "edit" together, as `approvals.write` in the protocol) and per
-server and tool for "mcp" (whose modes come from `mcpServers`, see agent/mcp).
+Permission rules (agent/permissions) come first: a call a deny rule matches
+is refused without asking (the agent loop does not even run the tool), an ask
+rule asks whatever the mode, an allow rule approves without asking (unless the
+mode is "never"). Only calls no rule covers go by the mode. "Always" in an
+answer (`remember=True`) adds allow rules — the ones the request carries in
+`rules`: each simple command of a shell line, the file's path, the MCP tool —
+which the front end shows and may keep in the user's settings; a request that
+carries none (a command line that cannot be parsed) is approved once. A
+remembered refusal ("reject always", ACP) is kept for the session only, per
+exact command, per MCP tool, or for all file changes, and refuses before any
+allow rule.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from .permissions import Permissions, Relative, Verdict, request_call
 
 Kind = Literal["shell", "write", "edit", "mcp", "rewind"]
 Mode = Literal["ask", "always", "never"]
@@ -35,6 +46,7 @@ class ApprovalRequest:
     input: str | None = None  # mcp: the call's arguments as JSON
     checkpoint: str | None = None  # rewind: the checkpoint it restores
     paths: tuple[str, ...] | None = None  # rewind: files changed outside the agent it would overwrite
+    rules: tuple[str, ...] = ()  # the allow rules "Always" adds (filled in by the policy before it asks)
 
 
 @dataclass(frozen=True)
@@ -55,16 +67,24 @@ async def deny_all(request: ApprovalRequest) -> bool:
     return False
 
 
-def _remember_key(request: ApprovalRequest) -> tuple[str, str | None]:
+def _refusal_key(request: ApprovalRequest) -> tuple[str, str | None]:
+    """What a remembered refusal covers: the exact command, the MCP tool, or every file change."""
     if request.kind == "shell":
         return ("shell", request.command)
     if request.kind == "mcp":
         return ("mcp", f"{request.server}\x00{request.tool}")
-    return ("files", None)  # write and edit share one "allow file changes" answer
+    return ("files", None)  # write and edit share one "refuse file changes" answer
+
+
+def _as_is(path: str) -> str | None:
+    """A request's path as rules read it when its call was not screened: the workspace-relative path shown."""
+    if not path or path.startswith("/") or ".." in path.split("/"):
+        return None
+    return path.removeprefix("./")
 
 
 class ApprovalPolicy:
-    """Mode per kind + session memory in front of an asker. Callable as an ApprovalCallback."""
+    """Permission rules, then the mode per kind, in front of an asker. Callable as an ApprovalCallback."""
 
     def __init__(
         self,
@@ -79,7 +99,8 @@ class ApprovalPolicy:
         self.set_mode("shell", shell)
         self.set_mode("write", write)
         self.set_mode("edit", write if edit is None else edit)
-        self._remembered: set[tuple[str, str | None]] = set()
+        self.rules = Permissions()
+        self._refused: set[tuple[str, str | None]] = set()  # "reject always" answers (this session)
 
     def set_mode(self, kind: str, mode: str) -> None:
         if kind not in KINDS:
@@ -95,27 +116,53 @@ class ApprovalPolicy:
             if kind == "write" and "edit" not in approvals:
                 self.set_mode("edit", mode)
 
-    def remember(self, request: ApprovalRequest) -> None:
-        self._remembered.add(_remember_key(request))
+    def remember(self, request: ApprovalRequest, approved: bool = True) -> None:
+        """"Always": the request's allow rules apply from now on (until the settings change);
+        "reject always": the same request is refused for the rest of the session."""
+        key = _refusal_key(request)
+        if approved:
+            self._refused.discard(key)
+            self.rules.add(request.rules)
+        else:
+            self._refused.add(key)
 
     def forget(self) -> None:
-        """Drop session answers (new session)."""
-        self._remembered.clear()
+        """Drop what "Always" and "reject always" added this session (new session)."""
+        self.rules.forget()
+        self._refused.clear()
+
+    def screen(self, tool: str, tool_input: Mapping[str, Any], relative: Relative) -> Verdict:
+        """What the rules say about a call before it runs (the agent loop refuses a deny at once)."""
+        return self.rules.decide(tool, tool_input, relative)
+
+    def bound(self, verdict: Verdict) -> ApprovalCallback:
+        """The approval callback of one screened call: its verdict is not worked out again."""
+        async def approve(request: ApprovalRequest) -> bool:
+            return await self._decide(request, verdict)
+
+        return approve
 
     async def __call__(self, request: ApprovalRequest) -> bool:
+        tool, tool_input = request_call(request.kind, request.command, request.path, request.server, request.tool)
+        return await self._decide(request, self.rules.decide(tool, tool_input, _as_is))
+
+    async def _decide(self, request: ApprovalRequest, verdict: Verdict) -> bool:
         mode = self.modes.get(request.kind, "ask")
-        if mode == "always":
-            return True
-        if mode == "never":
+        if verdict.decision == "deny" or mode == "never":
             return False
-        if _remember_key(request) in self._remembered:
+        if _refusal_key(request) in self._refused:
+            return False
+        if verdict.decision == "allow":
+            return True
+        if mode == "always" and verdict.decision != "ask":
             return True
         if self.ask is None:
             return False
+        request = replace(request, rules=verdict.suggestions) if verdict.suggestions else request
         answer = await self.ask(request)
         if isinstance(answer, ApprovalDecision):
-            if answer.approved and answer.remember:
-                self.remember(request)
+            if answer.remember:
+                self.remember(request, answer.approved)
             return answer.approved
         return bool(answer)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ..context.report import ContextReport
 from ..context.usage import Usage
 from .checkpoints.model import ChangedFile, Skipped
+from .todos import TodoItem
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,24 @@ class CheckpointTaken(AgentEvent):
     checkpoint: str
     files: tuple[ChangedFile, ...] = ()
     skipped: tuple[Skipped, ...] = ()
+
+
+@dataclass(frozen=True)
+class InstructionsChanged(AgentEvent):
+    """Instruction files (AGENTS.md…) changed, appeared, went or were activated: this request rewrites
+    the cached prompt (the system prompt carries them)."""
+
+    changes: int  # instruction changes (cache breaks) so far in this session
+    added: list[str] = field(default_factory=list)  # files as the prompt names them: "AGENTS.md", "src/AGENTS.md"
+    removed: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TodosChanged(AgentEvent):
+    """The model wrote its task list (todo_write): the whole list as it is now."""
+
+    todos: list[TodoItem] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

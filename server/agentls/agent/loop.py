@@ -12,10 +12,12 @@ import contextlib
 import inspect
 import json
 import logging
+import shlex
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from ..context import ContextConfig, ContextEngine
@@ -32,20 +34,26 @@ from ..model import events as model_events
 from ..model.errors import is_too_long
 from ..model.pricing import CostReport
 from . import events as ev
-from .approval import ApprovalCallback, deny_all
+from .approval import ApprovalCallback, ApprovalPolicy, deny_all
 from .checkpoints import CheckpointError, Checkpoints, RewindResult, TurnRecorder, folder_for
 from .errors import AgentBusy, AgentError
+from .instructions import Instructions
 from .mcp.config import ServerConfig
 from .mcp.manager import McpManager
 from .mcp.names import is_mcp_name
 from .prompt import system_prompt
 from .saved_view import SavedView, continue_history
 from .sent import SentLog, ToolResultView, tool_result_view
+from .permissions import Verdict
 from .store import Session, StoreError
+from .todos import TodoItem, TodoList, as_state, todos_from_state
+from .todos import render as render_todos
 from .transcript import TranscriptEntry, tool_summary, transcript, with_checkpoints
-from .views import ContextDetails
+from .userconfig import config_dir
+from .views import ContextDetails, InstructionFileView
 from .tools import ToolContext, ToolOutput, run_tool, tool_definitions
 from .tools.editor import EditorQueries
+from .shell_runner import ShellRunner
 from .workspace import Workspace
 
 CANCELLED = "[cancelled by the user before this tool call finished]"
@@ -54,6 +62,15 @@ REPAIR_SHARE = 0.1
 CUT_OFF = "[not run: the reply was cut off (max_tokens) before this tool call was complete; send it again, shorter]"
 
 log = logging.getLogger(__name__)
+
+
+def refusal(verdict: Verdict) -> ToolOutput:
+    """What the model is told when a deny rule stops a call: the rule, where it is written, and what it hit."""
+    rule = verdict.rule
+    assert rule is not None
+    text = (f"Not run: the permission rule `{rule.text}` (deny, from {rule.source}) forbids `{verdict.subject}`. "
+            "Do not retry it or look for a way around it; if it is needed, ask the user to change the rule.")
+    return ToolOutput(text, True, f"denied by {rule.text}")
 
 
 @dataclass
@@ -84,19 +101,25 @@ class Agent:
                  context: ContextConfig | None = None, approve: ApprovalCallback = deny_all,
                  session: Session | None = None, clock: Callable[[], float] = time.time,
                  shell_timeout: float = 120.0, editor: EditorQueries | None = None,
-                 mcp_servers: tuple[ServerConfig, ...] = ()) -> None:
+                 mcp_servers: tuple[ServerConfig, ...] = (), shell: ShellRunner | None = None) -> None:
         self.workspace = workspace
         self.model_settings = model or ModelSettings()
         self.client = ModelClient(self.model_settings)
         self.approve = approve
         self.clock = clock
         self.shell_timeout = shell_timeout
+        self.shell = shell  # where commands run (None: in this process)
         self.session = session
         self.editor = editor
         self.mcp = McpManager(mcp_servers, cwd=str(workspace.roots[0]) if workspace.roots else None)
         self.tools = self._builtin_tools()
         self.tool_list_changes = 0  # requests whose tool list differed from the previous one (cache breaks)
         self._sent_tools: list[dict[str, Any]] | None = None
+        self.instructions = Instructions(config_dir())
+        self.instruction_changes = 0  # requests whose instruction files differed from the previous one
+        self._sent_instructions: dict[str, str] | None = None  # file name → text, as the last request had them
+        self.task_list = TodoList()
+        self._todos_seen = 0  # the TodoList version last reported and saved
         self._context_config = context or ContextConfig()
         self.engine = self._new_engine()
         self.sent = SentLog()
@@ -111,12 +134,20 @@ class Agent:
         if session is not None:
             self._open_checkpoints(session)
             self._restore(session)
+        self.instructions.refresh(self.workspace.roots)
+        self._static_changed()
 
     # -- setup -----------------------------------------------------------------
 
     @property
     def system(self) -> str:
-        return system_prompt(self.workspace.roots)
+        section = self.instructions.section
+        return system_prompt(self.workspace.roots) + (f"\n\n{section}" if section else "")
+
+    @property
+    def policy(self) -> ApprovalPolicy | None:
+        """The approval policy when the front end gave one (it holds the permission rules)."""
+        return self.approve if isinstance(self.approve, ApprovalPolicy) else None
 
     def _builtin_tools(self) -> list[dict[str, Any]]:
         """The built-in tools, then the editor's: MCP tools come after them (a stable order)."""
@@ -131,6 +162,11 @@ class Agent:
         config = self._context_config.updated(system_tokens=total)
         store = self.session.store if self.session is not None else None
         return ContextEngine(config=config, store=store) if store is not None else ContextEngine(config=config)
+
+    def _static_changed(self) -> None:
+        """The system prompt or the tool list changed size: the engine counts them in every request."""
+        total, _ = self._static_tokens()
+        self.engine.reconfigure(self._context_config.updated(system_tokens=total))
 
     def _restore(self, session: Session) -> None:
         """The session's conversation as the last request before the restart left it: from its working
@@ -150,6 +186,11 @@ class Agent:
             self._replay(session, restored.messages)
         for model, numbers in restored.usage:
             self.client.costs.add(model, Usage(**numbers))
+        self.task_list = TodoList(todos_from_state(restored.state.get("todos")))
+        self._todos_seen = self.task_list.version
+        self.engine.pinned = render_todos(self.task_list.items)
+        folders = restored.state.get("instruction_folders")
+        self.instructions.restore(folders if isinstance(folders, list) else [])
         self.engine.fit_user_texts(USER_SHARE)  # a session saved with an oversized message must not stay stuck
         # the restored history is what the last request before the reload carried
         self.sent.sent(list(self.engine.history.messages), self.engine, None)
@@ -200,8 +241,7 @@ class Agent:
             self.retire(old.aclose)
         if context is not None:
             self._context_config = context
-            total, _ = self._static_tokens()
-            self.engine.reconfigure(context.updated(system_tokens=total))
+            self._static_changed()
 
     async def aclose(self) -> None:
         task = self._busy_task
@@ -284,6 +324,7 @@ class Agent:
             await _emit(on_event, event)
 
         await self._refresh_tools()
+        await self._refresh_rules(emit)
         recorder = self.checkpoints.begin(turn_id, prompt) if self.checkpoints is not None else None
         try:
             return await self._turn_steps(turn_id, prompt, attachments, emit, recorder)
@@ -310,6 +351,7 @@ class Agent:
         total = Usage()
         stop_reason = "end_turn"
         while True:
+            await self._refresh_instructions()
             prepared = await self._prepare(emit)
             # Text of successive replies is joined by a blank line, in the stream as in the result.
             response = await self._call_model(prepared, emit, lead="\n\n" if texts else "")
@@ -340,10 +382,23 @@ class Agent:
         tools = self._builtin_tools() + self.mcp.definitions()
         if tools != self.tools:
             self.tools = tools
-            total, _ = self._static_tokens()
-            self.engine.reconfigure(self._context_config.updated(system_tokens=total))
+            self._static_changed()
             if self._sent_tools is not None:
                 self.engine.prompt_head_changed()  # the tools head the prompt
+
+    async def _refresh_rules(self, emit) -> None:
+        """At a turn start: the workspace's .agents/settings.json, re-read when it changed."""
+        if self.policy is None:
+            return
+        for problem in await asyncio.to_thread(self.policy.rules.load_workspace, list(self.workspace.roots)):
+            await emit(ev.ErrorEvent(f"permission rules: {problem}"))
+
+    async def _refresh_instructions(self) -> None:
+        """Before every request: instruction files re-checked (size, time); a change is a new system prompt."""
+        if await asyncio.to_thread(self.instructions.refresh, list(self.workspace.roots)):
+            self._static_changed()
+            if self._sent_instructions is not None:
+                self.engine.prompt_head_changed()  # the system prompt heads the cached prefix
 
     def _append_user(self, blocks: list[dict[str, Any]]) -> list[str]:
         message = {"role": "user", "content": blocks}
@@ -417,6 +472,7 @@ class Agent:
             added, removed = _names(self._sent_tools, self.tools)
             await emit(ev.ToolsChanged(self.tool_list_changes, added, removed))
         self._sent_tools = self.tools
+        await self._announce_instructions(emit)
         ttl = self.client.cache_ttl  # what this request gives its head and frontier breakpoints
         try:
             response = await self.client.stream(system=self.system, messages=prepared.messages,
@@ -437,28 +493,58 @@ class Agent:
         await emit(ev.UsageEvent(response.usage))
         return response
 
+    async def _announce_instructions(self, emit) -> None:
+        """A request whose instruction files differ from the previous one's: one counted cache break."""
+        now = {item.shown: item.text for item in self.instructions.files}
+        before, self._sent_instructions = self._sent_instructions, now
+        if before is None or before == now:
+            return
+        self.instruction_changes += 1
+        await emit(ev.InstructionsChanged(self.instruction_changes, sorted(now.keys() - before.keys()),
+                                          sorted(before.keys() - now.keys()),
+                                          sorted(k for k in now.keys() & before.keys() if now[k] != before[k])))
+
+    def _relative(self, raw: str) -> str | None:
+        """A path as the model wrote it → workspace-relative (what path rules match); None outside the roots."""
+        try:
+            path = self.workspace.resolve(raw)
+        except Exception:  # noqa: BLE001 - refused or malformed: no path rule can match it
+            return None
+        root = self.workspace.root_of(path)
+        return path.relative_to(root).as_posix() if root is not None else None
+
     async def _run_tools(self, uses: list[dict[str, Any]], emit, cut_off: bool,
                          recorder: TurnRecorder | None = None) -> None:
-        approve = recorder.watching(self.approve) if recorder is not None else self.approve
-        ctx = ToolContext(self.workspace, approve, store=self.engine.store, shell_timeout=self.shell_timeout,
-                          editor=self.editor)
+        ctx = ToolContext(self.workspace, self.approve, store=self.engine.store, shell_timeout=self.shell_timeout,
+                          editor=self.editor, shell=self.shell, todos=self.task_list)
         outputs: dict[str, ToolOutput] = {}
+        policy = self.policy
         try:
             for use in uses:
                 name, tool_input = use.get("name", ""), use.get("input") or {}
                 await emit(ev.ToolStart(use["id"], name, tool_summary(name, tool_input)))
+                verdict = policy.screen(name, tool_input, self._relative) if policy is not None and \
+                    isinstance(tool_input, dict) else None
+                # The call's own verdict (not worked out again when asked), then the checkpoint's snapshot
+                # once it is approved.
+                approve = policy.bound(verdict) if policy is not None and verdict is not None else self.approve
+                if recorder is not None:
+                    approve = recorder.watching(approve)
                 if cut_off:
                     outputs[use["id"]] = ToolOutput(CUT_OFF, True, f"{name}: cut off")
+                elif verdict is not None and verdict.decision == "deny":
+                    outputs[use["id"]] = refusal(verdict)  # not run, and nobody is asked
                 elif is_mcp_name(name):
                     outputs[use["id"]] = await self.mcp.call(name, tool_input, approve=approve,
                                                              store=self.engine.store, tool_use_id=use["id"])
                 else:
-                    outputs[use["id"]] = await run_tool(name, tool_input, ctx)
+                    outputs[use["id"]] = await run_tool(name, tool_input, replace(ctx, approve=approve))
                 if recorder is not None:
                     await recorder.tool_done()
         except asyncio.CancelledError:
             self._answer(uses, outputs, default=ToolOutput(CANCELLED, True, "cancelled"))
             raise
+        await self._after_tools(uses, outputs, emit)
         cut = self._answer(uses, outputs)
         for use in uses:
             output = outputs[use["id"]]
@@ -466,6 +552,43 @@ class Agent:
             await emit(ev.ToolEnd(use["id"], use.get("name", ""), output.summary, output.is_error,
                                   len(output.text), marker))
         await emit(ev.ContextUsage(self.context_usage()))
+
+    async def _after_tools(self, uses: list[dict[str, Any]], outputs: dict[str, ToolOutput], emit) -> None:
+        """What the calls changed beside the history: the task list, the instruction folders they reached."""
+        todos = self.task_list
+        if todos.version != self._todos_seen:
+            self._todos_seen = todos.version
+            self.engine.pinned = render_todos(todos.items)
+            self._save(lambda session: session.state({"todos": as_state(todos.items)}))
+            await emit(ev.TodosChanged(list(todos.items)))
+        touched = [use.get("input") or {} for use in uses
+                   if use["id"] in outputs and not outputs[use["id"]].is_error]
+        new = await asyncio.to_thread(self._activate, touched)
+        if new:
+            folders = [str(folder) for folder in self.instructions.activated]
+            self._save(lambda session: session.state({"instruction_folders": folders}))
+
+    def _activate(self, inputs: list[Any]) -> list[Path]:
+        """Paths the calls named (a `path`, or a shell command's words that are paths here): their folders'
+        instruction files apply from now on. Runs in a thread (it looks at the disk)."""
+        paths: list[Path] = []
+        for tool_input in inputs:
+            if not isinstance(tool_input, dict):
+                continue
+            raw = tool_input.get("path")
+            words = [raw] if isinstance(raw, str) and raw else []
+            command = tool_input.get("command")
+            if isinstance(command, str):
+                try:
+                    words += [w for w in shlex.split(command) if not w.startswith("-")]
+                except ValueError:
+                    words += command.split()
+            for word in words:
+                with contextlib.suppress(Exception):
+                    path = self.workspace.resolve(word)
+                    if path.exists():
+                        paths.append(path)
+        return self.instructions.activate(paths, list(self.workspace.roots)) if paths else []
 
     def _answer(self, uses, outputs: dict[str, ToolOutput], default: ToolOutput | None = None) -> list[str]:
         blocks = []
@@ -534,7 +657,11 @@ class Agent:
     def context_usage(self) -> ContextReport:
         """The meter's figures (status bar, chat header, prompt)."""
         _, tools = self._static_tokens()
-        return self.engine.report(tools_tokens=tools)
+        return self.engine.report(tools_tokens=tools, instructions_tokens=self.instructions.tokens())
+
+    def todos(self) -> tuple[TodoItem, ...]:
+        """The task list as the model last wrote it (todo_write)."""
+        return self.task_list.items
 
     def tool_result(self, tool_use_id: str, with_original: bool = False) -> ToolResultView | None:
         """A tool call's input and its result as the model last saw it (agent/toolResult)."""
@@ -542,9 +669,11 @@ class Agent:
 
     def context(self) -> ContextDetails:
         """The meter's figures and what explains them (agent/context, /context)."""
+        files = tuple(InstructionFileView(item.shown, item.scope, len(item.text) // 4, item.chars, item.cut)
+                      for item in self.instructions.files)
         return ContextDetails(self.context_usage(), tuple(self.engine.placeholders()),
                               tuple(self.mcp.tool_tokens(lambda chars: chars // 4)),  # as _static_tokens counts
-                              self.tool_list_changes)
+                              self.tool_list_changes, files, self.instruction_changes)
 
     def clear(self, new_session: Session | None = None) -> None:
         """A fresh conversation; the old session stays on disk."""
@@ -554,6 +683,9 @@ class Agent:
             self.session = new_session
             self._open_checkpoints(new_session)
             self._unsaved, self._unsaved_reported = None, False
+            self.task_list, self._todos_seen = TodoList(), 0
+            self.instructions.forget_folders()  # re-read (with the resumed session's folders) before the next request
+            self._sent_instructions = None  # a new conversation: its first request writes the cache anyway
             self.engine = self._new_engine()
             self.sent.clear()
             self._view.forget()

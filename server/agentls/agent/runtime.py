@@ -2,44 +2,50 @@
 
 Every front end (the language server, the ACP agent, the terminal) hosts its
 conversation through an AgentRuntime, so they agree on what the settings
-mean: which model answers (the offline demo model when there is no key and
-no endpoint), which session a start resumes, and how a settings change
-reaches a running agent without a restart. What runs one at a time and what
-is closed when is the Agent's own business (Agent.exclusive, Agent.retire).
+mean: which model answers (the endpoint's own list decides, endpoint_models.py;
+the offline demo model when there is no key and no endpoint), which session a
+start resumes, and how a settings change or a newly fetched model list reaches
+a running agent without a restart. What runs one at a time and what is closed
+when is the Agent's own business (Agent.exclusive, Agent.retire).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..model.settings import DEFAULT_MODEL, DEMO_MODEL
-from .approval import ApprovalCallback
+from .approval import ApprovalCallback, ApprovalPolicy
+from .endpoint_models import EndpointModels
 from .settings import AgentSettings, context_config, model_settings, wants_demo
 
 if TYPE_CHECKING:
     from ..demo.model import DemoModel
     from ..model import ModelSettings
+    from .editor_queries import EditorQueries
     from .loop import Agent
-    from .tools.editor import EditorQueries
+    from .shell_runner import ShellRunner
     from .workspace import Workspace
 
 
 @dataclass(frozen=True)
-class ModelInfo:
-    """Which model answers now (what every view names)."""
+class ActiveModel:
+    """Which model answers now (what every view names), and its own window when known."""
 
     model: str
     demo: bool
+    model_window: int | None = None  # the model's maximum (the working window may be smaller)
 
 
 class AgentRuntime:
     def __init__(self, workspace: Workspace, approve: ApprovalCallback, *, session_root: Path,
                  api_key: str | None = None, editor: EditorQueries | None = None, new_session: bool = False,
-                 session_id: str | None = None) -> None:
+                 session_id: str | None = None, setting_names: dict[str, str] | None = None,
+                 shell: ShellRunner | None = None) -> None:
         self.workspace = workspace
         self.approve = approve
         self.session_root = session_root
@@ -47,11 +53,23 @@ class AgentRuntime:
         self.editor = editor
         self.new_session = new_session
         self.session_id = session_id
+        self.shell = shell  # where commands run (None: in this process)
         self.settings = AgentSettings()
         self.demo: DemoModel | None = None
         self.agent: Agent | None = None
+        # Told when a fetched model list changed the model, window or thinking (warnings to show).
+        self.on_models_changed: Callable[[], None] | None = None
+        self._setting_names = setting_names
+        self._models: EndpointModels | None = None
         self._lock = asyncio.Lock()
-        self._preloading: asyncio.Future[None] | None = None
+        self._background: set[asyncio.Future[None]] = set()
+
+    @property
+    def models(self) -> EndpointModels:
+        """The endpoint's models (made on first use: the list is fetched with the SDK)."""
+        if self._models is None:
+            self._models = EndpointModels(self._list_arrived, self._setting_names)
+        return self._models
 
     async def start(self, settings: AgentSettings) -> Agent:
         """Open the session and build the agent (its SDK import and its session load off the loop)."""
@@ -60,12 +78,17 @@ class AgentRuntime:
 
         async with self._lock:
             self.settings = settings
+            self._configure_policy(settings)
             model = await self._model_settings(settings)
+            if self.models.fetching():  # the first list: configured or not, it decides which model answers
+                await self.models.settle()
+                model = await self._model_settings(settings)
             session = await asyncio.to_thread(functools.partial(  # never fails: at worst unsaved
                 open_session, self.session_root, new=self.new_session, session_id=self.session_id))
             self.agent = await asyncio.to_thread(functools.partial(
-                Agent, self.workspace, model, context=context_config(settings, model.model), approve=self.approve,
-                session=session, editor=self.editor, mcp_servers=settings.mcp_servers))
+                Agent, self.workspace, model, context=context_config(settings, self.models.info),
+                approve=self.approve, session=session, editor=self.editor, mcp_servers=settings.mcp_servers,
+                shell=self.shell))
             return self.agent
 
     def preload(self) -> asyncio.Future[None]:
@@ -75,7 +98,8 @@ class AgentRuntime:
 
         loading = asyncio.ensure_future(sdk_loaded())
         loading.add_done_callback(lambda done: done.cancelled() or done.exception())  # a failure shows at the call
-        self._preloading = loading  # held until done (the loop keeps only weak references to tasks)
+        self._background.add(loading)  # held until done (the loop keeps only weak references to tasks)
+        loading.add_done_callback(self._background.discard)
         return loading
 
     async def apply(self, settings: AgentSettings) -> bool:
@@ -84,10 +108,46 @@ class AgentRuntime:
             self.settings = settings
             if self.agent is None:
                 return False  # start() picks them up
+            self._configure_policy(settings)
             was_demo = self.demo is not None
-            model = await self._model_settings(settings)
-            self.agent.reconfigure(model, context_config(settings, model.model), settings.mcp_servers)
+            self._reconfigure(await self._model_settings(settings))
             return self.demo is not None and not was_demo
+
+    async def settle_models(self) -> None:
+        """Before a turn: a model list being fetched (first start, a new endpoint or key) is waited for,
+        at most a bounded time, and applied, so the turn uses a model the endpoint offers."""
+        if self._models is None or not self._models.fetching():
+            return  # nothing to wait for: no await, the turn starts at once
+        await self._models.settle()
+        await self._apply_list()
+
+    def untold_warnings(self) -> list[str]:
+        """What the user must hear about the model choice, each warning once."""
+        return self._models.untold_warnings() if self._models is not None else []
+
+    def _list_arrived(self) -> None:
+        task = asyncio.ensure_future(self._apply_list())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _apply_list(self) -> None:
+        """A fetched list: the model, window and thinking follow it (no restart)."""
+        async with self._lock:
+            if self.agent is None:
+                return  # start() reads the list itself
+            self._reconfigure(await self._model_settings(self.settings))
+        if self.on_models_changed is not None:
+            self.on_models_changed()
+
+    def _reconfigure(self, model: ModelSettings) -> None:
+        assert self.agent is not None
+        self.agent.reconfigure(model, context_config(self.settings, self.models.info), self.settings.mcp_servers)
+
+    def _configure_policy(self, settings: AgentSettings) -> None:
+        """The user's permission rules and approval modes reach the policy every front end asks through."""
+        if isinstance(self.approve, ApprovalPolicy):
+            self.approve.configure(settings.approval_modes())
+            self.approve.rules.set_user(settings.permissions)
 
     async def _model_settings(self, settings: AgentSettings) -> ModelSettings:
         """ModelSettings for these settings, starting or retiring the demo model as needed."""
@@ -96,21 +156,23 @@ class AgentRuntime:
                 from ..demo.model import DemoModel
 
                 self.demo = await DemoModel.start()
-            return model_settings(settings, None, self.demo.base_url)
+            return self.models.resolve(settings.model, model_settings(settings, None, self.demo.base_url), demo=True)
         if self.demo is not None:
             demo, self.demo = self.demo, None
             if self.agent is not None:
                 self.agent.retire(demo.close)  # a stream may still be reading from it
             else:
                 await demo.close()
-        return model_settings(settings, self.api_key)
+        return self.models.resolve(settings.model, model_settings(settings, self.api_key), demo=False)
 
-    def model_info(self) -> ModelInfo:
+    def model_info(self) -> ActiveModel:
+        info = self._models.info if self._models is not None else None
+        window = info.max_input_tokens if info is not None else None
         if self.agent is not None:
-            return ModelInfo(self.agent.model_settings.model, self.demo is not None)
+            return ActiveModel(self.agent.model_settings.model, self.demo is not None, window)
         if wants_demo(self.settings, self.api_key):
-            return ModelInfo(DEMO_MODEL, True)
-        return ModelInfo(self.settings.model or DEFAULT_MODEL, False)
+            return ActiveModel(DEMO_MODEL, True)
+        return ActiveModel(self.settings.model or DEFAULT_MODEL, False, window)
 
     async def aclose(self) -> None:
         agent, self.agent = self.agent, None
@@ -119,3 +181,5 @@ class AgentRuntime:
         if self.demo is not None:
             await self.demo.close()
             self.demo = None
+        if self._models is not None:
+            await self._models.aclose()

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from .. import credentials
 from .mcp.config import ServerConfig, parse_servers
+from .permissions import SETTINGS, Rule, parse_rules
 
 if TYPE_CHECKING:
     from ..context import ContextConfig
     from ..model import ModelSettings
+    from ..model.catalog import ModelInfo
 
 # protocol name → ContextConfig field
 THRESHOLDS = {"budgetSoft": "budget_soft_at", "budgetHard": "budget_hard_at", "autoCompact": "compact_at",
@@ -29,8 +31,11 @@ APPROVAL_KINDS = ("shell", "write")
 APPROVAL_MODES = ("ask", "always", "never")
 CONFIRM_TIMEOUT = 300.0  # seconds an agent/confirm may stay unanswered before it counts as a refusal
 KNOWN_KEYS = {"model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens",
-              "thresholds", "approvals", "diagnosticsWaitMs", "cacheTtl", "cacheControl", "mcpServers"}
+              "thresholds", "approvals", "diagnosticsWaitMs", "cacheTtl", "cacheControl", "mcpServers", "thinking",
+              "prices", "permissions"}
+PRICE_FIELDS = ("input", "output", "cache_write", "cache_read", "cache_write_1h")  # model/pricing.py
 CACHE_TTLS = ("auto", "5m", "1h")
+THINKING = ("auto", "off", "low", "medium", "high", "xhigh", "max")  # model/thinking.py THINKING_MODES
 SECTION = "agentls"
 DIAGNOSTICS_WAIT_MS = 2000  # after an edit, for the file's diagnostics to settle
 MAX_DIAGNOSTICS_WAIT_MS = 60_000
@@ -46,11 +51,14 @@ class AgentSettings:
     max_tokens: int | None = None
     cache_ttl: str | None = None  # "auto", "5m" or "1h": the head and frontier breakpoints' TTL
     cache_control: bool | None = None  # send prompt-cache breakpoints; None: only to the native API
-    thresholds: dict[str, float] = field(default_factory=dict)  # ContextConfig field → fraction
+    thinking: str | None = None  # "auto" (default), "off" or an effort level
+    prices: dict[str, dict[str, float]] = field(default_factory=dict)  # model fragment → USD per MTok
+    thresholds: dict[str, Any] = field(default_factory=dict)  # ContextConfig field → fraction (auto_compact: off)
     approvals: dict[str, str] = field(default_factory=dict)
     diagnostics_wait_ms: int | None = None
     confirm_timeout: float = CONFIRM_TIMEOUT  # approvals.timeoutSeconds
     mcp_servers: tuple[ServerConfig, ...] = ()
+    permissions: tuple[Rule, ...] = ()  # the user's permission rules (agent/permissions)
 
     def diagnostics_wait(self) -> int:
         return DIAGNOSTICS_WAIT_MS if self.diagnostics_wait_ms is None else self.diagnostics_wait_ms
@@ -116,16 +124,46 @@ def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
     if cache_control is not None and not isinstance(cache_control, bool):
         problems.append("settings.cacheControl must be a boolean")
         cache_control = None
+    thinking = raw.get("thinking")
+    if thinking is not None and thinking not in THINKING:
+        problems.append(f"settings.thinking must be one of {', '.join(THINKING)}")
+        thinking = None
     mcp_servers, mcp_problems = parse_servers(raw.get("mcpServers"))
     problems.extend(mcp_problems)
+    permissions, rule_problems = parse_rules(raw.get("permissions"), SETTINGS, "settings.permissions")
+    problems.extend(rule_problems)
     return AgentSettings(
-        mcp_servers=mcp_servers, model=text("model"), compact_model=text("compactModel"), base_url=base_url,
+        permissions=permissions, mcp_servers=mcp_servers, model=text("model"), compact_model=text("compactModel"),
+        base_url=base_url,
         context_window=window, output_reserve=reserve, max_tokens=count("maxTokens", 1), cache_ttl=cache_ttl,
-        cache_control=cache_control,
+        cache_control=cache_control, thinking=thinking, prices=_prices(raw.get("prices"), problems),
         thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
         diagnostics_wait_ms=_wait_ms(count("diagnosticsWaitMs", 0), problems),
         confirm_timeout=_confirm_timeout(raw.get("approvals"), problems),
     ), problems
+
+
+def _prices(raw: Any, problems: list[str]) -> dict[str, dict[str, float]]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        problems.append("settings.prices must be an object (model name fragment → prices)")
+        return {}
+    found: dict[str, dict[str, float]] = {}
+    for fragment, entry in raw.items():
+        if not isinstance(entry, dict):
+            problems.append(f"settings.prices.{fragment} must be an object of prices")
+            continue
+        values = {}
+        for name, value in entry.items():
+            if name not in PRICE_FIELDS or isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                problems.append(f"settings.prices.{fragment}.{name}: one of {', '.join(PRICE_FIELDS)}, "
+                                "a number ≥ 0 (USD per million tokens)")
+                continue
+            values[name] = float(value)
+        if values:
+            found[fragment] = values
+    return found
 
 
 def _wait_ms(value: int | None, problems: list[str]) -> int | None:
@@ -135,13 +173,15 @@ def _wait_ms(value: int | None, problems: list[str]) -> int | None:
     return value
 
 
-def _thresholds(raw: Any, problems: list[str]) -> dict[str, float]:
+def _thresholds(raw: Any, problems: list[str]) -> dict[str, Any]:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
         problems.append("settings.thresholds must be an object")
         return {}
-    found = {}
+    found: dict[str, Any] = {}
+    if "autoCompact" in raw and raw["autoCompact"] is None:
+        found["auto_compact"] = False  # `autoCompact: null`: the conversation is never summarised on its own
     for name, target in THRESHOLDS.items():
         value = raw.get(name)
         if value is None:
@@ -205,21 +245,23 @@ def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str |
         values["cache_ttl"] = settings.cache_ttl
     if settings.cache_control is not None:
         values["force_cache_control"] = settings.cache_control
+    if settings.thinking:
+        values["thinking"] = settings.thinking
+    if settings.prices:
+        values["prices"] = {k: dict(v) for k, v in settings.prices.items()}
     if demo_url is not None:
         return for_demo_model(ModelSettings(**values), demo_url)
     return ModelSettings(**values)
 
 
-def context_config(settings: AgentSettings, model: str | None = None) -> ContextConfig:
-    """The context settings; the window is the model's (see model/catalog.py) unless contextWindow is set."""
+def context_config(settings: AgentSettings, model: ModelInfo | None = None) -> ContextConfig:
+    """The context settings; the window is the working window (model/catalog.py working_window):
+    contextWindow (within the model's own window), else min(the model's window, 200K)."""
     from ..context import ContextConfig
-    from ..model.catalog import window_for
+    from ..model.catalog import working_window
 
     values: dict[str, Any] = dict(settings.thresholds)
-    if settings.context_window is not None:
-        values["window"] = settings.context_window
-    elif model:
-        values["window"] = window_for(model)
+    values["window"] = working_window(model, settings.context_window)
     if settings.output_reserve is not None:
         values["output_reserve"] = settings.output_reserve
     return ContextConfig(**values)

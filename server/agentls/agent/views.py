@@ -9,6 +9,17 @@ from .mcp.status import McpToolTokens
 
 
 @dataclass(frozen=True)
+class InstructionFileView:
+    """One instruction file the system prompt carries (agent/instructions.py)."""
+
+    name: str  # as the prompt names it: "AGENTS.md", "src/AGENTS.md", "~user/AGENTS.md"
+    scope: str  # "user", "root" or "nested"
+    tokens: int
+    chars: int  # the file's full length
+    cut: bool  # over the cap: only its beginning is in the prompt
+
+
+@dataclass(frozen=True)
 class ContextDetails:
     """agent/context and /context: the meter's report plus what explains it."""
 
@@ -16,3 +27,5 @@ class ContextDetails:
     placeholders: tuple[Placeholder, ...] = ()
     mcp_tools: tuple[McpToolTokens, ...] = ()
     tool_list_changes: int = 0
+    instructions: tuple[InstructionFileView, ...] = ()
+    instruction_changes: int = 0  # requests whose instruction files differed from the previous one

@@ -1,4 +1,4 @@
-"""The agentls command line: serve | ask | repl | chat | sessions | replay | bench.
+"""The agentls command line: serve | acp | ask | repl | chat | sessions | replay | bench.
 
 The terminal front ends live here (local.py: ask and repl in-process;
 lsp_chat.py: chat over LSP; both render through render.py and share repl.py);
@@ -94,6 +94,12 @@ def _serve(args: argparse.Namespace) -> int:
     return serve_stdio(args) or 0
 
 
+def _acp(args: argparse.Namespace) -> int:
+    from ..acp import run_acp
+
+    return run_acp(args)
+
+
 def _chat(args: argparse.Namespace) -> int:
     from .lsp_chat import run_chat
 
@@ -112,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def agent_options(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--workspace", default=".", help="workspace folder (default: current directory)")
-        sub.add_argument("--model", help="model name (default: claude-sonnet-5-5)")
+        sub.add_argument("--model", help="model id (default: chosen from the models the endpoint lists)")
         sub.add_argument("--base-url", help="Anthropic-compatible endpoint (default: ANTHROPIC_BASE_URL)")
         sub.add_argument("--yes", action="store_true", help="approve every command and edit without asking")
         sub.add_argument("--new", action="store_true", help="start a new session instead of resuming the last")
@@ -130,6 +136,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the language server (the default without arguments)")
     serve.add_argument("--stdio", action="store_true", help="speak LSP over stdin/stdout (the only transport)")
     serve.set_defaults(run=_serve)
+
+    acp = commands.add_parser("acp", help="run as an Agent Client Protocol agent on stdio (Zed, JetBrains, "
+                                             "Neovim, Emacs…; see docs/acp.md)")
+    acp.add_argument("--verbose", action="store_true", help="log what happens to stderr")
+    acp.set_defaults(run=_acp)
 
     chat = commands.add_parser("chat", help="terminal chat over LSP with a spawned agentls server")
     chat.add_argument("--workspace", default=".", help="workspace folder (default: current directory)")

@@ -9,16 +9,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from .. import credentials
 from ..agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
 from ..agent.checkpoints.model import Checkpoint, RewindResult
+from ..agent.commands import CommandError, CustomCommand, custom_commands, expand_named
+from ..agent.endpoint_models import ModelsView, models_view
+from ..agent.permissions import Rule
+from ..agent.todos import TodoItem
+from ..agent.userconfig import config_dir
+from ..model.catalog import choose_model
 from ..agent.errors import AgentError
 from ..agent.mcp.config import read_mcp_json
 from ..agent.mcp.status import McpServerStatus
-from ..agent.runtime import AgentRuntime, ModelInfo
+from ..agent.runtime import ActiveModel, AgentRuntime
 from ..agent.settings import AgentSettings, parse_settings
 from ..agent.store.sessions import SessionInfo, matches
 from ..agent.transcript import TranscriptEntry
@@ -31,16 +38,21 @@ from .render import Renderer
 from .repl import Repl, ask_yes_no_always
 
 DEMO_NOTICE = "[agentls] no ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL: using the offline demo model"
+# How messages name what the user can change here: the command line's options.
+TERMINAL_SETTING_NAMES = {"model": "--model", "compact_model": "compactModel", "thinking": "thinking",
+                          "max_tokens": "maxTokens", "context_window": "contextWindow"}
 
 
 def terminal_asker(renderer: Renderer, approve_all: bool = False, reader: TextIO | None = None):
-    """Approvals on the terminal: what is asked is shown (escaped), then y / n / always."""
+    """Approvals on the terminal: what is asked is shown (escaped), then y / n / always (its rules printed)."""
     async def ask(request: ApprovalRequest) -> ApprovalDecision:
         renderer.approval(request)
         if approve_all:
             renderer.note("    approved (--yes)", "2")
             return ApprovalDecision(True)
         approved, remember = await ask_yes_no_always(renderer, reader)
+        if approved and remember:
+            renderer.rules_added(request.rules)
         return ApprovalDecision(approved, remember)
 
     return ask
@@ -86,6 +98,8 @@ class LocalBackend:
         return self.runtime.agent
 
     async def chat(self, prompt: str) -> None:
+        await self.runtime.settle_models()  # a list being fetched decides the model (a bounded wait)
+        self._tell_warnings()
         self._turn = asyncio.ensure_future(self.agent.run_turn(prompt, self.renderer))
         try:
             await self._turn
@@ -101,6 +115,25 @@ class LocalBackend:
 
     async def cost(self) -> CostReport:
         return self.agent.cost()
+
+    async def models(self) -> ModelsView:
+        self.runtime.models.refresh()
+        await self.runtime.settle_models()
+        active = self.runtime.model_info()
+        return models_view(self.runtime.models.models, active.model, self.runtime.settings.model or "",
+                           active.demo, self.agent.model_settings.prices)
+
+    async def choose_model(self, model: str) -> list[str]:
+        if self.runtime.demo is not None:
+            return ["the offline demo model answers (no API key): set ANTHROPIC_API_KEY to choose a model"]
+        picked = choose_model(model, self.runtime.models.models, "/model")  # warns when it is not offered
+        await self.runtime.apply(replace(self.runtime.settings, model=picked.model))
+        self.runtime.untold_warnings()  # the runtime's own note of the same choice: said above
+        return [*([picked.warning] if picked.warning else []), f"model: {picked.model} (from the next message)"]
+
+    def _tell_warnings(self) -> None:
+        for warning in self.runtime.untold_warnings():
+            self.renderer.note(f"[agentls] {warning}", "33")
 
     async def new_session(self) -> None:
         from ..agent.store import open_session
@@ -133,7 +166,7 @@ class LocalBackend:
         self.policy.forget()
         return await self.agent.transcript()
 
-    async def context(self) -> tuple[ContextDetails, ModelInfo]:
+    async def context(self) -> tuple[ContextDetails, ActiveModel]:
         return self.agent.context(), self.runtime.model_info()
 
     async def checkpoints(self) -> list[Checkpoint]:
@@ -157,20 +190,40 @@ class LocalBackend:
         await self.agent.mcp.refresh(retry_failed=True)
         return self.agent.mcp.status(), self.agent.tool_list_changes
 
-    def status(self) -> tuple[ContextReport | None, ModelInfo | None]:
+    def status(self) -> tuple[ContextReport | None, ActiveModel | None]:
         if self.runtime.agent is None:
             return None, None
         return self.agent.context_usage(), self.runtime.model_info()
+
+    async def todos(self) -> list[TodoItem]:
+        return list(self.agent.todos())
+
+    async def permissions(self) -> list[Rule]:
+        await asyncio.to_thread(self.policy.rules.load_workspace, list(self.agent.workspace.roots))
+        return self.policy.rules.rules()
+
+    async def commands(self) -> list[CustomCommand]:
+        return await asyncio.to_thread(custom_commands, list(self.agent.workspace.roots), config_dir())
+
+    async def expand_command(self, name: str, arguments: str) -> str:
+        try:
+            return await asyncio.to_thread(expand_named, list(self.agent.workspace.roots), config_dir(), name,
+                                           arguments)
+        except CommandError as error:
+            raise AgentError(str(error)) from None
 
 
 async def _start(args: argparse.Namespace, renderer: Renderer) -> LocalBackend:
     workspace = workspace_folder(args.workspace)
     settings = terminal_settings(args)
     policy = ApprovalPolicy(terminal_asker(renderer, args.yes))
-    runtime = AgentRuntime(Workspace([workspace]), policy, session_root=workspace, new_session=args.new)
+    runtime = AgentRuntime(Workspace([workspace]), policy, session_root=workspace, new_session=args.new,
+                           setting_names=TERMINAL_SETTING_NAMES)
     await runtime.start(settings)
     if runtime.demo is not None:
         print(DEMO_NOTICE, file=sys.stderr, flush=True)
+    for warning in runtime.untold_warnings():  # e.g. a --model the endpoint does not offer
+        print(f"[agentls] {warning}", file=sys.stderr, flush=True)
     return LocalBackend(runtime, renderer, policy)
 
 

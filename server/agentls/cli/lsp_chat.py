@@ -24,11 +24,15 @@ from pygls.lsp.client import LanguageClient
 
 from .. import __version__
 from ..agent.checkpoints.model import Checkpoint, RewindResult
+from ..agent.commands import CustomCommand
+from ..agent.endpoint_models import ModelsView
 from ..agent.errors import AgentError
 from ..agent.mcp.config import read_mcp_json
 from ..agent.mcp.status import McpServerStatus
-from ..agent.runtime import ModelInfo
+from ..agent.permissions import Rule
+from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
+from ..agent.todos import TodoItem
 from ..agent.transcript import TranscriptEntry
 from ..agent.views import ContextDetails
 from ..context.pipeline import CompactionResult
@@ -49,11 +53,12 @@ class LspBackend:
                  mcp_servers: dict[str, Any] | None = None) -> None:
         self.workspace = workspace
         self.mcp_servers = mcp_servers  # sent as settings.mcpServers at initialize
+        self.model: str | None = None  # chosen with /model ID (sent as settings.model)
         self.approve_all = approve_all
         self.renderer = renderer
         self.client = LanguageClient("agentls-chat", __version__, converter_factory=raw_converter)
         self.turn_id: str | None = None  # msg id of the running agent/chat
-        self.usage: tuple[ContextReport, ModelInfo] | None = None  # from the last agent/contextUsage
+        self.usage: tuple[ContextReport, ActiveModel] | None = None  # from the last agent/contextUsage
         self._stderr: asyncio.Task[None] | None = None
         self._register()
 
@@ -95,6 +100,8 @@ class LspBackend:
             self.renderer.note("    approved (--yes)", "2")
             return protocol.confirm_result(True, False)
         approved, remember = await ask_yes_no_always(self.renderer)
+        if approved and remember:
+            self.renderer.rules_added(request.rules)
         return protocol.confirm_result(approved, remember)
 
     # ---- connection ------------------------------------------------------------
@@ -112,8 +119,16 @@ class LspBackend:
         self.client.initialized(types.InitializedParams())
 
     def _init_options(self) -> dict[str, Any]:
-        settings = {"mcpServers": self.mcp_servers} if self.mcp_servers is not None else None  # agentls.* keys
-        return protocol.initialization_options(True, settings)
+        return protocol.initialization_options(True, self.settings() or None)
+
+    def settings(self) -> dict[str, Any]:
+        """The settings this client sends, in the agentls.* format (a change replaces them as a whole)."""
+        settings: dict[str, Any] = {}
+        if self.mcp_servers is not None:
+            settings["mcpServers"] = self.mcp_servers
+        if self.model:
+            settings["model"] = self.model
+        return settings
 
     async def stop(self) -> None:
         try:
@@ -160,6 +175,16 @@ class LspBackend:
     async def cost(self) -> CostReport:
         return protocol.cost_from_wire(await self.request(protocol.COST))
 
+    async def models(self) -> ModelsView:
+        return protocol.models_from_wire(await self.request(protocol.MODELS, {}))
+
+    async def choose_model(self, model: str) -> list[str]:
+        """`/model ID`: the next request uses it (didChangeConfiguration, no restart)."""
+        self.model = model
+        self.client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={protocol.SETTINGS_SECTION: self.settings()}))
+        return [f"model: {model} (from the next message)"]
+
     async def new_session(self) -> None:
         await self.request(protocol.NEW_SESSION)
 
@@ -171,7 +196,7 @@ class LspBackend:
         answer = await self.request(protocol.RESUME, protocol.resume_params(session_id))
         return protocol.transcript_from_wire(answer.get("transcript", []))
 
-    async def context(self) -> tuple[ContextDetails, ModelInfo]:
+    async def context(self) -> tuple[ContextDetails, ActiveModel]:
         answer = await self.request(protocol.CONTEXT)
         return protocol.context_from_wire(answer), protocol.model_info_from_wire(answer)
 
@@ -187,8 +212,21 @@ class LspBackend:
         answer = await self.request(protocol.MCP_SERVERS, {})
         return protocol.mcp_servers_from_wire(answer.get("servers", [])), int(answer.get("toolListChanges", 0))
 
-    def status(self) -> tuple[ContextReport | None, ModelInfo | None]:
+    def status(self) -> tuple[ContextReport | None, ActiveModel | None]:
         return self.usage if self.usage is not None else (None, None)
+
+    async def todos(self) -> list[TodoItem]:
+        return protocol.todos_from_wire((await self.request(protocol.TODOS, {})).get("todos"))
+
+    async def permissions(self) -> list[Rule]:
+        return protocol.permissions_from_wire((await self.request(protocol.PERMISSIONS, {})).get("rules"))
+
+    async def commands(self) -> list[CustomCommand]:
+        return protocol.commands_from_wire((await self.request(protocol.COMMANDS, {})).get("commands"))
+
+    async def expand_command(self, name: str, arguments: str) -> str:
+        answer = await self.request(protocol.EXPAND_COMMAND, {"name": name, "arguments": arguments})
+        return str(answer.get("prompt", ""))
 
 
 async def _forward(stream: asyncio.StreamReader) -> None:

@@ -16,9 +16,13 @@ from typing import TextIO
 from ..agent import events as ev
 from ..agent.approval import ApprovalRequest
 from ..agent.checkpoints.model import Checkpoint, RewindResult
+from ..agent.commands import CustomCommand
+from ..agent.endpoint_models import ModelsView
 from ..agent.mcp.status import McpServerStatus
-from ..agent.runtime import ModelInfo
+from ..agent.permissions import Rule
+from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
+from ..agent.todos import TodoItem, progress
 from ..agent.transcript import TranscriptEntry
 from ..agent.views import ContextDetails
 from ..agent.visible import visible
@@ -26,29 +30,42 @@ from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
 from ..model.pricing import CostReport
 
-HELP = """commands: /compact [instructions]  /cost  /new (or /clear)  /sessions [words]  /resume N|ID  /checkpoints
-          /rewind N [code|conversation|both]  /context  /mcp  /help  /quit
+HELP = """commands: /compact [instructions]  /cost  /model [ID]  /new (or /clear)  /sessions [words]  /resume N|ID  /checkpoints
+          /rewind N [code|conversation|both]  /context  /mcp  /tasks  /permissions  /help  /quit
 Ctrl-C cancels a running turn; Ctrl-D or /quit leaves."""
 REWIND_USAGE = "/rewind N [code|conversation|both] (N from /checkpoints; default both)"
 RESTORE = ("code", "conversation", "both")
 
 DIM, RED, YELLOW, GREEN, CYAN = "2", "31", "33", "32", "36"
 # The names the protocol gives the categories: what docs/protocol.md and Show Context call them.
-CATEGORY_NAMES = (("system", "system"), ("tools", "tools"), ("user", "user"), ("assistant", "assistant"),
-                  ("tool_results", "toolResults"))
+CATEGORY_NAMES = (("system", "system"), ("tools", "tools"), ("instructions", "instructions"), ("user", "user"),
+                  ("assistant", "assistant"), ("tool_results", "toolResults"))
+TODO_MARKS = {"completed": "☑", "in_progress": "▶", "pending": "☐"}
+WARN_POINTS = 0.10  # the prompt warns when auto-compaction is this close (as the VS Code status bar does)
 
 
 def k(tokens: float) -> str:
-    """84K, 8.4K, 512: token counts the way the status bar writes them."""
+    """1.5M, 84K, 8.4K, 512: token counts the way the status bar writes them."""
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.2f}".rstrip("0").rstrip(".") + "M"
     if tokens >= 10_000:
         return f"{tokens / 1000:.0f}K"
     return f"{tokens / 1000:.1f}K" if tokens >= 1000 else f"{tokens:.0f}"
 
 
-def status_text(report: ContextReport, model: ModelInfo | None) -> str:
+def status_text(report: ContextReport, model: ActiveModel | None) -> str:
     """`42% · 75.6K/180K`: used over the usable window, as every view shows it (docs/protocol.md, Utilization)."""
     text = f"{round(report.utilization * 100)}% · {k(report.used)}/{k(report.effective_window)}"
-    return text + (" demo" if model is not None and model.demo else "")
+    warning = compact_warning(report)
+    return text + (f" · {warning}" if warning else "") + (" demo" if model is not None and model.demo else "")
+
+
+def compact_warning(report: ContextReport) -> str:
+    """`auto-compact at 85%: 3% left` when auto-compaction is near (within ten points); "" otherwise."""
+    at = report.auto_compact_at
+    if at is None or report.utilization < at - WARN_POINTS or report.utilization >= at:
+        return ""
+    return f"auto-compact at {round(at * 100)}%: {max(0, round(at * 100) - round(report.utilization * 100))}% left"
 
 
 class Renderer:
@@ -103,7 +120,7 @@ class Renderer:
         self._end_text()
         self._thinking = False
 
-    def prompt(self, report: ContextReport | None, model: ModelInfo | None) -> str:
+    def prompt(self, report: ContextReport | None, model: ActiveModel | None) -> str:
         """`[42% · 75.6K/180K] > `, coloured by the meter's level."""
         if report is None:
             return "> "
@@ -141,6 +158,10 @@ class Renderer:
         elif isinstance(event, ev.CheckpointTaken):
             count = len(event.files) + len(event.skipped)
             self.note(f"  ⋯ checkpoint: {count} file{'s' if count != 1 else ''} changed (/checkpoints, /rewind)", DIM)
+        elif isinstance(event, ev.InstructionsChanged):
+            self.note(f"  ⋯ {instructions_changed_text(event)}", DIM)
+        elif isinstance(event, ev.TodosChanged):
+            self.todos(event.todos)
         elif isinstance(event, ev.ErrorEvent):
             self.note(f"  ! {visible(event.message)}", RED)
 
@@ -154,7 +175,11 @@ class Renderer:
         self.line(f"{cost.requests} requests · {u.input_tokens:,} in / {u.output_tokens:,} out tokens "
                   f"· cache {u.cache_read_input_tokens:,} read / {u.cache_creation_input_tokens:,} written "
                   f"(TTL {cost.cache_ttl}, {u.cache_write_1h_tokens:,} for 1 h) "
-                  f"· ${cost.usd:.4f} ({visible(cost.model)})")
+                  f"· {dollars(cost)} ({visible(cost.model)})")
+
+    def models(self, view: ModelsView) -> None:
+        for row in model_lines(view):
+            self.line(row)
 
     def compaction(self, result: CompactionResult) -> None:
         if result.compacted:
@@ -162,7 +187,7 @@ class Renderer:
         else:
             self.line(f"not compacted: {result.note or 'nothing to gain'}")
 
-    def context(self, details: ContextDetails, model: ModelInfo | None) -> None:
+    def context(self, details: ContextDetails, model: ActiveModel | None) -> None:
         report = details.report
         who = " · demo model" if model is not None and model.demo else f" · {visible(model.model)}" if model else ""
         self.line(f"{report.used:,} of {report.effective_window:,} tokens ({report.utilization:.0%}, {report.level})"
@@ -176,6 +201,11 @@ class Renderer:
             self.line(f"  mcp {visible(server.server):<8} {server.tools:>4} tools {server.tokens:>7,} tokens", DIM)
         if details.tool_list_changes:
             self.line(f"  {details.tool_list_changes} tool-list change(s): each one prompt-cache break", DIM)
+        for item in details.instructions:
+            cut = " (cut at the cap)" if item.cut else ""
+            self.line(f"  instructions {visible(item.name):<24} {item.tokens:>7,} tokens{cut}", DIM)
+        if details.instruction_changes:
+            self.line(f"  {details.instruction_changes} instruction change(s): each one prompt-cache break", DIM)
         if details.placeholders:
             self.line(f"  {len(details.placeholders)} placeholders (re-readable via context://…)", DIM)
 
@@ -206,6 +236,34 @@ class Renderer:
         for row in mcp_lines(servers, tool_list_changes):
             self.line(row)
 
+    def todos(self, items: list[TodoItem] | tuple[TodoItem, ...]) -> None:
+        """The task list, whole, whenever the model changes it (and for /tasks)."""
+        if not items:
+            self.note("  tasks: (none)", DIM)
+            return
+        self.note(f"  tasks ({progress(tuple(items))}):", CYAN)
+        for item in items:
+            style = DIM if item.status == "completed" else YELLOW if item.status == "in_progress" else ""
+            self.note(f"    {TODO_MARKS.get(item.status, '?')} {visible(item.content)}", style)
+
+    def permissions(self, rules: list[Rule]) -> None:
+        if not rules:
+            self.line("no permission rules (settings `permissions`, or .agents/settings.json in the workspace)")
+        for rule in rules:
+            self.line(f"  {rule.decision:<5} {visible(rule.text):<40} {visible(rule.source)}")
+
+    def commands(self, found: list[CustomCommand]) -> None:
+        """Custom commands after the built-in help."""
+        for command in found:
+            hint = f" {visible(command.argument_hint)}" if command.argument_hint else ""
+            self.line(f"  /{visible(command.name)}{hint} — {visible(command.description)} ({command.source})")
+
+    def rules_added(self, rules: tuple[str, ...]) -> None:
+        """What "always" added: the rules, and how to keep them."""
+        for rule in rules:
+            self.note(f"    + allow {visible(rule)} (for this session; to keep it, add it to permissions.allow "
+                      "in .agents/settings.json or your settings)", GREEN)
+
     def approval(self, request: ApprovalRequest) -> None:
         """What is asked, with every control character visible: what is approved is what runs."""
         if request.kind == "shell":
@@ -224,6 +282,14 @@ class Renderer:
             self.note(f"  ? {visible(request.kind)} {visible(request.path or '')}", YELLOW)
             for row in visible(request.diff or "").split("\n")[:60]:
                 self.note(f"    {row}", GREEN if row.startswith("+") else RED if row.startswith("-") else DIM)
+        if request.rules:
+            self.note(f"    [a]lways allows: {', '.join(visible(rule) for rule in request.rules)}", DIM)
+
+
+def instructions_changed_text(event: ev.InstructionsChanged) -> str:
+    changes = [*(f"+{visible(n)}" for n in event.added), *(f"-{visible(n)}" for n in event.removed),
+               *(f"~{visible(n)}" for n in event.changed)]
+    return f"instructions changed ({' '.join(changes)}): the prompt cache is written again once"
 
 
 def tools_changed_text(added: list[str], removed: list[str]) -> str:
@@ -329,4 +395,33 @@ def rewind_lines(result: RewindResult) -> list[str]:
         lines.append("the conversation is back to before that prompt")
     if result.undo:
         lines.append("to undo this rewind: /checkpoints, then /rewind on its last entry with code")
+    return lines
+
+
+def dollars(cost: CostReport) -> str:
+    """"$0.1234", or "price unknown" for the part no price covers (tokens are still counted)."""
+    if not cost.unpriced_models:
+        return f"${cost.usd:.4f}"
+    unknown = f"price unknown for {', '.join(map(visible, cost.unpriced_models))}"
+    return f"${cost.usd:.4f} + {unknown}" if cost.usd else unknown
+
+
+def model_lines(view: ModelsView) -> list[str]:
+    """`/model`: whose list it is, one line per model (window, output limit, thinking, price)."""
+    if view.source == "endpoint":
+        lines = ["models offered by the endpoint:"]
+    else:
+        lines = [f"offline list ({visible(view.note) or 'the endpoint lists no models'}):"]
+    for offer in view.offers:
+        model, price = offer.model, offer.price
+        window = f"{k(model.max_input_tokens)} window" if model.max_input_tokens else "window unknown"
+        output = f" · {k(model.max_tokens)} out" if model.max_tokens else ""
+        cost = f"${price.input:g}/${price.output:g} per MTok" if price is not None else "price unknown"
+        mark = "*" if model.id == view.current else " "
+        lines.append(f" {mark} {visible(model.id):<28} {window}{output} · thinking {model.thinking} · {cost}")
+    if view.current and all(offer.model.id != view.current for offer in view.offers):
+        lines.append(f" * {visible(view.current)} (answering now)")
+    if view.configured and view.configured != view.current:
+        lines.append(f"configured: {visible(view.configured)} (not offered: {visible(view.current)} answers)")
+    lines.append("/model ID switches to another model")
     return lines

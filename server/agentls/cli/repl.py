@@ -16,10 +16,14 @@ import sys
 from typing import Protocol, TextIO
 
 from ..agent.checkpoints.model import Checkpoint, RewindResult
+from ..agent.commands import CustomCommand
+from ..agent.endpoint_models import ModelsView
 from ..agent.errors import AgentError
 from ..agent.mcp.status import McpServerStatus
-from ..agent.runtime import ModelInfo
+from ..agent.permissions import Rule
+from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
+from ..agent.todos import TodoItem
 from ..agent.transcript import TranscriptEntry
 from ..agent.views import ContextDetails
 from ..context.pipeline import CompactionResult
@@ -27,7 +31,7 @@ from ..context.report import ContextReport
 from ..model.pricing import CostReport
 from .render import HELP, REWIND_USAGE, Renderer, parse_rewind, pick_session
 
-ASK = "    allow? [y]es / [n]o / [a]lways this session: "
+ASK = "    allow? [y]es / [n]o / [a]lways: "
 
 
 class Backend(Protocol):
@@ -43,13 +47,17 @@ class Backend(Protocol):
 
     async def cost(self) -> CostReport: ...
 
+    async def models(self) -> ModelsView: ...
+
+    async def choose_model(self, model: str) -> list[str]: ...  # what to tell (the choice, warnings)
+
     async def new_session(self) -> None: ...
 
     async def sessions(self, query: str) -> list[tuple[SessionInfo, bool]]: ...
 
     async def resume(self, session_id: str) -> list[TranscriptEntry]: ...
 
-    async def context(self) -> tuple[ContextDetails, ModelInfo]: ...
+    async def context(self) -> tuple[ContextDetails, ActiveModel]: ...
 
     async def mcp(self) -> tuple[list[McpServerStatus], int]: ...
 
@@ -57,7 +65,15 @@ class Backend(Protocol):
 
     async def rewind(self, checkpoint_id: str, restore: str) -> RewindResult: ...
 
-    def status(self) -> tuple[ContextReport | None, ModelInfo | None]: ...  # for the prompt
+    def status(self) -> tuple[ContextReport | None, ActiveModel | None]: ...  # for the prompt
+
+    async def todos(self) -> list[TodoItem]: ...
+
+    async def permissions(self) -> list[Rule]: ...
+
+    async def commands(self) -> list[CustomCommand]: ...  # custom slash commands (.agents/commands/…)
+
+    async def expand_command(self, name: str, arguments: str) -> str: ...  # the prompt a custom command sends
 
 
 async def read_line(prompt: str) -> str | None:
@@ -137,6 +153,12 @@ class Repl:
                 render.compaction(await backend.compact(rest or None))
             elif name == "/cost":
                 render.cost(await backend.cost())
+            elif name == "/model":
+                if rest:
+                    for said in await backend.choose_model(rest):
+                        render.line(said)
+                else:
+                    render.models(await backend.models())
             elif name in ("/clear", "/new"):
                 await backend.new_session()
                 render.line("new conversation (the previous one stays saved: /sessions lists it)")
@@ -165,8 +187,17 @@ class Repl:
                 render.context(*await backend.context())
             elif name == "/mcp":
                 render.mcp(*await backend.mcp())
-            else:
+            elif name in ("/tasks", "/todos"):
+                render.todos(await backend.todos())
+            elif name == "/permissions":
+                render.permissions(await backend.permissions())
+            elif name == "/help":
                 render.line(HELP)
+                render.commands(await backend.commands())
+            elif name[1:] in {c.name for c in await backend.commands()}:
+                await self.turn(await backend.expand_command(name[1:], rest))
+            else:
+                render.error(f"unknown command {name}; /help lists the commands")
         except AgentError as error:
             render.error(str(error))
         return True

@@ -23,7 +23,8 @@ SUMMARY_MARK = "[Conversation summary: earlier turns were compacted; the full tr
 USER_TEXTS_MARK = "[Your messages before the summary, verbatim]"
 FILES_MARK = "[Files as you last read them]"
 OMITTED_MARK = "[Earlier messages omitted from this summary request to fit the window]"
-MARKS = (SUMMARY_MARK, USER_TEXTS_MARK, FILES_MARK, OMITTED_MARK)
+PINNED_MARK = "[Kept verbatim across compactions]"
+MARKS = (SUMMARY_MARK, USER_TEXTS_MARK, FILES_MARK, OMITTED_MARK, PINNED_MARK)
 
 SUMMARY_PROMPT = """Stop working on the task for a moment: write a summary of this conversation so the work can go on after the older messages are removed from your context. Do not call any tool.
 
@@ -220,8 +221,12 @@ def reattached_files(history: History, config: ContextConfig, cut: int, store: R
 
 
 def compacted_messages(history: History, config: ContextConfig, cut: int, summary: str,
-                       user_texts: list[str], store: ResultStore, *, files: bool = True) -> list[Message]:
+                       user_texts: list[str], store: ResultStore, *, files: bool = True,
+                       pinned: str = "") -> list[Message]:
+    """The summary message (with the pinned state, never shed), then the verbatim tail."""
     blocks = [{"type": "text", "text": f"{SUMMARY_MARK}\n\n{summary}"}]
+    if pinned:
+        blocks.append({"type": "text", "text": f"{PINNED_MARK}\n{pinned}"})
     chosen = select_user_texts(once(user_texts), config)
     if chosen:
         quoted = "\n\n".join(f"- {t}" for t in chosen)

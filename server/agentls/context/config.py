@@ -41,8 +41,10 @@ class ContextConfig:
     # few turns: it has done its job, and the API drops the thinking of earlier turns anyway.
     written_keep_recent: int = 3
     protected_tools: frozenset[str] = field(
-        default_factory=lambda: frozenset({"edit_file", "write_file"})
+        default_factory=lambda: frozenset({"edit_file", "write_file", "todo_write"})
     )  # their short confirmations are never snipped or cleared
+    # Tools whose input is state the model keeps working from (the task list): never cleared.
+    kept_input_tools: frozenset[str] = field(default_factory=lambda: frozenset({"todo_write"}))
 
     # Cache-aware batching (policy.py): a batch is carried out once the rent already
     # paid for the blocks it frees reaches batch_payoff x its price (ski rental)...
@@ -59,6 +61,7 @@ class ContextConfig:
 
     # L3: summary near the limit.
     compact_at: float = 0.85
+    auto_compact: bool = True  # False (settings `autoCompact: null`): only a manual /compact summarises
     compact_tail_fraction: float = 0.10  # recent tail kept verbatim
     summary_max_tokens: int = 4_000
     user_text_budget_tokens: int = 3_000

@@ -85,6 +85,7 @@ class History:
     live_texts: dict[int, None] = field(default_factory=dict)  # assistant messages with long text, not yet cleared
     _latest_by_key: dict[str, str] = field(default_factory=dict)
     protected_tools: frozenset[str] = frozenset({"edit_file", "write_file"})
+    kept_input_tools: frozenset[str] = frozenset()  # their inputs are never cleared
 
     # -- reading -------------------------------------------------------------
 
@@ -164,7 +165,7 @@ class History:
             input_chars=len(json.dumps(tool_input, ensure_ascii=False)),
         )
         self.records[record.id] = record
-        if record.input_chars >= self.large_input_chars:
+        if record.input_chars >= self.large_input_chars and record.name not in self.kept_input_tools:
             self.live_inputs[record.id] = None
 
     def _index_result(self, block: Block, index: int) -> None:
@@ -304,6 +305,7 @@ class History:
             large_input_chars=self.large_input_chars,
             token_of=self.token_of,
             protected_tools=self.protected_tools,
+            kept_input_tools=self.kept_input_tools,
         )
         for message in messages:
             fresh.append(message)

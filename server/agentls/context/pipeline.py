@@ -91,6 +91,8 @@ class ContextEngine:
         self.cached_ends: list[int] = []  # message breakpoints of the last prepared request
         self.sent_frontier: int | None = None  # the stable frontier of the last prepared request
         self.layer_of: dict[str, str] = {}  # tool_use_id -> the layer that rewrote its result
+        # State the caller keeps current (the task list): a compaction's summary message carries it verbatim.
+        self.pinned = ""
 
     def _new_history(self) -> History:
         cfg = self.config
@@ -99,6 +101,7 @@ class ContextEngine:
             large_input_chars=cfg.clear_inputs_min_chars,
             token_of=cfg.tokens,
             protected_tools=cfg.protected_tools,
+            kept_input_tools=cfg.kept_input_tools,
         )
 
     # -- settings --------------------------------------------------------------
@@ -212,7 +215,8 @@ class ContextEngine:
             batch = None
         estimate = self.estimate()
         over = estimate / self.config.effective_window >= self.config.compact_at
-        can_summarise = allow_compaction and self.summary_failures < self.config.breaker_failures
+        can_summarise = (allow_compaction and self.config.auto_compact
+                         and self.summary_failures < self.config.breaker_failures)
         due = over and can_summarise and choose_cut(self.history, self.config) is not None
         if not due and estimate > self.config.effective_window:
             emergency = plan_emergency(self.history, self.config)
@@ -269,7 +273,7 @@ class ContextEngine:
         rebuilt = None
         for quoted, files in ((texts, True), (texts, False), ([], False)):
             messages = compacted_messages(self.history, self.config, request.cut, summary, quoted,
-                                          self.store, files=files)
+                                          self.store, files=files, pinned=self.pinned)
             candidate = self.history.rebuilt(messages)
             if self.config.system_tokens + candidate.total_tokens < raw_before:
                 rebuilt = candidate
@@ -310,8 +314,8 @@ class ContextEngine:
 
     # -- reports -----------------------------------------------------------------
 
-    def report(self, tools_tokens: int = 0) -> ContextReport:
-        """What the model sees: the figures of every context view."""
+    def report(self, tools_tokens: int = 0, instructions_tokens: int = 0) -> ContextReport:
+        """What the model sees: the figures of every context view (the head's parts as the caller counts them)."""
         cfg = self.config
         estimate = self.estimate()
         cats = self.history.category_tokens
@@ -321,17 +325,19 @@ class ContextEngine:
             used=estimate,
             utilization=round(estimate / cfg.effective_window, 4),
             level=self.level(),
-            categories=Categories(system=max(0, cfg.system_tokens - tools_tokens), tools=tools_tokens,
-                                  user=cats["user"], assistant=cats["assistant"], tool_results=cats["tool_results"]),
+            categories=Categories(system=max(0, cfg.system_tokens - tools_tokens - instructions_tokens),
+                                  tools=tools_tokens, instructions=instructions_tokens, user=cats["user"],
+                                  assistant=cats["assistant"], tool_results=cats["tool_results"]),
             layers=tuple(LayerFigure(name, stat.count, stat.tokens_saved) for name, stat in self.stats.items()),
             next_request=self.next_request(estimate),
+            auto_compact_at=cfg.compact_at if cfg.auto_compact else None,
         )
 
     def next_request(self, estimate: int) -> str:
         """What preparing the next request will do about the size: none, compact, trim or too large."""
         cfg = self.config
         window = cfg.effective_window
-        summarisable = (self.summary_failures < cfg.breaker_failures
+        summarisable = (cfg.auto_compact and self.summary_failures < cfg.breaker_failures
                         and choose_cut(self.history, cfg) is not None)
         if estimate >= cfg.compact_at * window and summarisable:
             return COMPACT

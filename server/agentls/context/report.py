@@ -14,8 +14,9 @@ from dataclasses import dataclass
 class Categories:
     """Tokens of the request by what they are."""
 
-    system: int = 0
+    system: int = 0  # the system prompt without the instructions below
     tools: int = 0
+    instructions: int = 0  # project and user instruction files (AGENTS.md…), part of the system prompt
     user: int = 0
     assistant: int = 0
     tool_results: int = 0
@@ -40,6 +41,7 @@ class ContextReport:
     categories: Categories
     layers: tuple[LayerFigure, ...] = ()
     next_request: str = "none"  # what preparing the next request does about its size: NEXT_REQUEST
+    auto_compact_at: float | None = None  # utilization at which a summary replaces older turns; None: off
 
 
 # What preparing the next request will do about its size. (Identifiers like these and the layer

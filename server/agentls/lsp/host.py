@@ -30,7 +30,7 @@ from pygls.uris import to_fs_path
 from . import protocol
 from ..agent import events as ev
 from ..agent.approval import ApprovalPolicy
-from ..agent.runtime import AgentRuntime, ModelInfo
+from ..agent.runtime import ActiveModel, AgentRuntime
 from ..agent.settings import AgentSettings, parse_settings, settings_section
 from ..demo.model import NOTICE as DEMO_NOTICE
 from .confirm import EditorAsker
@@ -105,6 +105,7 @@ class AgentHost:
         self._ready: asyncio.Future[Agent] | None = None
         self._warming = warming
         self._preloading: asyncio.TimerHandle | None = None
+        self._started = False  # `initialized` was handled: messages can be shown
 
     # ---- lifecycle ---------------------------------------------------------------
 
@@ -137,6 +138,7 @@ class AgentHost:
             editor = EditorQueryClient(self.ls, self.options.editor_queries, lambda: self.settings.diagnostics_wait())
         self.runtime = AgentRuntime(self.workspace, self.policy, session_root=self.session_root,
                                     api_key=self.options.api_key, editor=editor)
+        self.runtime.on_models_changed = self._models_changed
         self._ready = asyncio.ensure_future(self._build())
 
     async def initialized(self) -> None:
@@ -149,6 +151,8 @@ class AgentHost:
             self.show(types.MessageType.Info, DEMO_NOTICE)
         if self.problems:
             self.show(types.MessageType.Warning, "agentls: " + "; ".join(self.problems))
+        self._started = True
+        self._tell_model_warning()
         self.notify_context_usage()
         runtime = self.runtime
         if runtime is not None:  # the SDK, once the agent has announced itself (a first call waits for it)
@@ -183,11 +187,25 @@ class AgentHost:
     def demo_running(self) -> bool:
         return self.runtime is not None and self.runtime.demo is not None
 
-    def model_info(self) -> ModelInfo:
+    def model_info(self) -> ActiveModel:
         """Which model answers: added to contextUsage and agent/context (docs/protocol.md)."""
         if self.runtime is None:
-            return ModelInfo(self.settings.model or "", False)
+            return ActiveModel(self.settings.model or "", False)
         return self.runtime.model_info()
+
+    async def settle_models(self) -> None:
+        """Before a turn: a model list being fetched decides the model (a bounded wait)."""
+        if self.runtime is not None:
+            await self.runtime.settle_models()
+
+    def _models_changed(self) -> None:
+        self._tell_model_warning()
+        self.notify_context_usage()
+
+    def _tell_model_warning(self) -> None:
+        if self._started and self.runtime is not None:
+            for warning in self.runtime.untold_warnings():
+                self.show(types.MessageType.Warning, "agentls: " + warning)
 
     # ---- notifications -----------------------------------------------------------------
 
@@ -247,6 +265,7 @@ class AgentHost:
             self.policy.configure(settings.approval_modes())
         if demo_started and not self.options.shows_demo_notice:
             self.show(types.MessageType.Info, DEMO_NOTICE)
+        self._tell_model_warning()
         self.notify_context_usage()
 
     async def _pull_settings(self) -> dict[str, Any] | None:

@@ -18,17 +18,22 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from ..agent import events as ev
 from ..agent.approval import ApprovalDecision, ApprovalRequest
 from ..agent.checkpoints.model import ChangedFile, Checkpoint, FileDiff, RewindResult, Skipped
+from ..agent.commands import CustomCommand
+from ..agent.permissions import Rule
 from ..agent.mcp.status import McpServerStatus, McpToolStatus, McpToolTokens
-from ..agent.runtime import ModelInfo
+from ..agent.runtime import ActiveModel
 from ..agent.sent import ToolResultView
 from ..agent.editor_queries import EditorQuery
+from ..agent.endpoint_models import ModelOffer, ModelsView
+from ..agent.todos import TodoItem
 from ..agent.transcript import TranscriptEntry, TranscriptTool
-from ..agent.views import ContextDetails
+from ..agent.views import ContextDetails, InstructionFileView
 from ..context.attachments import Attachment
 from ..context.pipeline import CompactionResult
 from ..context.report import Categories, ContextReport, LayerFigure, Placeholder
 from ..context.usage import Usage
-from ..model.pricing import CostReport
+from ..model.catalog import ModelInfo as CatalogModel
+from ..model.pricing import CostReport, Price
 
 if TYPE_CHECKING:  # the store (sqlite3) loads with the agent, after initialize is answered
     from ..agent.store.sessions import SessionInfo
@@ -52,14 +57,20 @@ CHECKPOINTS = "agent/checkpoints"
 CHECKPOINT_DIFF = "agent/checkpointDiff"
 REWIND = "agent/rewind"
 FORK = "agent/fork"
+TODOS = "agent/todos"
+COMMANDS = "agent/commands"
+EXPAND_COMMAND = "agent/expandCommand"
+PERMISSIONS = "agent/permissions"
 # server → client
 EVENT = "agent/event"
 CONTEXT_USAGE = "agent/contextUsage"
 CONFIRM = "agent/confirm"
 EDITOR_QUERY = "agent/editorQuery"
+SETTINGS_SECTION = "agentls"  # didChangeConfiguration: {"agentls": AgentSettings}
 
 REQUESTS = (CHAT, COMPACT, COST, MODELS, TOOL_RESULT, CLEAR, SESSIONS, NEW_SESSION, RESUME, RENAME_SESSION,
-            DELETE_SESSION, CONTEXT, MCP_SERVERS, CHECKPOINTS, CHECKPOINT_DIFF, REWIND, FORK)
+            DELETE_SESSION, CONTEXT, MCP_SERVERS, CHECKPOINTS, CHECKPOINT_DIFF, REWIND, FORK, TODOS, COMMANDS,
+            EXPAND_COMMAND, PERMISSIONS)
 
 
 # ---------------------------------------------------------------- shapes (docs/protocol.md)
@@ -96,6 +107,7 @@ class CostResult(TypedDict):
     cacheWrite1hTokens: int
     cacheTtl: str
     usd: float
+    unpricedModels: list[str]
 
 
 class ToolResult(TypedDict):
@@ -161,6 +173,7 @@ class ResumeResult(TypedDict):
 class CategoriesWire(TypedDict):
     system: int
     tools: int
+    instructions: int
     user: int
     assistant: int
     toolResults: int
@@ -195,14 +208,60 @@ class ContextUsageWire(TypedDict):
     categories: CategoriesWire
     layers: list[LayerStat]
     nextRequest: str
+    autoCompactAt: float | None
     model: str
     demo: bool
+    modelWindow: int | None
+
+
+class InstructionFileWire(TypedDict):
+    name: str
+    scope: str
+    tokens: int
+    chars: int
+    cut: bool
 
 
 class ContextResult(ContextUsageWire):
     placeholders: list[PlaceholderWire]
     mcpTools: list[McpToolTokensWire]
     toolListChanges: int
+    instructions: list[InstructionFileWire]
+    instructionChanges: int
+
+
+class TodoWire(TypedDict):
+    content: str
+    status: str
+
+
+class TodosResult(TypedDict):
+    todos: list[TodoWire]
+
+
+class CommandInfo(TypedDict):
+    name: str
+    description: str
+    source: str
+    argumentHint: str
+
+
+class CommandsResult(TypedDict):
+    commands: list[CommandInfo]
+
+
+class ExpandCommandResult(TypedDict):
+    prompt: str
+
+
+class PermissionRuleWire(TypedDict):
+    rule: str
+    decision: str
+    source: str
+
+
+class PermissionsResult(TypedDict):
+    rules: list[PermissionRuleWire]
 
 
 class McpToolStatusWire(TypedDict):
@@ -226,6 +285,30 @@ class McpServerStatusWire(TypedDict):
 class McpServersResult(TypedDict):
     servers: list[McpServerStatusWire]
     toolListChanges: int
+
+
+class ModelInfoWire(TypedDict):
+    id: str
+    label: str
+    contextWindow: int | None
+    maxOutput: int | None
+    createdAt: str
+    thinking: str
+    efforts: list[str]
+    lifecycle: str
+    inputPerMTok: float | None
+    outputPerMTok: float | None
+    cacheReadPerMTok: float | None
+    cacheWritePerMTok: float | None
+
+
+class ModelsResult(TypedDict):
+    models: list[ModelInfoWire]
+    source: str
+    note: str
+    current: str
+    configured: str
+    demo: bool
 
 
 class CheckpointFile(TypedDict):
@@ -293,9 +376,14 @@ DOC_INTERFACES: dict[str, type] = {
     "TranscriptEntry": TranscriptEntryWire, "ResumeResult": ResumeResult, "LayerStat": LayerStat,
     "Placeholder": PlaceholderWire, "McpToolTokens": McpToolTokensWire, "ContextUsage": ContextUsageWire,
     "ContextResult": ContextResult, "McpToolStatus": McpToolStatusWire, "McpServerStatus": McpServerStatusWire,
-    "McpServersResult": McpServersResult, "CheckpointFile": CheckpointFile, "SkippedFile": SkippedFile,
+    "McpServersResult": McpServersResult, "ModelInfo": ModelInfoWire, "ModelsResult": ModelsResult,
+    "CheckpointFile": CheckpointFile, "SkippedFile": SkippedFile,
     "CheckpointInfo": CheckpointInfo, "CheckpointsResult": CheckpointsResult, "CheckpointFileDiff": CheckpointFileDiff,
     "CheckpointDiffResult": CheckpointDiffResult, "RewindResult": RewindResultWire, "ForkResult": ForkResult,
+    "InstructionFile": InstructionFileWire, "Todo": TodoWire,
+    "TodosResult": TodosResult, "CommandInfo": CommandInfo, "CommandsResult": CommandsResult,
+    "ExpandCommandResult": ExpandCommandResult, "PermissionRule": PermissionRuleWire,
+    "PermissionsResult": PermissionsResult,
 }
 
 
@@ -326,7 +414,7 @@ def cost(report: CostReport) -> CostResult:
             "cacheReadTokens": report.usage.cache_read_input_tokens,
             "cacheWriteTokens": report.usage.cache_creation_input_tokens,
             "cacheWrite1hTokens": report.usage.cache_write_1h_tokens, "cacheTtl": report.cache_ttl,
-            "usd": round(report.usd, 6)}
+            "usd": round(report.usd, 6), "unpricedModels": list(report.unpriced_models)}
 
 
 def _iso(at: float | None) -> str:
@@ -391,15 +479,31 @@ def rewind_result(result: RewindResult, entries: list[TranscriptEntry] | None = 
 
 
 def categories(value: Categories) -> CategoriesWire:
-    return {"system": value.system, "tools": value.tools, "user": value.user, "assistant": value.assistant,
-            "toolResults": value.tool_results}
+    return {"system": value.system, "tools": value.tools, "instructions": value.instructions, "user": value.user,
+            "assistant": value.assistant, "toolResults": value.tool_results}
 
 
-def context_usage(report: ContextReport, model: ModelInfo) -> ContextUsageWire:
+def context_usage(report: ContextReport, model: ActiveModel) -> ContextUsageWire:
     return {"used": report.used, "window": report.window, "effectiveWindow": report.effective_window,
             "utilization": report.utilization, "level": report.level, "categories": categories(report.categories),
             "layers": [{"layer": f.layer, "count": f.count, "tokensSaved": f.tokens_saved} for f in report.layers],
-            "nextRequest": report.next_request, "model": model.model, "demo": model.demo}
+            "nextRequest": report.next_request, "autoCompactAt": report.auto_compact_at, "model": model.model,
+            "demo": model.demo, "modelWindow": model.model_window}
+
+
+def model_offer(model: CatalogModel, price: Price | None) -> ModelInfoWire:
+    """One ModelInfo: a price the table does not know is null ("price unknown")."""
+    return {"id": model.id, "label": model.label, "contextWindow": model.max_input_tokens,
+            "maxOutput": model.max_tokens, "createdAt": model.created_at, "thinking": model.thinking,
+            "efforts": list(model.efforts), "lifecycle": model.lifecycle,
+            "inputPerMTok": price.input if price else None, "outputPerMTok": price.output if price else None,
+            "cacheReadPerMTok": price.cache_read if price else None,
+            "cacheWritePerMTok": price.cache_write if price else None}
+
+
+def models(view: ModelsView) -> ModelsResult:
+    return {"models": [model_offer(offer.model, offer.price) for offer in view.offers], "source": view.source,
+            "note": view.note, "current": view.current, "configured": view.configured, "demo": view.demo}
 
 
 def placeholder(item: Placeholder) -> PlaceholderWire:
@@ -407,11 +511,34 @@ def placeholder(item: Placeholder) -> PlaceholderWire:
             "originalChars": item.original_chars}
 
 
-def context(details: ContextDetails, model: ModelInfo) -> ContextResult:
+def context(details: ContextDetails, model: ActiveModel) -> ContextResult:
     usage_part = context_usage(details.report, model)
     return {**usage_part, "placeholders": [placeholder(p) for p in details.placeholders],  # type: ignore[typeddict-item]
             "mcpTools": [{"server": t.server, "tools": t.tools, "tokens": t.tokens} for t in details.mcp_tools],
-            "toolListChanges": details.tool_list_changes}
+            "toolListChanges": details.tool_list_changes,
+            "instructions": [instruction_file(item) for item in details.instructions],
+            "instructionChanges": details.instruction_changes}
+
+
+def instruction_file(item: InstructionFileView) -> InstructionFileWire:
+    return {"name": item.name, "scope": item.scope, "tokens": item.tokens, "chars": item.chars, "cut": item.cut}
+
+
+def todo(item: TodoItem) -> TodoWire:
+    return {"content": item.content, "status": item.status}
+
+
+def todos(items: tuple[TodoItem, ...] | list[TodoItem]) -> TodosResult:
+    return {"todos": [todo(item) for item in items]}
+
+
+def commands(found: list[CustomCommand]) -> CommandsResult:
+    return {"commands": [{"name": c.name, "description": c.description, "source": c.source,
+                          "argumentHint": c.argument_hint} for c in found]}
+
+
+def permissions(rules: list[Rule]) -> PermissionsResult:
+    return {"rules": [{"rule": r.text, "decision": r.decision, "source": r.source} for r in rules]}
 
 
 def mcp_server(status: McpServerStatus, scrub: Any = None) -> McpServerStatusWire:
@@ -428,6 +555,7 @@ EVENT_KINDS: dict[type[ev.AgentEvent], str] = {
     ev.ToolEnd: "toolEnd", ev.UsageEvent: "usage", ev.CompactionStarted: "compactionStarted",
     ev.CompactionFinished: "compactionFinished", ev.LayerApplied: "layer", ev.RetryEvent: "retry",
     ev.ToolsChanged: "toolsChanged", ev.CheckpointTaken: "checkpoint", ev.ErrorEvent: "error",
+    ev.InstructionsChanged: "instructionsChanged", ev.TodosChanged: "todos",
 }
 _EVENT_BY_KIND = {kind: cls for cls, kind in EVENT_KINDS.items()}
 
@@ -436,7 +564,7 @@ def event(item: ev.AgentEvent, turn_id: str) -> dict[str, Any]:
     """The `agent/event` payload of a turn's event (ContextUsage is a notification of its own)."""
     data: dict[str, Any] = {"turnId": turn_id, "kind": EVENT_KINDS[type(item)]}
     for f in fields(item):
-        data[_camel(f.name)] = _value(getattr(item, f.name))
+        data[_camel(f.name)] = _value(getattr(item, f.name))  # TodosChanged.todos: Todo objects
     return data
 
 
@@ -452,7 +580,8 @@ def _value(value: Any) -> Any:
 
 
 def confirm_params(request: ApprovalRequest) -> dict[str, Any]:
-    """ConfirmParams: kind, plus command (shell), path and diff (write/edit) or server, tool and input (mcp)."""
+    """ConfirmParams: kind, plus command (shell), path and diff (write/edit), server, tool and input (mcp) or
+    checkpoint, diff and paths (rewind); rules when "Always" would add some."""
     params: dict[str, Any] = {"kind": request.kind}
     for name in ("command", "path", "diff", "server", "tool", "input", "checkpoint"):
         value = getattr(request, name)
@@ -460,6 +589,8 @@ def confirm_params(request: ApprovalRequest) -> dict[str, Any]:
             params[name] = value
     if request.paths is not None:
         params["paths"] = list(request.paths)
+    if request.rules:
+        params["rules"] = list(request.rules)
     return params
 
 
@@ -514,9 +645,10 @@ def approval_request_from_wire(params: dict[str, Any]) -> ApprovalRequest:
     kind = params.get("kind")
     texts = {name: str(params[name]) for name in ("command", "path", "diff", "server", "tool", "input", "checkpoint")
              if params.get(name) is not None}
-    paths = params.get("paths")
+    paths, rules = params.get("paths"), params.get("rules")
     return ApprovalRequest(kind if kind in ("shell", "write", "edit", "mcp", "rewind") else "shell", **texts,
-                           paths=tuple(str(p) for p in paths) if isinstance(paths, list) else None)
+                           paths=tuple(str(p) for p in paths) if isinstance(paths, list) else None,
+                           rules=tuple(str(r) for r in rules) if isinstance(rules, list) else ())
 
 def attachment(item: dict[str, Any]) -> Attachment:
     """A checked ChatParams attachment (lsp/methods/chat.py checks and resolves it first)."""
@@ -541,6 +673,8 @@ def event_from_wire(data: dict[str, Any]) -> ev.AgentEvent | None:
         key = _camel(f.name)
         if key in data:
             values[f.name] = usage_from_wire(data[key]) if cls is ev.UsageEvent else data[key]
+    if cls is ev.TodosChanged:
+        values["todos"] = todos_from_wire(data.get("todos"))
     try:
         if cls is ev.CheckpointTaken:
             values["files"] = tuple(ChangedFile(str(f.get("path", "")), f.get("change", "modified"))
@@ -558,15 +692,33 @@ def context_report_from_wire(data: dict[str, Any]) -> ContextReport:
         window=int(data.get("window", 0)), effective_window=int(data.get("effectiveWindow", 0)),
         used=int(data.get("used", 0)), utilization=float(data.get("utilization", 0.0)),
         level=str(data.get("level", "ok")),
-        categories=Categories(system=cats.get("system", 0), tools=cats.get("tools", 0), user=cats.get("user", 0),
+        categories=Categories(system=cats.get("system", 0), tools=cats.get("tools", 0),
+                              instructions=cats.get("instructions", 0), user=cats.get("user", 0),
                               assistant=cats.get("assistant", 0), tool_results=cats.get("toolResults", 0)),
         layers=tuple(LayerFigure(str(f.get("layer", "")), int(f.get("count", 0)), int(f.get("tokensSaved", 0)))
                      for f in data.get("layers") or []),
-        next_request=str(data.get("nextRequest", "none")))
+        next_request=str(data.get("nextRequest", "none")),
+        auto_compact_at=float(data["autoCompactAt"]) if isinstance(data.get("autoCompactAt"), (int, float)) else None)
 
 
-def model_info_from_wire(data: dict[str, Any]) -> ModelInfo:
-    return ModelInfo(str(data.get("model", "")), bool(data.get("demo", False)))
+def model_info_from_wire(data: dict[str, Any]) -> ActiveModel:
+    window = data.get("modelWindow")
+    return ActiveModel(str(data.get("model", "")), bool(data.get("demo", False)),
+                       window if isinstance(window, int) else None)
+
+
+def models_from_wire(data: dict[str, Any]) -> ModelsView:
+    offers = []
+    for item in data.get("models") or []:
+        thinking = {"adaptive": ("adaptive",), "manual": ("enabled",)}.get(str(item.get("thinking")), ())
+        model = CatalogModel(str(item.get("id", "")), str(item.get("label", "")), str(item.get("createdAt", "")),
+                             item.get("contextWindow"), item.get("maxOutput"), frozenset(thinking),
+                             tuple(item.get("efforts") or ()), lifecycle=str(item.get("lifecycle", "active")))
+        prices = [item.get(k) for k in ("inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok")]
+        price = Price(*[float(p) for p in prices]) if all(isinstance(p, (int, float)) for p in prices) else None
+        offers.append(ModelOffer(model, price))
+    return ModelsView(tuple(offers), str(data.get("source", "")), str(data.get("note", "")),
+                      str(data.get("current", "")), str(data.get("configured", "")), bool(data.get("demo")))
 
 
 def context_from_wire(data: dict[str, Any]) -> ContextDetails:
@@ -576,7 +728,28 @@ def context_from_wire(data: dict[str, Any]) -> ContextDetails:
                           int(p.get("originalChars", 0))) for p in data.get("placeholders") or []),
         tuple(McpToolTokens(t.get("server", ""), int(t.get("tools", 0)), int(t.get("tokens", 0)))
               for t in data.get("mcpTools") or []),
-        int(data.get("toolListChanges", 0)))
+        int(data.get("toolListChanges", 0)),
+        tuple(InstructionFileView(str(f.get("name", "")), str(f.get("scope", "")), int(f.get("tokens", 0)),
+                                  int(f.get("chars", 0)), bool(f.get("cut", False)))
+              for f in data.get("instructions") or []),
+        int(data.get("instructionChanges", 0)))
+
+
+def todos_from_wire(items: Any) -> list[TodoItem]:
+    return [TodoItem(str(t.get("content", "")), str(t.get("status", "pending")))
+            for t in items or [] if isinstance(t, dict)]
+
+
+def commands_from_wire(items: Any) -> list[CustomCommand]:
+    from pathlib import Path
+
+    return [CustomCommand(str(c.get("name", "")), str(c.get("description", "")), str(c.get("source", "")),
+                          Path(), str(c.get("argumentHint", ""))) for c in items or [] if isinstance(c, dict)]
+
+
+def permissions_from_wire(items: Any) -> list[Rule]:
+    return [Rule(str(r.get("decision", "allow")), str(r.get("rule", "")), None, str(r.get("source", "")))  # type: ignore[arg-type]
+            for r in items or [] if isinstance(r, dict)]
 
 
 def cost_from_wire(data: dict[str, Any]) -> CostReport:
@@ -584,7 +757,7 @@ def cost_from_wire(data: dict[str, Any]) -> CostReport:
                   int(data.get("cacheWriteTokens", 0)), int(data.get("cacheReadTokens", 0)),
                   int(data.get("cacheWrite1hTokens", 0)))
     return CostReport(str(data.get("model", "")), int(data.get("requests", 0)), total, float(data.get("usd", 0.0)),
-                      str(data.get("cacheTtl", "5m")))
+                      str(data.get("cacheTtl", "5m")), tuple(data.get("unpricedModels") or ()))
 
 
 def compaction_from_wire(data: dict[str, Any]) -> CompactionResult:

@@ -5,6 +5,7 @@
 
 from .demo_agent import DEMO_LABEL, demo_reply
 from .faults import Fault
+from .models import mock_model
 from .script import RedactedThinking, Reply, Text, Thinking, ToolUse
 from .server import MockAnthropicServer, RecordedRequest, load_script_file
 
@@ -20,4 +21,5 @@ __all__ = [
     "ToolUse",
     "demo_reply",
     "load_script_file",
+    "mock_model",
 ]

@@ -3,7 +3,8 @@
 Serves POST /v1/messages (JSON or SSE stream) and POST /v1/messages/count_tokens
 from a background thread, so it works the same from sync and async tests.
 Answers come from, in order: an injected fault, the scripted replies, and
-finally the built-in demo agent.
+finally the built-in demo agent. Given a list of models it also serves the
+Models API and refuses what the real API refuses for them (models.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import struct
 import sys
 import threading
 from collections import deque
+from urllib.parse import parse_qs, unquote, urlsplit
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Union
@@ -23,6 +25,7 @@ from collections.abc import Callable, Iterable
 
 from .demo_agent import demo_reply
 from .faults import Fault, error_body, fault_from_json, is_fault_entry
+from .models import model_entry, models_page, request_problem
 from .render import SseEvent, assign_tool_ids, message_json, output_tokens, stream_events, usage_json
 from .script import Reply, reply_from_json
 from .tokens import MockCache, count_input_tokens
@@ -78,8 +81,10 @@ class MockAnthropicServer:
     """
 
     def __init__(self, port: int = 0, *, script: Iterable[Any] = (), verbose: bool = False,
-                 cache: MockCache | None = None) -> None:
+                 cache: MockCache | None = None, models: Iterable[dict[str, Any]] | None = None) -> None:
         self._port = port
+        # The Models API's entries (mock_model(...)); None: an endpoint without a Models API.
+        self.models: list[dict[str, Any]] | None = list(models) if models is not None else None
         self.verbose = verbose
         self.requests: list[RecordedRequest] = []
         self._script: deque[ScriptEntry] = deque(script_entry(e) for e in script)
@@ -244,7 +249,25 @@ class _Handler(BaseHTTPRequestHandler):
             sys.stderr.write(f"mock API: {format % args}\n")
 
     def do_GET(self) -> None:
-        self._send_error(404, "not_found_error", f"Not found: {self.path}")
+        try:
+            self._get()
+        except (_ConnectionDropped, OSError):
+            self.close_connection = True
+
+    def _get(self) -> None:
+        mock = self.server.mock
+        url = urlsplit(self.path)
+        path = url.path.rstrip("/")
+        query = parse_qs(url.query)
+        mock.record(RecordedRequest(path, {k.lower(): v for k, v in self.headers.items()}, query))
+        if not (self.headers.get("x-api-key") or self.headers.get("authorization")):
+            self._send_error(401, "authentication_error", "x-api-key header is required")
+        elif mock.models is None or not path.startswith("/v1/models"):
+            self._send_error(404, "not_found_error", f"Not found: {path}")
+        elif path == "/v1/models":
+            self._send_json(*models_page(mock.models, query))
+        else:
+            self._send_json(*model_entry(mock.models, unquote(path[len("/v1/models/"):])))
 
     def do_POST(self) -> None:
         try:
@@ -276,8 +299,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _count_tokens(self, body: Any) -> None:
         problem = request_error({"max_tokens": 1_000_000, **body} if isinstance(body, dict) else body)
+        models = self.server.mock.models
+        refused = request_problem(models, {"model": body["model"]}) if models is not None and not problem else None
         if problem:
             self._send_error(400, "invalid_request_error", problem)
+        elif refused is not None:
+            self._send_error(*refused)
         else:
             self._send_json(200, {"input_tokens": count_input_tokens(body)})
 
@@ -286,6 +313,10 @@ class _Handler(BaseHTTPRequestHandler):
         problem = request_error(body)
         if problem:
             self._send_error(400, "invalid_request_error", problem)
+            return
+        refused = request_problem(mock.models, body) if mock.models is not None else None
+        if refused is not None:
+            self._send_error(*refused)
             return
         size = count_input_tokens(body)
         if mock.max_prompt_tokens is not None and size > mock.max_prompt_tokens:

@@ -18,11 +18,13 @@ from ..context.prompt_cache import stable_ttl
 from .assembler import InvalidStreamData, MessageAssembler, emit
 from .cache import with_cache_breakpoints
 from .errors import ModelError, redact
+from .hints import setting_hint
 from .events import EventHandler, Retrying
 from .pricing import CostTracker
 from .response import ModelResponse
 from .retry import Failure, backoff_delay, classify, handled_errors
 from .settings import ModelSettings
+from .thinking import thinking_request
 
 if TYPE_CHECKING:
     import anthropic
@@ -33,7 +35,6 @@ log = logging.getLogger(__name__)
 # SDK refuses to send a request without some credential header. (A proxy
 # token in ANTHROPIC_AUTH_TOKEN is left for the SDK to pick up.)
 _PLACEHOLDER_KEY = "agentls-no-key"
-_MIN_THINKING_BUDGET = 1024  # the API's floor for budget_tokens
 
 
 _sdk_loaded = False
@@ -65,6 +66,7 @@ class ModelClient:
         self._last_call_at: float | None = None
         self.call_gaps: list[float] = []  # seconds between successive calls: they choose the cache TTL
         self.costs.cache_ttl = self.cache_ttl
+        self._thinking_note = ""  # the last note of the thinking mapping, logged once
 
     def _sdk(self) -> anthropic.AsyncAnthropic:
         """The SDK client, made on first use: a missing or broken credential
@@ -161,8 +163,17 @@ class ModelClient:
         try:
             result = await self._sdk().messages.count_tokens(**request)
         except handled_errors() as error:
-            raise self._error(classify(error), attempts=1) from error
+            raise self._error(classify(error), attempts=1, model=request["model"]) from error
         return int(result.input_tokens)
+
+    async def list_models(self) -> list[dict[str, Any]]:
+        """Every model the endpoint lists (`GET /v1/models`, all pages, one attempt each), as the
+        API sent them: plain dicts, so fields newer than the installed SDK's types are kept."""
+        await sdk_loaded()
+        try:
+            return [item.to_dict(mode="json") async for item in self._sdk().models.list()]
+        except handled_errors() as error:
+            raise self._error(classify(error), attempts=1) from error
 
     # ------------------------------------------------------------ internals
 
@@ -179,17 +190,26 @@ class ModelClient:
             system, tools, messages = with_cache_breakpoints(
                 system, tools, messages, frontier=frontier, previous_frontier=previous_frontier,
                 placement=self.settings.cache_placement, stable_ttl=self.cache_ttl)
+        info = self.settings.model_info(model)
+        if info is not None and info.max_tokens:
+            max_tokens = min(max_tokens, info.max_tokens)  # more is refused with 400
         request: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": messages}
         if system:
             request["system"] = system
         if tools:
             request["tools"] = tools
-        budget = self.settings.thinking_budget
-        if thinking and budget:
-            budget = max(_MIN_THINKING_BUDGET, budget)
-            # The API needs room for the answer after the thinking.
-            request["max_tokens"] = max(max_tokens, budget + _MIN_THINKING_BUDGET)
-            request["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        if thinking:
+            plan = thinking_request(self.settings.thinking, info, max_tokens=max_tokens,
+                                    budget=self.settings.thinking_budget,
+                                    max_output=info.max_tokens if info is not None else None)
+            request["max_tokens"] = plan.max_tokens
+            if plan.thinking is not None:
+                request["thinking"] = plan.thinking
+            if plan.output_config is not None:
+                request["output_config"] = plan.output_config
+            if plan.note and plan.note != self._thinking_note:
+                self._thinking_note = plan.note
+                log.info("thinking: %s", plan.note)
         return request
 
     async def _call_with_retries(self, request: dict[str, Any], on_event: EventHandler | None) -> ModelResponse:
@@ -206,7 +226,7 @@ class ModelClient:
             except handled_errors() as error:
                 failure = classify(error)
                 if not failure.retryable or attempt == max_attempts:
-                    raise self._error(failure, attempts=attempt) from error
+                    raise self._error(failure, attempts=attempt, model=request["model"]) from error
                 delay = backoff_delay(attempt, self.settings.retry_base_delay, self.settings.retry_max_delay,
                                       failure.retry_after)
                 log.info("model call failed: %s; attempt %d of %d in %.2f s",
@@ -243,12 +263,16 @@ class ModelClient:
             self.call_gaps.append(now - self._last_call_at)
         self._last_call_at = now
 
-    def _error(self, failure: Failure, *, attempts: int) -> ModelError:
+    def _error(self, failure: Failure, *, attempts: int, model: str = "") -> ModelError:
         if failure.retryable:
             plural = "attempt" if attempts == 1 else "attempts"
             message = f"{self._api_name} {failure.reason} after {attempts} {plural}"
         else:
             message = f"{self._api_name} {failure.reason}" + (f": {failure.detail}" if failure.detail else "")
+            compact = model != self.settings.model and model == self.settings.compact_model
+            hint = setting_hint(failure.status, failure.detail, model, compact=compact,
+                                names=self.settings.setting_names, endpoint=self.settings.endpoint_host)
+            message += f". {hint}" if hint and model else ""
         message = redact(message, *self._secrets())
         return ModelError(message, status=failure.status, retryable=failure.retryable)
 

@@ -1,10 +1,13 @@
 """What model calls cost, and a running total (the figures of `agent/cost` and `/cost`).
 
-Prices are USD per million tokens, as published by the providers (late 2025).
-Overrides (ModelSettings.prices) map a model-name fragment to any of the four
-prices, e.g. {"my-proxy-model": {"input": 1, "output": 2}}; they are matched
-before the built-in table, longest fragment first; the key "default" prices
-models that match nothing.
+Prices are USD per million tokens, Anthropic's list prices, per model id (a dated
+snapshot or `-latest` alias of an id is priced like it). A model the table does not
+name has no price: its tokens are counted, its cost is reported as unknown, never
+borrowed from another model. Overrides (ModelSettings.prices) map a model-name
+fragment to any of the five prices, e.g. {"my-proxy-model": {"input": 1, "output": 2}};
+they are matched before the table, longest fragment first; the key "default" prices
+models that match nothing. An override for a model the table does not price starts
+from zero, with cache prices derived from its input price as Anthropic derives them.
 """
 
 from __future__ import annotations
@@ -14,59 +17,115 @@ from collections.abc import Mapping
 
 from ..context.usage import Usage
 
+# Anthropic's prompt-caching multipliers of the input price (5-minute write, 1-hour write,
+# read), from https://platform.claude.com/docs/en/about-claude/pricing ("pricing multipliers").
+WRITE_5M, WRITE_1H, READ = 1.25, 2.0, 0.1
+
 
 @dataclass(frozen=True)
 class Price:
     input: float
     output: float
-    cache_write: float  # 5-minute cache writes: 1.25 × input on Anthropic
-    cache_read: float  # 0.1 × input on Anthropic
-    cache_write_1h: float | None = None  # 1-hour cache writes; None: 2 × input, as on Anthropic
+    cache_write: float  # 5-minute cache writes
+    cache_read: float
+    cache_write_1h: float | None = None  # 1-hour cache writes; None: 2 x input, as on Anthropic
+    # Some models cost more per token once a request's prompt (input + cache reads and
+    # writes) exceeds a size: that request is priced entirely at `long_prompt`.
+    long_prompt: "Price | None" = None
+    long_prompt_over: int = 0
 
     @property
     def write_1h(self) -> float:
-        return 2 * self.input if self.cache_write_1h is None else self.cache_write_1h
+        return WRITE_1H * self.input if self.cache_write_1h is None else self.cache_write_1h
+
+    def for_prompt(self, prompt_tokens: int) -> "Price":
+        if self.long_prompt is not None and prompt_tokens > self.long_prompt_over:
+            return self.long_prompt
+        return self
 
 
-# Ordered: the first fragment found in the model name wins, so retired
-# versions with other prices come before their family. A family's newer
-# versions are assumed to keep its latest known price (override if not).
-BUILTIN_PRICES: tuple[tuple[str, Price], ...] = (
-    ("opus-4-1", Price(15.0, 75.0, 18.75, 1.50)),
-    ("opus-4-0", Price(15.0, 75.0, 18.75, 1.50)),
-    ("opus-4-2025", Price(15.0, 75.0, 18.75, 1.50)),
-    ("3-opus", Price(15.0, 75.0, 18.75, 1.50)),
-    ("opus", Price(5.0, 25.0, 6.25, 0.50)),
-    ("sonnet", Price(3.0, 15.0, 3.75, 0.30)),
-    ("3-5-haiku", Price(0.80, 4.0, 1.0, 0.08)),
-    ("haiku-3-5", Price(0.80, 4.0, 1.0, 0.08)),
-    ("3-haiku", Price(0.25, 1.25, 0.30, 0.03)),
-    ("haiku", Price(1.0, 5.0, 1.25, 0.10)),
-    # DeepSeek's Anthropic-compatible endpoint: cache misses cost input, hits are cheap.
-    ("deepseek", Price(0.28, 0.42, 0.28, 0.028)),
-)
-# Unknown models are priced like Sonnet: a middle estimate rather than zero.
-DEFAULT_PRICE = Price(3.0, 15.0, 3.75, 0.30)
+def _p(input: float, output: float, write_5m: float, read: float, write_1h: float) -> Price:
+    return Price(input, output, write_5m, read, write_1h)
+
+
+_OPUS_4_5 = _p(5.0, 25.0, 6.25, 0.50, 10.0)
+_OPUS_4_0 = _p(15.0, 75.0, 18.75, 1.50, 30.0)
+_SONNET_5 = _p(2.0, 10.0, 2.50, 0.20, 4.0)
+_SONNET_4 = _p(3.0, 15.0, 3.75, 0.30, 6.0)
+
+# List prices (input, output, 5-minute cache write, cache read, 1-hour cache write), read
+# 2026-12 from https://platform.claude.com/docs/en/about-claude/pricing ("Model pricing")
+# and the model overview pages https://platform.claude.com/docs/en/models/<model>/overview
+# (opus-5-5: $4 / $20, writes $5 / $8, reads $0.20; sonnet-5-5: $2 / $10, $2.50 / $4, $0.20;
+# haiku-5-5: priced by prompt size, up to 100,000 tokens $0.10 / $0.50, $0.125 / $0.20,
+# $0.01, above it $0.50 / $2.50, $0.625 / $1, $0.05).
+BUILTIN_PRICES: dict[str, Price] = {
+    "claude-fable-5-1": _p(10.0, 50.0, 12.50, 0.25, 20.0),
+    "claude-fable-5": _p(10.0, 50.0, 12.50, 1.0, 20.0),
+    "claude-opus-5-5": _p(4.0, 20.0, 5.0, 0.20, 8.0),
+    "claude-opus-5": _OPUS_4_5,
+    "claude-opus-4-8": _OPUS_4_5,
+    "claude-opus-4-7": _OPUS_4_5,
+    "claude-opus-4-6": _OPUS_4_5,
+    "claude-opus-4-5": _OPUS_4_5,
+    "claude-opus-4-1": _OPUS_4_0,
+    "claude-opus-4-0": _OPUS_4_0,
+    "claude-opus-4": _OPUS_4_0,
+    "claude-3-opus": _OPUS_4_0,
+    "claude-sonnet-5-5": _SONNET_5,
+    "claude-sonnet-5": _SONNET_5,
+    "claude-sonnet-4-6": _SONNET_4,
+    "claude-sonnet-4-5": _SONNET_4,
+    "claude-sonnet-4-0": _SONNET_4,
+    "claude-sonnet-4": _SONNET_4,
+    "claude-3-7-sonnet": _SONNET_4,
+    "claude-haiku-5-5": Price(0.10, 0.50, 0.125, 0.01, 0.20,
+                              long_prompt=_p(0.50, 2.50, 0.625, 0.05, 1.0), long_prompt_over=100_000),
+    "claude-haiku-4-5": _p(1.0, 5.0, 1.25, 0.10, 2.0),
+    "claude-3-5-haiku": _p(0.80, 4.0, 1.0, 0.08, 1.6),
+    "claude-3-haiku": _p(0.25, 1.25, 0.30, 0.03, 0.50),
+}
 
 _FIELDS = ("input", "output", "cache_write", "cache_read", "cache_write_1h")
+_FREE = Price(0.0, 0.0, 0.0, 0.0)
 
 
-def price_for(model: str, overrides: Mapping[str, Mapping[str, float]] | None = None) -> Price:
+def builtin_price(model: str) -> Price | None:
+    """The table's price of `model`: its id, or a dated snapshot / `-latest` alias of one."""
+    name = model.lower()
+    if name in BUILTIN_PRICES:
+        return BUILTIN_PRICES[name]
+    base, _, suffix = name.rpartition("-")
+    if base in BUILTIN_PRICES and (suffix == "latest" or (len(suffix) == 8 and suffix.isdigit())):
+        return BUILTIN_PRICES[base]
+    return None
+
+
+def price_for(model: str, overrides: Mapping[str, Mapping[str, float]] | None = None) -> Price | None:
+    """The price of `model`, overrides first; None when nothing prices it (price unknown)."""
     name = model.lower()
     overrides = overrides or {}
     fragments = sorted((f for f in overrides if f.lower() != "default"), key=len, reverse=True)
     chosen = next((f for f in fragments if f.lower() in name), None)
-    builtin = next((price for fragment, price in BUILTIN_PRICES if fragment in name), None)
+    builtin = builtin_price(model)
     if chosen is None and builtin is None:
         chosen = next((f for f in overrides if f.lower() == "default"), None)
-    base = builtin or DEFAULT_PRICE
     if chosen is None:
-        return base
-    return replace(base, **{k: float(v) for k, v in overrides[chosen].items() if k in _FIELDS})
+        return builtin
+    values = {k: float(v) for k, v in overrides[chosen].items() if k in _FIELDS}
+    if builtin is not None:
+        return replace(builtin, **values, long_prompt=None)
+    input_price = values.get("input", 0.0)
+    derived = {"cache_write": WRITE_5M * input_price, "cache_read": READ * input_price}
+    return replace(_FREE, **{**derived, **values})
 
 
-def cost_usd(model: str, usage: Usage, overrides: Mapping[str, Mapping[str, float]] | None = None) -> float:
+def cost_usd(model: str, usage: Usage, overrides: Mapping[str, Mapping[str, float]] | None = None) -> float | None:
+    """What one request cost; None when the model has no known price."""
     price = price_for(model, overrides)
+    if price is None:
+        return None
+    price = price.for_prompt(usage.prompt_tokens)
     return (
         usage.input_tokens * price.input
         + usage.output_tokens * price.output
@@ -81,6 +140,7 @@ class _ModelTotals:
     requests: int = 0
     usage: Usage = Usage()
     usd: float = 0.0
+    unpriced: int = 0  # requests of a model without a known price (counted in tokens, not in usd)
 
 
 class CostTracker:
@@ -92,13 +152,16 @@ class CostTracker:
         self._by_model: dict[str, _ModelTotals] = {}
         self.cache_ttl = "5m"  # the TTL the head and frontier breakpoints use now (set by the client)
 
-    def add(self, model: str, usage: Usage) -> float:
-        """Record one request; returns its cost in USD."""
+    def add(self, model: str, usage: Usage) -> float | None:
+        """Record one request; returns its cost in USD (None: the model has no known price)."""
         usd = cost_usd(model, usage, self._overrides)
         totals = self._by_model.setdefault(model, _ModelTotals())
         totals.requests += 1
         totals.usage = totals.usage + usage
-        totals.usd += usd
+        if usd is None:
+            totals.unpriced += 1
+        else:
+            totals.usd += usd
         if not self.model:
             self.model = model
         return usd
@@ -125,12 +188,19 @@ class CostTracker:
     def usd(self) -> float:
         return sum(t.usd for t in self._by_model.values())
 
+    @property
+    def unpriced_models(self) -> list[str]:
+        """Models of this session whose price is unknown: `usd` leaves their requests out."""
+        return [name for name, t in self._by_model.items() if t.unpriced]
+
     def report(self) -> CostReport:
         """The totals so far, named after the model that answers now."""
-        return CostReport(self.model, self.requests, self.usage, self.usd, self.cache_ttl)
+        return CostReport(self.model, self.requests, self.usage, self.usd, self.cache_ttl,
+                          tuple(self.unpriced_models))
 
     def by_model(self) -> dict[str, CostReport]:
-        return {name: CostReport(name, t.requests, t.usage, t.usd, self.cache_ttl) for name, t in self._by_model.items()}
+        return {name: CostReport(name, t.requests, t.usage, t.usd, self.cache_ttl, (name,) if t.unpriced else ())
+                for name, t in self._by_model.items()}
 
 
 @dataclass(frozen=True)
@@ -140,3 +210,4 @@ class CostReport:
     usage: Usage
     usd: float
     cache_ttl: str = "5m"  # the TTL the head and frontier breakpoints use now
+    unpriced_models: tuple[str, ...] = ()  # models of the session whose price is unknown: usd leaves them out

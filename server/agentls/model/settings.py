@@ -7,10 +7,17 @@ from dataclasses import dataclass, field, fields
 from urllib.parse import urlparse
 
 from .. import credentials
+from .catalog import FALLBACK_CATALOG, OFFLINE_DEFAULT_MODEL, Catalog, ModelInfo
 
-DEFAULT_MODEL = "claude-sonnet-5-5"
+# Before any catalog is read: the default-model rule applied to the offline table (catalog.py).
+# Front ends choose from the endpoint's list instead (catalog.choose_model).
+DEFAULT_MODEL = OFFLINE_DEFAULT_MODEL
 DEMO_MODEL = "demo model (offline)"  # the name every view shows when the offline demo answers
 NATIVE_HOST = "api.anthropic.com"
+# The settings an error message may ask the user to change, as the LSP settings name them;
+# front ends with other names (agentls.model, --model) pass their own.
+SETTING_NAMES = {"model": "model", "compact_model": "compactModel", "thinking": "thinking",
+                 "max_tokens": "maxTokens", "context_window": "contextWindow"}
 
 
 @dataclass
@@ -19,8 +26,13 @@ class ModelSettings:
     compact_model: str | None = None  # None → model
     base_url: str | None = None  # None → env ANTHROPIC_BASE_URL → SDK default (api.anthropic.com)
     api_key: str | None = field(default=None, repr=False)  # None → env ANTHROPIC_API_KEY; never shown
-    max_tokens: int = 8192
-    thinking_budget: int | None = None  # None = extended thinking off
+    max_tokens: int = 8192  # per reply; never more than the model's own max_tokens
+    thinking: str = "auto"  # "auto" | "off" | an effort level: see thinking.py
+    thinking_budget: int | None = None  # budget_tokens for models that only take a manual budget (None: 4096)
+    # What the endpoint says about its models (windows, output limits, thinking); None: the offline table.
+    catalog: Catalog | None = None
+    # How the front end names the settings an error message asks to change (e.g. "agentls.model").
+    setting_names: dict[str, str] = field(default_factory=lambda: dict(SETTING_NAMES))
     max_retries: int = 4  # retries after the first attempt
     timeout: float = 120.0  # seconds without a byte from the server (read/write/pool)
     connect_timeout: float = 10.0  # seconds to open the connection
@@ -39,6 +51,10 @@ class ModelSettings:
             if f.name == "api_key":
                 value = "<set>" if self.resolved_api_key() else None
                 shown.append(f"api_key={value}")
+            elif f.name == "catalog":
+                shown.append(f"catalog={value.source if value is not None else None}")
+            elif f.name == "setting_names":
+                continue
             else:
                 shown.append(f"{f.name}={value!r}")
         return f"ModelSettings({', '.join(shown)})"
@@ -48,6 +64,10 @@ class ModelSettings:
     @property
     def effective_compact_model(self) -> str:
         return self.compact_model or self.model
+
+    def model_info(self, model: str | None = None) -> ModelInfo | None:
+        """What the catalog (else the offline table) says about `model` (default: the model)."""
+        return (self.catalog or FALLBACK_CATALOG).get(model or self.model)
 
     def resolved_api_key(self) -> str | None:
         return self.api_key or credentials.get("ANTHROPIC_API_KEY")

@@ -36,6 +36,8 @@ def _readable(kind: str, body: dict[str, Any]) -> bool:
         return clean_message(body.get("message")) is not None
     if kind == "usage":
         return clean_usage(body) is not None
+    if kind == "state":
+        return True
     return isinstance(body.get("messages"), list)
 
 

@@ -1,7 +1,9 @@
 """Stored records → a history the API accepts, whatever the rows hold.
 
 A record is (kind, body): `message` {message}, `compaction` {messages, summary,
-tokens_before, tokens_after}, `usage` {model, usage}. Every row is checked on
+tokens_before, tokens_after}, `usage` {model, usage}, `state` {key: value…} (the
+agent's state beside the history: its task list, the activated instruction
+folders; the newest value of each key counts). Every row is checked on
 its own; one that does not decode (torn text, wrong types, unknown kind) is
 skipped and counted, never fatal. `repaired` then makes the message list valid:
 roles alternate, it starts with the user, every tool_use is answered
@@ -22,13 +24,14 @@ if TYPE_CHECKING:
 
 INTERRUPTED = "[interrupted: the session ended before this tool call finished; nothing is known of its result]"
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-KINDS = ("message", "compaction", "usage")
+KINDS = ("message", "compaction", "usage", "state")
 
 
 @dataclass
 class Restored:
     messages: list[Message] = field(default_factory=list)
     usage: list[tuple[str, dict[str, int]]] = field(default_factory=list)
+    state: dict[str, Any] = field(default_factory=dict)  # the newest value of each state key
     skipped: int = 0  # records that could not be read
     repairs: int = 0  # messages dropped, merged or answered to make the history valid
     # Restored from the working view (views.py): `messages` are then only those after it, as recorded.
@@ -111,6 +114,8 @@ def replay(rows: list[tuple[str, Any]], repair: bool = True) -> Restored:
                 restored.skipped += 1
             else:
                 messages = [m for m in map(clean_message, kept) if m is not None]
+        elif kind == "state":
+            restored.state.update(body)
         else:
             usage = clean_usage(body)
             if usage is None:

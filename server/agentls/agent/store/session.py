@@ -86,6 +86,10 @@ class Session:
     def usage(self, model: str, usage: dict[str, int]) -> None:
         self._write("usage", {"model": model, "usage": usage})
 
+    def state(self, values: dict[str, Any]) -> None:
+        """The agent's state beside the history (task list, instruction folders): newest value per key wins."""
+        self._write("state", values)
+
     def _write(self, kind: str, body: dict[str, Any]) -> None:
         self._pending.append((kind, time.time(), json.dumps(body, ensure_ascii=False)))
         self.flush()
@@ -149,14 +153,16 @@ class Session:
         use_view: when the session has a usable working view (views.py), only the
         records after it are read (`Restored.view`, and the later messages as
         recorded: the caller continues the view with them, or asks again without
-        the view when they do not fit).
+        the view when they do not fit); the usage and state records are read
+        wherever they are (the meter's totals; the newest task list and
+        instruction folders, however long ago they changed).
         Records that cannot be read are moved to the `set_aside` table (kept, not
         deleted) and reported once."""
         view = read_view(self.db, self._id) if use_view else None
         try:
             if view is not None:
-                rows = self.db.read("SELECT seq, kind, body FROM records WHERE session = ? AND (seq > ? OR kind = "
-                                    "'usage') ORDER BY seq", (self._id, view.seq))
+                rows = self.db.read("SELECT seq, kind, body FROM records WHERE session = ? AND (seq > ? OR kind IN "
+                                    "('usage', 'state')) ORDER BY seq", (self._id, view.seq))
             else:
                 rows = self.db.read("SELECT seq, kind, body FROM records WHERE session = ? ORDER BY seq", (self._id,))
         except StoreError as error:

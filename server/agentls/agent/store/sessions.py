@@ -103,7 +103,7 @@ class SessionStore:
             if usage is not None:
                 model, counts = usage
                 tokens += sum(counts.values())
-                usd += cost_usd(model, Usage(**counts))
+                usd += cost_usd(model, Usage(**counts)) or 0.0  # a model without a known price adds nothing
         with self.db.lock:
             in_use = is_live(lease_of(self.db.connection, session_id), time.time())
         return SessionInfo(session_id, workspace, title if isinstance(title, str) else "", float(created),

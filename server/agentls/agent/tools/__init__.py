@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from . import editor, edit_file, grep_search, list_files, read_file, run_shell, write_file
+from . import editor, edit_file, grep_search, list_files, read_file, run_shell, todo_write, write_file
 from .base import ResultStore, Tool, ToolContext, ToolOutput, check_input, error
 
 TOOLS: dict[str, Tool] = {
     module.TOOL.name: module.TOOL
-    for module in (read_file, grep_search, list_files, edit_file, write_file, run_shell)
+    for module in (read_file, grep_search, list_files, edit_file, write_file, run_shell, todo_write)
 }
 
 

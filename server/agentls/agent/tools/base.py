@@ -11,6 +11,8 @@ from typing import Any
 from ...context.store import ResultStore
 from ..approval import ApprovalCallback
 from ..editor_queries import EditorQueries
+from ..shell_runner import ShellRunner
+from ..todos import TodoList
 from ..workspace import Workspace, WorkspaceError
 
 
@@ -25,6 +27,8 @@ class ToolContext:
     editor: EditorQueries | None = None  # the client answers agent/editorQuery
     grep_file_seconds: float = 5.0  # time budget of one file
     grep_total_seconds: float = 30.0  # and of the whole search
+    shell: ShellRunner | None = None  # where run_shell runs commands (None: here, run_shell.run_here)
+    todos: TodoList | None = None  # the agent's task list (todo_write replaces it)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,10 @@
 """run_shell: a shell command in the first root, after the user approves it.
 
-The command runs in its own process group (new session) so a timeout or a
-cancelled turn can kill everything it started, not just the shell.
+Here (`run_here`), the command runs in its own process group (new session)
+so a timeout or a cancelled turn can kill everything it started, not just
+the shell. A front end may run it elsewhere instead (the ACP front end uses
+the editor's terminal when the client offers one): any `ShellRunner` in the
+ToolContext; approval, timeout and the text the model gets stay the same.
 """
 
 from __future__ import annotations
@@ -13,9 +16,12 @@ import re
 import shutil
 import signal
 from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..approval import ApprovalRequest
+from ..shell_runner import ShellRun, ShellRunner
 from .base import Tool, ToolContext, ToolOutput, error, one_line
 
 MAX_TIMEOUT = 600.0
@@ -40,6 +46,11 @@ SCHEMA = {
 
 # Colour codes only cost tokens.
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+DETACHED = "[background processes still hold the output; it is no longer captured (redirect it to a file)]"
+
+
+def strip_colours(text: str) -> str:
+    return _ANSI.sub("", text)
 
 
 class _HeadTail:
@@ -71,7 +82,7 @@ class _HeadTail:
         if omitted > 0:
             body += f"\n… [{omitted} bytes of output omitted] …\n"
         body += tail.decode("utf-8", errors="replace")
-        return _ANSI.sub("", body)
+        return strip_colours(body)
 
 
 # The agent's own credentials are not the command's business (and a model
@@ -157,6 +168,17 @@ async def _execute(command: str, cwd: str, timeout: float, sink: _HeadTail) -> t
         reader.cancel()
 
 
+async def run_here(command: str, cwd: str, timeout: float, output_cap: int) -> ShellRun:
+    """The ShellRunner of this process: bash in its own process group."""
+    sink = _HeadTail(output_cap)
+    code, detached = await _execute(command, cwd, timeout, sink)
+    output = sink.text().rstrip("\n") or "(no output)"
+    note = DETACHED if detached else ""
+    if code is not None and code < 0:
+        return ShellRun(output, None, str(-code), note)
+    return ShellRun(output, code, None, note)
+
+
 async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     command: str = input["command"]
     timeout = min(float(input.get("timeout") or ctx.shell_timeout), max(ctx.shell_timeout, MAX_TIMEOUT))
@@ -166,21 +188,19 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if not await ctx.approve(ApprovalRequest(kind="shell", command=command)):
         return error(f"The user did not approve running: {command}", f"{short} → not approved")
 
-    sink = _HeadTail(ctx.output_cap)
+    runner = ctx.shell or run_here
     try:
-        code, detached = await _execute(command, str(ctx.workspace.roots[0]), timeout, sink)
+        ran = await runner(command, str(ctx.workspace.roots[0]), timeout, ctx.output_cap)
     except OSError as exc:
         return error(f"Could not start the command: {exc}", f"{short} → failed to start")
-    output = sink.text().rstrip("\n") or "(no output)"
-    if detached:
-        output += "\n[background processes still hold the output; it is no longer captured (redirect it to a file)]"
-    if code is None:
+    output = ran.output + (f"\n{ran.note}" if ran.note else "")
+    if ran.signal is not None:
+        return ToolOutput(f"{output}\n[killed by signal {ran.signal}]", False, f"{short} → signal {ran.signal}")
+    if ran.exit_code is None:
         text = f"{output}\n[timed out after {timeout:g} s; the command and its children were killed]"
         return error(text, f"{short} → timed out")
-    if code < 0:
-        return ToolOutput(f"{output}\n[killed by signal {-code}]", False, f"{short} → signal {-code}")
     # A non-zero exit is information for the model, not a tool failure.
-    return ToolOutput(f"{output}\n[exit code {code}]", False, f"{short} → exit {code}")
+    return ToolOutput(f"{output}\n[exit code {ran.exit_code}]", False, f"{short} → exit {ran.exit_code}")
 
 
 TOOL = Tool("run_shell", DESCRIPTION, SCHEMA, run)

@@ -1,0 +1,65 @@
+"""`agentls acp`: the agent as an Agent Client Protocol agent (JSON-RPC over stdio), for any ACP editor.
+
+Zed, JetBrains IDEs, Neovim (CodeCompanion, avante.nvim), Emacs (agent-shell)
+and others host ACP agents; this front end puts the same core behind that
+protocol as the language server puts behind LSP: the same AgentRuntime,
+store, pipeline, tools, approvals and settings. Built on the official SDK
+(`agent-client-protocol`, imported as `acp`). It imports the core only,
+never agentls.lsp or agentls.cli.
+
+    transport.py   stdio lines, unreadable ones answered (JSON-RPC errors)
+    agent.py       the ACP Agent: initialize, session/*, prompt, cancel
+    session.py     one session: AgentRuntime + the client's files, terminal, permissions
+    stream.py      the core's events → session/update
+    protocol.py    the one mapping between core types and the ACP schema
+    permissions.py session/request_permission as the ApprovalPolicy's asker
+    client_fs.py   Workspace over fs/read_text_file, fs/write_text_file
+    client_terminal.py  run_shell over terminal/*
+    commands.py    /compact, /cost, /context, /new and the custom commands (.agents/commands/)
+    settings.py    settings files (user config folder, the workspace's .agents/settings.json)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+
+def run_acp(args: argparse.Namespace) -> int:
+    """Serve ACP on stdin/stdout until the client closes stdin."""
+    from .. import credentials
+
+    credentials.take_from_environment()  # the agent's shell commands are our children
+    _warm_up()
+    logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="agentls acp: %(levelname)s %(name)s: %(message)s")
+    return asyncio.run(_serve())
+
+
+def _warm_up() -> None:
+    """Import the agent (and the anthropic SDK, slow to import) while the client initializes."""
+    import importlib
+    import threading
+
+    threading.Thread(target=importlib.import_module, args=("agentls.agent.loop",), name="acp-warm-up",
+                     daemon=True).start()
+
+
+async def _serve() -> int:
+    from typing import cast
+
+    import acp
+
+    from .agent import AcpAgent
+    from .transport import stdio_transport
+
+    transport = await stdio_transport()
+    agent = AcpAgent(after_answer=transport.after)
+    try:
+        # The SDK routes what AcpAgent defines and answers -32601 for the rest of its Agent protocol.
+        await acp.run_agent(cast(acp.Agent, agent), transport)
+    finally:
+        await agent.aclose()
+    return 0

@@ -1,0 +1,200 @@
+"""One ACP session: the core's AgentRuntime in the client's folders, with the client's files,
+terminal and permission prompts, streaming its events as session/update.
+
+The ACP session id is the store's session id, so session/list, session/load and
+`agentls sessions` name the same conversations. A prompt runs as a task of its
+own: session/cancel cancels it (the core leaves a valid history: a tool call
+cut short gets a result saying so), and the prompt then answers `cancelled`.
+One prompt or command at a time per session, as the Agent's `exclusive()` rule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Awaitable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp import RequestError
+
+from ..agent.approval import ApprovalPolicy
+from ..agent.commands import CommandError, custom_commands, expand_named
+from ..agent.errors import AgentBusy, AgentError
+from ..agent.runtime import AgentRuntime
+from ..agent.settings import AgentSettings
+from ..agent.store.session import title_of
+from ..agent.userconfig import config_dir
+from . import commands, protocol
+from .client_fs import ClientWorkspace
+from .client_terminal import ClientTerminal
+from .permissions import PermissionAsker
+from .settings import read_settings, with_client_servers
+from .stream import UpdateStream
+
+if TYPE_CHECKING:
+    from ..agent.loop import Agent
+
+log = logging.getLogger(__name__)
+
+BUSY = -32600  # JSON-RPC "invalid request": ACP defines no busy code (its -32002 means "not found")
+DEMO_NOTICE = ("no API key was found, so the offline demo model answers: it reads, lists and searches files, and "
+               "runs commands and edits files after you approve them. To use a real model, give the agent "
+               "ANTHROPIC_API_KEY (the `env` of its entry in your editor's agent settings; see docs/acp.md).")
+
+
+class AcpSession:
+    def __init__(self, client: Any, offers: protocol.ClientOffers, roots: Sequence[Path], settings: AgentSettings,
+                 *, session_id: str | None = None) -> None:
+        self.id = ""
+        self.settings = settings
+        self.workspace = ClientWorkspace(roots, client, reads=offers.read_files, writes=offers.write_files)
+        self.stream = UpdateStream(client, offers, lambda: self.runtime.agent, self.workspace)
+        self.policy = ApprovalPolicy(PermissionAsker(client, self.stream, lambda: self.settings.confirm_timeout))
+        self.policy.configure(settings.approval_modes())
+        shell = ClientTerminal(client, lambda: self.id or None, self.stream.terminal) if offers.terminal else None
+        self.runtime = AgentRuntime(self.workspace, self.policy, session_root=Path(roots[0]),
+                                    new_session=session_id is None, session_id=session_id, shell=shell)
+        self.notes: list[str] = []  # told at the start of the next prompt's answer
+        self.commands = commands.commands()  # as last offered (available_commands_update)
+        self._task: asyncio.Future[Any] | None = None
+
+    @classmethod
+    async def open(cls, client: Any, offers: protocol.ClientOffers, roots: Sequence[Path], client_servers: Any,
+                   *, session_id: str | None = None) -> AcpSession:
+        """A new session (session_id None) or a stored one; RequestError when it cannot be opened."""
+        from ..agent.store import StoreError
+
+        settings, problems = await asyncio.to_thread(read_settings, Path(roots[0]))
+        shaped, skipped = protocol.mcp_servers(client_servers)
+        servers, more = with_client_servers(settings.mcp_servers, shaped)
+        session = cls(client, offers, roots, dataclasses.replace(settings, mcp_servers=servers), session_id=session_id)
+        try:
+            agent = await session.runtime.start(session.settings)
+        except StoreError as error:
+            await session.runtime.aclose()
+            raise RequestError(-32002, f"Session not found or not available: {error}") from None
+        except BaseException:  # cancelled (the client left) or failed: nothing it started stays behind
+            await asyncio.shield(session.runtime.aclose())
+            raise
+        assert agent.session is not None  # the runtime always opens one (at worst unsaved)
+        session.id = session.workspace.session_id = session.stream.session_id = agent.session.id
+        if session.runtime.demo is not None:
+            session.notes.append(DEMO_NOTICE)
+        session.notes += [f"settings: {problem}" for problem in problems + skipped + more]
+        for note in session.notes + agent.session_problems():  # the core says the latter in the next turn
+            log.warning("session %s: %s", session.id, note)
+        return session
+
+    @property
+    def agent(self) -> Agent:
+        assert self.runtime.agent is not None, "opened by AcpSession.open"
+        return self.runtime.agent
+
+    def shown(self, path: Path) -> str:
+        real = Path(path).resolve()
+        return self.workspace.display(real) if self.workspace.root_of(real) is not None else str(path)
+
+    # ---- what the client asks ------------------------------------------------------------
+
+    async def announce(self) -> None:
+        """The commands this session offers, its task list and its figures (after session/new, load or resume)."""
+        await self._offer_commands(force=True)
+        if self.agent.todos():
+            await self.stream.send(protocol.plan((item.content, item.status) for item in self.agent.todos()))
+        await self.stream.usage(force=True)
+
+    async def _offer_commands(self, force: bool = False) -> None:
+        """The built-in and custom commands; an update only when they changed (a command file added,
+        edited or removed), so a prompt's `/name` is read against what the client shows."""
+        found = await asyncio.to_thread(custom_commands, list(self.workspace.roots), config_dir())
+        offered = commands.commands(found)
+        if force or offered != self.commands:
+            self.commands = offered
+            await self.stream.send(protocol.available_commands(
+                (command.name, command.description, command.hint) for command in offered))
+
+    async def prompt(self, blocks: Sequence[Any]) -> protocol.StopReason:
+        """Run a turn (or a slash command); the stop reason."""
+        if self._task is not None or self.agent.busy:
+            raise RequestError(BUSY, "A prompt is already running in this session; cancel it or wait")
+        given = protocol.prompt_input(blocks, self.shown)
+        if not given.text.strip() and not given.attachments:
+            raise RequestError.invalid_params({"prompt": "the prompt has no text"})
+        await self.runtime.settle_models()  # a model list being fetched decides the model (a bounded wait)
+        notes, self.notes = self.notes + given.notes + self.runtime.untold_warnings(), []
+        if notes:
+            await self.stream.note("\n".join(f"[{note}]" for note in notes))
+        await self._offer_commands()
+        command = protocol.command_line(given.text, (c.name for c in self.commands))
+        custom = command is not None and any(c.custom and c.name == command[0] for c in self.commands)
+        text = given.text
+        if command is not None and custom:
+            try:
+                text = await asyncio.to_thread(expand_named, list(self.workspace.roots), config_dir(), *command)
+            except CommandError as error:
+                raise RequestError.invalid_params({"prompt": str(error)}) from None
+        if (command is None or custom) and not self.agent.history() and given.text.strip():
+            await self.stream.send(protocol.session_title(title_of(given.text)))
+        work: Awaitable[Any] = (self._command(*command) if command is not None and not custom
+                                and not given.attachments
+                                else self.agent.run_turn(text, self.stream, given.attachments))
+        return await self._run(work)
+
+    def cancel(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _run(self, work: Awaitable[Any]) -> protocol.StopReason:
+        task = self._task = asyncio.ensure_future(work)
+        try:
+            await asyncio.wait({task})
+        except asyncio.CancelledError:  # the request itself was cancelled ($/cancel_request, shutdown)
+            task.cancel()
+            await asyncio.wait({task})
+            raise
+        finally:
+            self._task = None
+            await self.stream.end()
+        if task.cancelled():
+            return "cancelled"
+        error = task.exception()
+        if isinstance(error, AgentBusy):
+            raise RequestError(BUSY, str(error))
+        if isinstance(error, AgentError):
+            raise RequestError(-32603, self.stream.scrub(str(error)))
+        if error is not None:
+            raise error
+        result = task.result()
+        return protocol.stop_reason(getattr(result, "stop_reason", "end_turn"))
+
+    async def _command(self, name: str, argument: str) -> None:
+        agent = self.agent
+        if name == "compact":
+            result = await agent.compact(argument or None, self.stream)
+            await self.stream.note(commands.compaction_text(result))
+        elif name == "cost":
+            await self.stream.note(commands.cost_text(agent.cost()))
+        elif name == "context":
+            await self.stream.note(commands.context_text(agent.context(), self.runtime.model_info()))
+        elif name == "new":
+            await self._new_conversation()
+        await self.stream.usage()
+
+    async def _new_conversation(self) -> None:
+        from ..agent.store import open_session
+
+        session = await asyncio.to_thread(open_session, self.runtime.session_root, new=True)
+        had_tasks = bool(self.agent.todos())
+        self.agent.clear(session)
+        self.policy.forget()
+        if had_tasks:
+            await self.stream.send(protocol.plan(()))  # a new conversation has no task list
+        await self.stream.note(f"New conversation (saved as {session.id}); the previous one stays in the "
+                               "session list.")
+        await self.stream.usage(force=True)
+
+    async def aclose(self) -> None:
+        self.cancel()
+        await self.runtime.aclose()  # a running turn is cancelled first: its history stays valid

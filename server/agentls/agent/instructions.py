@@ -1,0 +1,204 @@
+"""Instruction files: the project's and the user's rules for the agent, in the system prompt.
+
+Which files apply:
+- the user's `AGENTS.md` in the config folder (agent/userconfig.py), in every workspace;
+- each workspace root's `AGENTS.md`, else its `CLAUDE.md`;
+- a sub-folder's `AGENTS.md` (else `CLAUDE.md`) once the agent has read, listed,
+  searched, edited or run something in that folder or below it, and from then on
+  for the rest of the session (the activated folders are saved with the session).
+
+They live in the system prompt, outside the history every context layer works
+on: compaction, clearing and every other layer leave them verbatim. They are
+re-checked (size and modification time) before every request; a change —
+a file edited, added, removed or activated — changes the system prompt, which
+is one deliberate prompt-cache break, counted and announced like a tool-list
+change (the agent loop does that).
+
+Each file is capped at FILE_CAP characters and all of them together at
+TOTAL_CAP; a file over its share keeps its beginning and the prompt says where
+it was cut and how much is missing, so neither the model nor the user is left
+guessing. Files that are not UTF-8 text are skipped with a note.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+NAMES = ("AGENTS.md", "CLAUDE.md")  # the first one found in a folder applies
+FILE_CAP = 20_000  # characters of one file in the prompt (~5K tokens)
+TOTAL_CAP = 60_000  # characters of all of them (~15K tokens)
+HEADING = "# Instructions from the user and the project"
+PREAMBLE = ("The files below were written by the user and the project's team for agents working here. Follow "
+            "them: they take precedence over your general habits. A file in a sub-folder applies to work in "
+            "that folder.")
+USER, ROOT, NESTED = "user", "root", "nested"
+
+
+@dataclass(frozen=True)
+class InstructionFile:
+    path: Path
+    shown: str  # how the prompt and the views name it: "AGENTS.md", "src/AGENTS.md", "~user/AGENTS.md"
+    scope: str  # USER, ROOT or NESTED
+    text: str  # as put into the prompt (cut when over the cap)
+    chars: int  # the file's full length
+    cut: bool = False
+    note: str = ""  # why it is not (fully) there
+
+
+@dataclass
+class _Known:
+    stamp: tuple[int, int]
+    text: str | None  # None: not readable as text
+
+
+@dataclass
+class Instructions:
+    """The instruction files of one session; `refresh()` before each request, `activate()` after tools."""
+
+    config_dir: Path | None
+    activated: list[Path] = field(default_factory=list)  # nested folders, in the order they were activated
+    files: list[InstructionFile] = field(default_factory=list)
+    section: str = ""  # what the system prompt carries ("" when no file applies)
+    _known: dict[Path, _Known] = field(default_factory=dict)
+
+    # ---- which folders ---------------------------------------------------------------
+
+    def activate(self, paths: list[Path], roots: list[Path]) -> list[Path]:
+        """The agent touched these paths: the sub-folders on their way from the root with a file, newly activated."""
+        new = []
+        for path in paths:
+            root = next((r for r in roots if path == r or r in path.parents), None)
+            if root is None:
+                continue
+            folder = path if path.is_dir() else path.parent
+            chain = [folder, *folder.parents]
+            for candidate in reversed(chain[:chain.index(root)] if root in chain else []):
+                if candidate in self.activated or candidate in new:
+                    continue
+                if _pick(candidate) is not None:
+                    new.append(candidate)
+        self.activated.extend(new)
+        return new
+
+    def restore(self, folders: list[str]) -> None:
+        """The activated folders a resumed session had (read at the next refresh)."""
+        self.activated = [Path(f) for f in folders if isinstance(f, str) and f]
+
+    def forget_folders(self) -> None:
+        """A new conversation: no sub-folder applies yet (no I/O: the files already read stay known)."""
+        self.activated = []
+        self.files = [item for item in self.files if item.scope != NESTED]
+        self.section = render(self.files)
+
+    # ---- reading -----------------------------------------------------------------------
+
+    def refresh(self, roots: list[Path]) -> bool:
+        """Re-read what changed (stat first); True when the prompt section changed."""
+        found: list[InstructionFile] = []
+        seen: set[Path] = set()
+        if self.config_dir is not None:
+            user = _pick(self.config_dir)
+            if user is not None:
+                found.append(self._file(user, f"~user/{user.name}", USER))
+                seen.add(user)
+        for root in roots:
+            picked = _pick(root)
+            if picked is not None and picked not in seen:
+                shown = picked.name if len(roots) == 1 else f"{root.name}/{picked.name}"
+                found.append(self._file(picked, shown, ROOT))
+                seen.add(picked)
+        for folder in self.activated:
+            nested = _pick(folder)
+            home = next((r for r in roots if r in folder.parents), None)
+            if nested is None or nested in seen or home is None:
+                continue
+            rel = nested.relative_to(home).as_posix()
+            found.append(self._file(nested, rel if len(roots) == 1 else f"{home.name}/{rel}", NESTED))
+            seen.add(nested)
+        self._known = {path: known for path, known in self._known.items() if path in seen}
+        found = _within_total(found)
+        section = render(found)
+        changed = section != self.section
+        self.files, self.section = found, section
+        return changed
+
+    def _file(self, path: Path, shown: str, scope: str) -> InstructionFile:
+        stamp = _stamp(path)
+        known = self._known.get(path)
+        if known is None or known.stamp != stamp:
+            known = _Known(stamp or (0, 0), _read(path))
+            self._known[path] = known
+        if known.text is None:
+            return InstructionFile(path, shown, scope, "", 0, note="not UTF-8 text: left out")
+        return InstructionFile(path, shown, scope, known.text, len(known.text))
+
+    def tokens(self) -> int:
+        return len(self.section) // 4  # as the agent counts the rest of the system prompt
+
+
+def _pick(folder: Path) -> Path | None:
+    for name in NAMES:
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_mtime_ns, found.st_size
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8").replace("\r\n", "\n").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _capped(item: InstructionFile, cap: int) -> InstructionFile:
+    """The file's beginning, up to `cap` characters (on a line end when one is near), and where it was cut."""
+    if len(item.text) <= cap:
+        return item
+    if cap <= 0:
+        note = (f"[{item.shown} ({item.chars:,} characters) is left out: the instruction files before it use all "
+                f"{TOTAL_CAP:,} characters agentls includes; read the file for its rules]")
+        return InstructionFile(item.path, item.shown, item.scope, note, item.chars, True, note)
+    kept = item.text[:cap]
+    if "\n" in kept[cap // 2:]:
+        kept = kept[: kept.rfind("\n")]  # end on a whole line
+    rest = "the rest is not included" if item.scope == USER else "read the file for the rest"
+    note = (f"[{item.shown} is cut here: it has {item.chars:,} characters and only the first {len(kept):,} are "
+            f"included (agentls includes at most {FILE_CAP:,} characters of a file and {TOTAL_CAP:,} of all "
+            f"instruction files); {rest}]")
+    return InstructionFile(item.path, item.shown, item.scope, f"{kept}\n\n{note}", item.chars, True, note)
+
+
+def _within_total(files: list[InstructionFile]) -> list[InstructionFile]:
+    """Each file within its cap and all within the total: later files give way (user, roots, then folders)."""
+    left = TOTAL_CAP
+    kept = []
+    for item in files:
+        item = _capped(item, min(FILE_CAP, left))
+        left -= len(item.text) if not item.cut or left > 0 else 0
+        kept.append(item)
+    return kept
+
+
+def render(files: list[InstructionFile]) -> str:
+    """The system prompt's section: one heading per file, its text verbatim (as capped)."""
+    parts = []
+    for item in files:
+        if not item.text and not item.note:
+            continue
+        where = {USER: "your instructions, every workspace", ROOT: "workspace root",
+                 NESTED: f"applies in {item.shown.rsplit('/', 1)[0]}/"}[item.scope]
+        parts.append(f"## {item.shown} ({where})\n\n{item.text or item.note}")
+    if not parts:
+        return ""
+    return "\n\n".join([HEADING, PREAMBLE, *parts])

@@ -1,0 +1,234 @@
+"""Permission rules: which tool calls run without asking, which always ask, which never run.
+
+Rules come from two places and are read as one list:
+
+- the user's settings, `permissions: {allow, ask, deny}` (AgentSettings:
+  VS Code's `agentls.permissions`, an LSP client's settings), plus the allow
+  rules "Always" added in this session until the settings next change;
+- the workspace's `.agents/settings.json` (`{"permissions": {…}}`, committed
+  by a team), in each root, re-read when it changes.
+
+Deny wins over ask wins over allow, whoever wrote the rule. So the user's
+settings can only tighten a workspace's rules: a user deny or ask rule
+overrides a workspace allow rule, while a user allow rule never overrides a
+workspace deny or ask rule (it only spares questions about calls the
+workspace leaves unlisted). The same holds the other way round.
+
+A shell command line is allowed only when every simple command in it is
+allowed and every file it redirects into is allowed for `write_file`
+(permissions/shell.py); one denied part denies the line, one part under an
+ask rule asks. A line that cannot be parsed is never allowed by a rule.
+
+A decision here is only about rules (`Verdict.decision` None: no rule
+applies): the approval policy (agent/approval.py) applies it and falls back
+to the approval modes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import shell
+from .rules import DECISIONS, SHELL_TOOL, Decision, Rule, RuleError, escape_command, escape_path, parse_rule
+
+WORKSPACE_FILE = Path(".agents") / "settings.json"
+ADDED = "added by Always (this session)"
+SETTINGS = "settings"
+WRITE_TOOL = "write_file"
+READ_TOOL = "read_file"
+
+Relative = Callable[[str], "str | None"]  # a path as the model wrote it → workspace-relative, None outside
+
+
+@dataclass(frozen=True)
+class Verdict:
+    decision: Decision | None = None  # None: no rule applies
+    rule: Rule | None = None
+    subject: str = ""  # what the rule matched: a command part, a path, a tool name
+    suggestions: tuple[str, ...] = ()  # the allow rules "Always" would add (none: it cannot be made a rule)
+
+
+def parse_rules(raw: Any, source: str, where: str = "permissions") -> tuple[tuple[Rule, ...], list[str]]:
+    """`{allow: [...], ask: [...], deny: [...]}` → rules, and one message per entry ignored."""
+    if raw is None or raw == []:
+        return (), []
+    if not isinstance(raw, dict):
+        return (), [f"{where} must be an object with allow, ask and deny lists"]
+    found: list[Rule] = []
+    problems = []
+    for decision in DECISIONS:
+        entries = raw.get(decision)
+        if entries is None:
+            continue
+        if not isinstance(entries, list):
+            problems.append(f"{where}.{decision} must be a list of rules such as run_shell(npm test*)")
+            continue
+        for index, text in enumerate(entries):
+            try:
+                found.append(parse_rule(text, decision, source))
+            except RuleError as error:
+                problems.append(f"{where}.{decision}[{index}]: {error}")
+    unknown = set(raw) - set(DECISIONS)
+    if unknown:
+        problems.append(f"{where} has unknown keys {', '.join(sorted(map(str, unknown)))} (expected allow, ask, deny)")
+    return tuple(found), problems
+
+
+@dataclass
+class _FileStamp:
+    stamp: tuple[int, int] | None
+    rules: tuple[Rule, ...] = ()
+
+
+@dataclass
+class Permissions:
+    user: tuple[Rule, ...] = ()
+    workspace: tuple[Rule, ...] = ()
+    added: list[Rule] = field(default_factory=list)
+    _files: dict[Path, _FileStamp] = field(default_factory=dict)
+
+    # ---- the rules in force ---------------------------------------------------------
+
+    def rules(self) -> list[Rule]:
+        return [*self.workspace, *self.user, *self.added]
+
+    def set_user(self, rules: tuple[Rule, ...]) -> None:
+        """The user's settings changed: their rules replace the previous ones (and what Always added)."""
+        if rules != self.user:
+            self.added.clear()
+        self.user = rules
+
+    def add(self, texts: Iterable[str]) -> list[Rule]:
+        """Allow rules "Always" added (kept until the settings next change or a new session)."""
+        new = []
+        for text in texts:
+            rule = parse_rule(text, "allow", ADDED)
+            if all(r.text != rule.text or r.decision != "allow" for r in self.rules()):
+                self.added.append(rule)
+                new.append(rule)
+        return new
+
+    def forget(self) -> None:
+        self.added.clear()
+
+    def load_workspace(self, roots: list[Path]) -> list[str]:
+        """Re-read each root's .agents/settings.json when it changed; the problems of what was re-read."""
+        problems: list[str] = []
+        files: dict[Path, _FileStamp] = {}
+        for root in roots:
+            path = root / WORKSPACE_FILE
+            source = str(WORKSPACE_FILE) if len(roots) == 1 else f"{root.name}/{WORKSPACE_FILE}"
+            stamp = _stamp(path)
+            known = self._files.get(path)
+            if known is not None and known.stamp == stamp:
+                files[path] = known
+                continue
+            rules, found = _read_workspace_file(path, source) if stamp is not None else ((), [])
+            problems.extend(found)
+            files[path] = _FileStamp(stamp, rules)
+        self._files = files
+        self.workspace = tuple(rule for entry in files.values() for rule in entry.rules)
+        return problems
+
+    # ---- deciding -------------------------------------------------------------------
+
+    def decide(self, tool: str, tool_input: Mapping[str, Any], relative: Relative) -> Verdict:
+        """What the rules say about one tool call (and what "Always" would add for it)."""
+        if tool == SHELL_TOOL:
+            return self._shell(str(tool_input.get("command") or ""), relative)
+        raw = tool_input.get("path")
+        path = relative(raw) if isinstance(raw, str) and raw else None
+        verdict = self._strongest(tool, lambda rule: rule.matches_path(path), path or tool)
+        if verdict.decision in ("deny", "ask"):
+            return verdict
+        suggestion = (f"{tool}({escape_path(path)})",) if path else (tool,) if raw is None else ()
+        return Verdict(verdict.decision, verdict.rule, verdict.subject, suggestion)
+
+    def _strongest(self, tool: str, matches: Callable[[Rule], bool], subject: str) -> Verdict:
+        named = [rule for rule in self.rules() if rule.names(tool)]
+        for decision in DECISIONS:
+            for rule in named:
+                if rule.decision == decision and matches(rule):
+                    return Verdict(decision, rule, subject)
+        return Verdict()
+
+    def _command(self, text: str) -> Verdict:
+        return self._strongest(SHELL_TOOL, lambda rule: rule.matches_command(text), text)
+
+    def _file(self, tool: str, path: str | None, shown: str) -> Verdict:
+        return self._strongest(tool, lambda rule: rule.matches_path(path), path or shown)
+
+    def _shell(self, command: str, relative: Relative) -> Verdict:
+        line = shell.split(command)
+        touched = [(tool, target, relative(target)) for tool, targets in ((WRITE_TOOL, line.writes),
+                                                                          (READ_TOOL, line.reads))
+                   for target in targets]
+        # deny, then ask: any form of any part (a wrapped or prefixed command too), any file touched
+        for decision in ("deny", "ask"):
+            for part in line.parts:
+                for form in part.forms:
+                    verdict = self._command(form)
+                    if verdict.decision == decision:
+                        return verdict
+            for tool, target, path in touched:
+                verdict = self._file(tool, path, target)
+                if verdict.decision == decision:
+                    return verdict
+        # allow: every part as written, every file written into
+        missing: list[str] = []
+        first: Verdict | None = None
+        for part in line.parts:
+            verdict = self._command(part.text)
+            if verdict.decision != "allow":
+                missing.append(f"{SHELL_TOOL}({escape_command(part.text)})")
+            first = first or verdict
+        for tool, target, path in touched:
+            if tool != WRITE_TOOL or self._file(tool, path, target).decision == "allow":
+                continue
+            if path is None:
+                return Verdict()  # outside the workspace (or an expansion): only a person can say yes
+            missing.append(f"{WRITE_TOOL}({escape_path(path)})")
+        if not line.parsed or not line.parts:
+            return Verdict()
+        if not missing and first is not None:
+            return Verdict("allow", first.rule, command)
+        return Verdict(None, None, command, tuple(dict.fromkeys(missing)))
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_mtime_ns, found.st_size
+
+
+def _read_workspace_file(path: Path, source: str) -> tuple[tuple[Rule, ...], list[str]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        return (), [f"{source} could not be read ({error}); its rules are not applied"]
+    if not isinstance(data, dict):
+        return (), [f"{source} must hold a JSON object such as {{\"permissions\": {{\"allow\": [...]}}}}"]
+    return parse_rules(data.get("permissions"), source, f"{source}: permissions")
+
+
+def request_call(kind: str, command: str | None, path: str | None, server: str | None,
+                 tool: str | None) -> tuple[str, dict[str, Any]]:
+    """The tool call an approval request stands for (when it was not screened by the agent loop)."""
+    if kind == "shell":
+        return SHELL_TOOL, {"command": command or ""}
+    if kind == "mcp":
+        from ..mcp.names import qualified_name
+
+        return qualified_name(server or "", tool or ""), {}
+    return ("edit_file" if kind == "edit" else WRITE_TOOL), {"path": path or ""}
+
+
+__all__ = ["ADDED", "SETTINGS", "Permissions", "Relative", "Rule", "RuleError", "Verdict", "WORKSPACE_FILE",
+           "parse_rule", "parse_rules", "request_call"]
