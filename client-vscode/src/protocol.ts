@@ -474,6 +474,7 @@ export interface ContextResult {
   toolListChanges: number; // requests whose tool list changed (each one cache break)
   instructions: InstructionFile[]; // the instruction files in the system prompt
   instructionChanges: number; // requests whose instruction files changed (each one cache break)
+  warnings: string[]; // what to act on: an MCP server whose tool definitions take over 10% of `window`
 }
 
 export interface InstructionFile {

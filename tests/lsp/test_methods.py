@@ -23,7 +23,8 @@ async def test_compact_cost_clear_and_context(start_editor, mock_api, data_dir, 
     context = await editor.request("agent/context")
     assert set(context) == {"window", "effectiveWindow", "used", "utilization", "level", "categories", "layers",
                             "nextRequest", "autoCompactAt", "placeholders", "model", "demo", "modelWindow", "mcpTools",
-                            "toolListChanges", "instructions", "instructionChanges"}
+                            "toolListChanges", "instructions", "instructionChanges", "warnings"}
+    assert context["warnings"] == []  # no MCP server here
     assert set(context["categories"]) == {"system", "tools", "instructions", "user", "assistant", "toolResults"}
     assert context["categories"]["toolResults"] > 0 and context["level"] == "ok"
     assert all(set(layer) == {"layer", "count", "tokensSaved"} for layer in context["layers"])

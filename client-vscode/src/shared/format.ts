@@ -331,6 +331,8 @@ function mcpToolsSection(c: ContextResult): string[] {
     for (const s of servers) lines.push(`| ${escapeMd(s.server)} | ${s.tools} | ${formatTokens(s.tokens)} |`);
   }
   lines.push("", `Tool-list changes (prompt-cache breaks): ${c.toolListChanges ?? 0}`);
+  // The server's own warnings (an MCP server whose tools take over a tenth of the window); read defensively.
+  for (const warning of c.warnings ?? []) lines.push("", `> ⚠ ${escapeMd(String(warning))}`);
   return lines;
 }
 

@@ -148,6 +148,7 @@ test("context markdown includes placeholders with their refs", () => {
     toolListChanges: 0,
     instructions: [],
     instructionChanges: 0,
+    warnings: [],
   };
   const md = contextMarkdown(c);
   assert.match(md, /# Agent context/);
@@ -170,6 +171,9 @@ test("context markdown includes placeholders with their refs", () => {
   assert.ok(withFiles.includes("| `AGENTS.md` | this workspace | 420 |  |"), withFiles);
   assert.ok(withFiles.includes("| `src/AGENTS.md` | its folder | 5K | cut: 52,000 chars, over the cap |"), withFiles);
   assert.match(withFiles, /Instruction changes \(prompt-cache breaks\): 2/);
+  assert.doesNotMatch(withMcp, /⚠/);
+  const warned = contextMarkdown({ ...c, warnings: ["MCP server 'git': its tools take 24,000 tokens, 12% of the window"] });
+  assert.match(warned, /> ⚠ MCP server 'git': its tools take 24,000 tokens, 12% of the window/);
 });
 
 // Issue 9, point 4: "None: every tool result is in the context in full." under "clear 22 × saved 69K".
@@ -182,6 +186,7 @@ test("the context report never contradicts its own layer table", () => {
     toolListChanges: 0,
     instructions: [],
     instructionChanges: 0,
+    warnings: [],
   };
   const md = contextMarkdown(c);
   assert.match(md, /\| clear \| 22 \| 69K \|/);

@@ -22,6 +22,7 @@ const result = (used: number): ContextResult => ({
   autoCompactAt: 0.85,
   instructions: [],
   instructionChanges: 0,
+  warnings: [],
 });
 
 test("once shown, every change re-renders it with the server's current numbers", async () => {

@@ -78,6 +78,8 @@ def context_text(details: ContextDetails, model: ActiveModel) -> str:
         lines.append(f"- {details.instruction_changes} instruction-file change(s), each one prompt-cache break")
     if details.placeholders:
         lines.append(f"- {len(details.placeholders)} results cut or cleared, still readable via their context:// ref")
+    if details.warnings:
+        lines += ["", *(f"⚠ {warning}" for warning in details.warnings)]
     return "\n".join(lines) + "\n"
 
 

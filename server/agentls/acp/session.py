@@ -55,7 +55,8 @@ class AcpSession:
         self.policy.configure(settings.approval_modes())
         shell = ClientTerminal(client, lambda: self.id or None, self.stream.terminal) if offers.terminal else None
         self.runtime = AgentRuntime(self.workspace, self.policy, session_root=Path(roots[0]),
-                                    new_session=session_id is None, session_id=session_id, shell=shell)
+                                    new_session=session_id is None, session_id=session_id, shell=shell,
+                                    busy_store_fails=True)
         self.notes: list[str] = []  # told at the start of the next prompt's answer
         self.commands = commands.commands()  # as last offered (available_commands_update)
         self._task: asyncio.Future[Any] | None = None
@@ -63,8 +64,10 @@ class AcpSession:
     @classmethod
     async def open(cls, client: Any, offers: protocol.ClientOffers, roots: Sequence[Path], client_servers: Any,
                    *, session_id: str | None = None) -> AcpSession:
-        """A new session (session_id None) or a stored one; RequestError when it cannot be opened."""
-        from ..agent.store import StoreError
+        """A new session (session_id None) or a stored one; RequestError when it cannot be opened: a stored
+        session of another folder is not found, as in the language server (sessions belong to their
+        workspace), and a session database another process keeps locked answers busy after a bounded wait."""
+        from ..agent.store import StoreBusy, StoreError
 
         settings, problems = await asyncio.to_thread(read_settings, Path(roots[0]))
         shaped, skipped = protocol.mcp_servers(client_servers)
@@ -72,6 +75,9 @@ class AcpSession:
         session = cls(client, offers, roots, dataclasses.replace(settings, mcp_servers=servers), session_id=session_id)
         try:
             agent = await session.runtime.start(session.settings)
+        except StoreBusy as error:
+            await session.runtime.aclose()
+            raise RequestError(BUSY, str(error)) from None
         except StoreError as error:
             await session.runtime.aclose()
             raise RequestError(-32002, f"Session not found or not available: {error}") from None
@@ -183,9 +189,13 @@ class AcpSession:
         await self.stream.usage()
 
     async def _new_conversation(self) -> None:
-        from ..agent.store import open_session
+        from ..agent.store import StoreBusy, open_session
 
-        session = await asyncio.to_thread(open_session, self.runtime.session_root, new=True)
+        try:  # a busy store is waited for (bounded), then refused: this conversation goes on
+            session = await asyncio.to_thread(open_session, self.runtime.session_root, new=True, raise_busy=True)
+        except StoreBusy as error:
+            await self.stream.note(f"No new conversation: {error}. This one goes on.")
+            return
         had_tasks = bool(self.agent.todos())
         self.agent.clear(session)
         self.policy.forget()

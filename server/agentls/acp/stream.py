@@ -30,6 +30,7 @@ from acp.schema import TerminalToolCallContent
 
 from .. import credentials
 from ..agent import events as ev
+from ..agent.mask import mask_values
 from ..agent.transcript import tool_summary
 from ..agent.workspace import WorkspaceError
 from ..context.compact import FILES_MARK, SUMMARY_MARK, USER_TEXTS_MARK
@@ -224,9 +225,7 @@ class UpdateStream:
         agent = self.agent()
         secrets = [credentials.get(name) for name in credentials.NAMES]
         secrets += agent.mcp.secret_values() if agent is not None else []
-        for value in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
-            text = text.replace(value, "***")
-        return text
+        return mask_values(text, [s for s in secrets if s])  # any length (agent/mask.py)
 
     # ---- a loaded conversation -----------------------------------------------------------
 

@@ -18,6 +18,9 @@ carries none (a command line that cannot be parsed) is approved once. A
 remembered refusal ("reject always", ACP) is kept for the session only, per
 exact command, per MCP tool, or for all file changes, and refuses before any
 allow rule.
+An answer about an MCP tool is tied to the server's configuration: a server
+whose configuration changes (or that is removed) is asked about again,
+whether the answer was "allow always" or "reject always".
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from .mcp.names import server_prefix
 from .permissions import Permissions, Relative, Verdict, request_call
 
 Kind = Literal["shell", "write", "edit", "mcp", "rewind"]
@@ -47,6 +51,7 @@ class ApprovalRequest:
     checkpoint: str | None = None  # rewind: the checkpoint it restores
     paths: tuple[str, ...] | None = None  # rewind: files changed outside the agent it would overwrite
     rules: tuple[str, ...] = ()  # the allow rules "Always" adds (filled in by the policy before it asks)
+    config: str | None = None  # mcp: the server configuration's fingerprint (a remembered answer is tied to it)
 
 
 @dataclass(frozen=True)
@@ -71,8 +76,8 @@ def _refusal_key(request: ApprovalRequest) -> tuple[str, str | None]:
     """What a remembered refusal covers: the exact command, the MCP tool, or every file change."""
     if request.kind == "shell":
         return ("shell", request.command)
-    if request.kind == "mcp":
-        return ("mcp", f"{request.server}\x00{request.tool}")
+    if request.kind == "mcp":  # the same name pointed at another program is another server
+        return ("mcp", f"{request.server}\x00{request.config}\x00{request.tool}")
     return ("files", None)  # write and edit share one "refuse file changes" answer
 
 
@@ -141,6 +146,14 @@ class ApprovalPolicy:
             return await self._decide(request, verdict)
 
         return approve
+
+    def forget_mcp_servers(self, names: set[str]) -> None:
+        """Drop the answers, yes or no, given for servers whose configuration changed or that were removed:
+        the allow rules "Always" added for their tools and the remembered refusals."""
+        prefixes = tuple(server_prefix(name) for name in names)
+        self.rules.forget_added(lambda rule: rule.tool.startswith(prefixes))
+        self._refused = {key for key in self._refused
+                         if not (key[0] == "mcp" and str(key[1]).split("\x00", 1)[0] in names)}
 
     async def __call__(self, request: ApprovalRequest) -> bool:
         tool, tool_input = request_call(request.kind, request.command, request.path, request.server, request.tool)

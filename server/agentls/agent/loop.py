@@ -39,9 +39,11 @@ from .checkpoints import CheckpointError, Checkpoints, RewindResult, TurnRecorde
 from .errors import AgentBusy, AgentError
 from .instructions import Instructions
 from .mcp.config import ServerConfig
+from .mcp.limits import tool_token_warnings
 from .mcp.manager import McpManager
 from .mcp.names import is_mcp_name
 from .prompt import system_prompt
+from .result_cap import capped
 from .saved_view import SavedView, continue_history
 from .sent import SentLog, ToolResultView, tool_result_view
 from .permissions import Verdict
@@ -231,7 +233,10 @@ class Agent:
                     mcp_servers: tuple[ServerConfig, ...] | None = None) -> None:
         """New settings from the editor, no restart; the conversation is kept."""
         if mcp_servers is not None:
-            self.mcp.configure(mcp_servers)  # the tool list follows at the next turn start
+            changed = self.mcp.configure(mcp_servers)  # the tool list follows at the next turn start
+            forget = getattr(self.approve, "forget_mcp_servers", None)
+            if changed and forget is not None:
+                forget(changed)  # an answer remembered for a server is not one for what replaced it
         if model is not None and model != self.model_settings:
             costs, old = self.client.costs, self.client
             self.model_settings = model
@@ -539,6 +544,8 @@ class Agent:
                                                              store=self.engine.store, tool_use_id=use["id"])
                 else:
                     outputs[use["id"]] = await run_tool(name, tool_input, replace(ctx, approve=approve))
+                output = outputs[use["id"]]  # at most RESULT_CAP_BYTES of any result is kept (result_cap.py)
+                outputs[use["id"]] = replace(output, text=capped(output.text))
                 if recorder is not None:
                     await recorder.tool_done()
         except asyncio.CancelledError:
@@ -671,9 +678,10 @@ class Agent:
         """The meter's figures and what explains them (agent/context, /context)."""
         files = tuple(InstructionFileView(item.shown, item.scope, len(item.text) // 4, item.chars, item.cut)
                       for item in self.instructions.files)
-        return ContextDetails(self.context_usage(), tuple(self.engine.placeholders()),
-                              tuple(self.mcp.tool_tokens(lambda chars: chars // 4)),  # as _static_tokens counts
-                              self.tool_list_changes, files, self.instruction_changes)
+        report = self.context_usage()
+        per_server = tuple(self.mcp.tool_tokens(lambda chars: chars // 4))  # as _static_tokens counts
+        return ContextDetails(report, tuple(self.engine.placeholders()), per_server, self.tool_list_changes,
+                              files, self.instruction_changes, tuple(tool_token_warnings(per_server, report.window)))
 
     def clear(self, new_session: Session | None = None) -> None:
         """A fresh conversation; the old session stays on disk."""

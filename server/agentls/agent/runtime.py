@@ -45,7 +45,7 @@ class AgentRuntime:
     def __init__(self, workspace: Workspace, approve: ApprovalCallback, *, session_root: Path,
                  api_key: str | None = None, editor: EditorQueries | None = None, new_session: bool = False,
                  session_id: str | None = None, setting_names: dict[str, str] | None = None,
-                 shell: ShellRunner | None = None) -> None:
+                 shell: ShellRunner | None = None, busy_store_fails: bool = False) -> None:
         self.workspace = workspace
         self.approve = approve
         self.session_root = session_root
@@ -53,6 +53,9 @@ class AgentRuntime:
         self.editor = editor
         self.new_session = new_session
         self.session_id = session_id
+        # A session database another process keeps locked: after the bounded wait, start() raises StoreBusy
+        # (a client that asked for this session can ask again) instead of starting in an unsaved copy.
+        self.busy_store_fails = busy_store_fails
         self.shell = shell  # where commands run (None: in this process)
         self.settings = AgentSettings()
         self.demo: DemoModel | None = None
@@ -84,8 +87,9 @@ class AgentRuntime:
             # arrives (_apply_list reconfigures the agent) and before the first turn (settle_models). The agent
             # is built without waiting for it: a start, and its meter, need neither the list nor the SDK.
             model = await self._model_settings(settings)
-            session = await asyncio.to_thread(functools.partial(  # never fails: at worst unsaved
-                open_session, self.session_root, new=self.new_session, session_id=self.session_id))
+            session = await asyncio.to_thread(functools.partial(  # at worst unsaved, unless busy_store_fails
+                open_session, self.session_root, new=self.new_session, session_id=self.session_id,
+                raise_busy=self.busy_store_fails))
             self.agent = await asyncio.to_thread(functools.partial(
                 Agent, self.workspace, model, context=context_config(settings, self.models.info),
                 approve=self.approve, session=session, editor=self.editor, mcp_servers=settings.mcp_servers,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import credentials
-from .mcp.config import ServerConfig, parse_servers
+from .mcp.config import ServerConfig, parse_servers, valid_url
 from .permissions import SETTINGS, Rule, parse_rules
 
 if TYPE_CHECKING:
@@ -39,6 +39,12 @@ THINKING = ("auto", "off", "low", "medium", "high", "xhigh", "max")  # model/thi
 SECTION = "agentls"
 DIAGNOSTICS_WAIT_MS = 2000  # after an edit, for the file's diagnostics to settle
 MAX_DIAGNOSTICS_WAIT_MS = 60_000
+# Integer settings: (lowest, highest) accepted (docs/protocol.md). A 401-digit contextWindow used to stop
+# the agent ("OverflowError"), a maxTokens of 10^400 went to the API as is.
+BOUNDS = {"contextWindow": (1_000, 10_000_000), "outputReserve": (0, 10_000_000), "maxTokens": (1, 1_000_000),
+          "diagnosticsWaitMs": (0, MAX_DIAGNOSTICS_WAIT_MS)}
+MODEL_CHARS = 200
+MAX_PRICE = 1_000_000  # USD per million tokens
 
 
 @dataclass(frozen=True)
@@ -84,7 +90,14 @@ def settings_section(payload: Any) -> dict[str, Any] | None:
 
 
 def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
-    """The settings and one message per field that was ignored."""
+    """The settings and one message per field that was ignored. Never raises: the agent always starts."""
+    try:
+        return _parse_settings(raw)
+    except Exception as error:  # noqa: BLE001 - a value nobody foresaw must not keep the agent from starting
+        return AgentSettings(), [f"the settings could not be read ({type(error).__name__}); using the defaults"]
+
+
+def _parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
     problems: list[str] = []
     if raw is None or raw == []:  # Lua clients encode an empty table as []
         return AgentSettings(), problems
@@ -98,21 +111,29 @@ def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
         problems.append(f"settings.{name} must be a non-empty string")
         return None
 
-    def count(name: str, low: int) -> int | None:
+    def model_name(name: str) -> str | None:
+        value = text(name)
+        if value is not None and (len(value) > MODEL_CHARS or not value.isprintable()):
+            problems.append(f"settings.{name} must be a model id (printable, at most {MODEL_CHARS} characters)")
+            return None
+        return value
+
+    def count(name: str) -> int | None:
         value = raw.get(name)
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            problems.append(f"settings.{name} must be an integer ≥ {low}")
+        low, high = BOUNDS[name]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            problems.append(f"settings.{name} must be an integer from {low:,} to {high:,}")  # never the value
             return None
         return value
 
     base_url = text("baseUrl")
-    if base_url is not None and not base_url.startswith(("http://", "https://")):
-        problems.append("settings.baseUrl must be an http:// or https:// URL")
+    if base_url is not None and not valid_url(base_url):
+        problems.append("settings.baseUrl must be an http:// or https:// URL (no spaces or control characters)")
         base_url = None
-    window = count("contextWindow", 1_000)
-    reserve = count("outputReserve", 0)
+    window = count("contextWindow")
+    reserve = count("outputReserve")
     if reserve is not None and reserve >= (window or 200_000):
         problems.append("settings.outputReserve must be smaller than the context window")
         reserve = None
@@ -133,12 +154,12 @@ def parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
     permissions, rule_problems = parse_rules(raw.get("permissions"), SETTINGS, "settings.permissions")
     problems.extend(rule_problems)
     return AgentSettings(
-        permissions=permissions, mcp_servers=mcp_servers, model=text("model"), compact_model=text("compactModel"),
-        base_url=base_url,
-        context_window=window, output_reserve=reserve, max_tokens=count("maxTokens", 1), cache_ttl=cache_ttl,
-        cache_control=cache_control, thinking=thinking, prices=_prices(raw.get("prices"), problems),
+        permissions=permissions, mcp_servers=mcp_servers, model=model_name("model"),
+        compact_model=model_name("compactModel"), base_url=base_url, context_window=window, output_reserve=reserve,
+        max_tokens=count("maxTokens"), cache_ttl=cache_ttl, cache_control=cache_control,
+        thinking=thinking, prices=_prices(raw.get("prices"), problems),
         thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
-        diagnostics_wait_ms=_wait_ms(count("diagnosticsWaitMs", 0), problems),
+        diagnostics_wait_ms=count("diagnosticsWaitMs"),
         confirm_timeout=_confirm_timeout(raw.get("approvals"), problems),
     ), problems
 
@@ -156,21 +177,15 @@ def _prices(raw: Any, problems: list[str]) -> dict[str, dict[str, float]]:
             continue
         values = {}
         for name, value in entry.items():
-            if name not in PRICE_FIELDS or isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            if name not in PRICE_FIELDS or isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not 0 <= value <= MAX_PRICE:  # a 400-digit integer would overflow float()
                 problems.append(f"settings.prices.{fragment}.{name}: one of {', '.join(PRICE_FIELDS)}, "
-                                "a number ≥ 0 (USD per million tokens)")
+                                f"a number from 0 to {MAX_PRICE:,} (USD per million tokens)")
                 continue
             values[name] = float(value)
         if values:
             found[fragment] = values
     return found
-
-
-def _wait_ms(value: int | None, problems: list[str]) -> int | None:
-    if value is not None and value > MAX_DIAGNOSTICS_WAIT_MS:
-        problems.append(f"settings.diagnosticsWaitMs must be at most {MAX_DIAGNOSTICS_WAIT_MS}")
-        return None
-    return value
 
 
 def _thresholds(raw: Any, problems: list[str]) -> dict[str, Any]:

@@ -29,3 +29,4 @@ class ContextDetails:
     tool_list_changes: int = 0
     instructions: tuple[InstructionFileView, ...] = ()
     instruction_changes: int = 0  # requests whose instruction files differed from the previous one
+    warnings: tuple[str, ...] = ()  # what the user should act on (an MCP server's tools taking much of the window)

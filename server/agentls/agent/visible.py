@@ -35,3 +35,15 @@ def visible(text: str) -> str:
         char if char in "\n\t" or unicodedata.category(char) not in _HIDDEN_CATEGORIES else _escape(char)
         for char in text
     )
+
+
+EXCERPT_CHARS = 40  # of a bad value quoted back in an error message
+
+
+def excerpt(value: str, limit: int = EXCERPT_CHARS) -> str:
+    """A value from outside, quoted on one line of a message: at most `limit` characters of it, made visible.
+
+    A 5 MB session id must not come back whole in the error that refuses it.
+    """
+    shown = visible(value[:limit]).replace("\n", "\\n").replace("\t", "\\t")
+    return f"'{shown}'" if len(value) <= limit else f"'{shown}…' ({len(value):,} characters)"

@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--mcp-config", metavar="FILE", help="MCP servers, in the mcp.json shape ({\"mcpServers\": …})")
     chat.set_defaults(run=_chat)
 
-    sessions = commands.add_parser("sessions", help="list, export or import saved conversations (JSONL)")
+    sessions = commands.add_parser("sessions", help="list, export, import or vacuum saved conversations")
     sessions.add_argument("--workspace", default=".", help="workspace folder (default: current directory)")
     actions = sessions.add_subparsers(dest="action", required=True)
     listing = actions.add_parser("list", help="the workspace's sessions, most recent first")
@@ -158,6 +158,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("id", nargs="?")
     imported = actions.add_parser("import", help="a JSONL export as a new session of the workspace")
     imported.add_argument("file", help="the .jsonl file ('-' for stdin)")
+    vacuum = actions.add_parser("vacuum", help="prune old sessions' stored originals to the size limit and "
+                                               "give the free space back")
+    vacuum.add_argument("--limit", type=float, metavar="MB",
+                        help="keep at most this many MB of stored originals (default: AGENTLS_STORE_LIMIT_MB or 1000)")
     sessions.set_defaults(run=_sessions)
 
     replay = commands.add_parser("replay", help="price recorded conversations under a context policy")

@@ -30,6 +30,7 @@ from ..agent.settings import AgentSettings, parse_settings
 from ..agent.store.sessions import SessionInfo, matches
 from ..agent.transcript import TranscriptEntry
 from ..agent.views import ContextDetails
+from ..agent.visible import visible
 from ..agent.workspace import Workspace
 from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
@@ -76,10 +77,10 @@ def terminal_settings(args: argparse.Namespace) -> AgentSettings:
         try:
             raw["mcpServers"] = read_mcp_json(args.mcp_config)
         except (OSError, ValueError) as error:
-            raise SystemExit(f"agentls: --mcp-config: {error}") from None
+            raise SystemExit(f"agentls: --mcp-config: {visible(str(error))}") from None
     settings, problems = parse_settings(raw)
     for problem in problems:
-        print(f"agentls: {problem}", file=sys.stderr)
+        print(f"agentls: {visible(problem)}", file=sys.stderr)
     return settings
 
 
@@ -136,9 +137,12 @@ class LocalBackend:
             self.renderer.note(f"[agentls] {warning}", "33")
 
     async def new_session(self) -> None:
-        from ..agent.store import open_session
+        from ..agent.store import StoreBusy, open_session
 
-        session = await asyncio.to_thread(open_session, self.runtime.session_root, new=True)
+        try:  # a busy store is waited for (bounded), then refused: this conversation goes on
+            session = await asyncio.to_thread(open_session, self.runtime.session_root, new=True, raise_busy=True)
+        except StoreBusy as error:
+            raise AgentError(f"cannot start a new conversation: {error}") from None
         self.agent.clear(session)
         self.policy.forget()
 
@@ -159,7 +163,8 @@ class LocalBackend:
         from ..agent.store import StoreError, open_session
 
         try:
-            session = await asyncio.to_thread(open_session, self.runtime.session_root, session_id=session_id)
+            session = await asyncio.to_thread(open_session, self.runtime.session_root, session_id=session_id,
+                                              raise_busy=True)
         except StoreError as error:
             raise AgentError(f"cannot resume: {error}") from None
         self.agent.resume(session)
@@ -224,7 +229,7 @@ async def _start(args: argparse.Namespace, renderer: Renderer) -> LocalBackend:
     if runtime.demo is not None:
         print(DEMO_NOTICE, file=sys.stderr, flush=True)
     for warning in runtime.untold_warnings():  # e.g. a --model the endpoint does not offer
-        print(f"[agentls] {warning}", file=sys.stderr, flush=True)
+        print(f"[agentls] {visible(warning)}", file=sys.stderr, flush=True)
     return LocalBackend(runtime, renderer, policy)
 
 
@@ -237,7 +242,7 @@ async def _ask(args: argparse.Namespace) -> int:
         print()
         return 0
     except AgentError as error:
-        print(f"\nagentls: {error}", file=sys.stderr)
+        print(f"\nagentls: {visible(str(error))}", file=sys.stderr)
         return 1
     finally:
         await backend.runtime.aclose()

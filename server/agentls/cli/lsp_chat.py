@@ -35,6 +35,7 @@ from ..agent.store.sessions import SessionInfo
 from ..agent.todos import TodoItem
 from ..agent.transcript import TranscriptEntry
 from ..agent.views import ContextDetails
+from ..agent.visible import visible
 from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
 from ..lsp import protocol
@@ -230,26 +231,26 @@ class LspBackend:
 
 
 async def _forward(stream: asyncio.StreamReader) -> None:
-    while line := await stream.readline():
-        sys.stderr.write(line.decode(errors="replace"))
+    while line := await stream.readline():  # the server's log: it quotes outside strings too
+        sys.stderr.write(visible(line.decode(errors="replace")))
         sys.stderr.flush()
 
 
 async def chat_loop(args: argparse.Namespace) -> int:
     workspace = Path(args.workspace).resolve()
     if not workspace.is_dir():
-        print(f"agentls chat: {workspace} is not a folder", file=sys.stderr)
+        print(f"agentls chat: {visible(str(workspace))} is not a folder", file=sys.stderr)
         return 2
     try:
         mcp_servers = read_mcp_json(args.mcp_config) if getattr(args, "mcp_config", None) else None
     except (OSError, ValueError) as error:
-        print(f"agentls chat: --mcp-config: {error}", file=sys.stderr)
+        print(f"agentls chat: --mcp-config: {visible(str(error))}", file=sys.stderr)
         return 2
     backend = LspBackend(workspace, args.yes, Renderer(), mcp_servers)
     try:
         await backend.start()
     except (RuntimeError, JsonRpcException, OSError) as error:
-        print(f"agentls chat: the server did not start: {error}", file=sys.stderr)
+        print(f"agentls chat: the server did not start: {visible(str(error))}", file=sys.stderr)
         await backend.client.stop()
         return 1
     try:

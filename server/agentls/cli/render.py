@@ -3,8 +3,10 @@
 `agentls ask`, `agentls repl` (the agent in-process) and `agentls chat` (an
 LSP client of a spawned server) all print through a Renderer, so a tool line,
 a cost line or a resumed transcript reads the same everywhere. Every string
-that comes from outside (tool summaries, titles, MCP names and errors, error
-messages) goes through `visible()`: no escape sequence reaches the terminal.
+that comes from outside (the model's text, tool summaries, titles, MCP names
+and errors, error messages, server messages) goes through `visible()`: every
+line and every streamed piece is passed through it on its way out, so no
+escape sequence reaches the terminal whatever a caller forgot.
 """
 
 from __future__ import annotations
@@ -85,6 +87,10 @@ class Renderer:
         return f"\033[{code}m{text}\033[0m" if color and code else text
 
     def write(self, text: str) -> None:
+        """Streamed text from outside (the model's): shown, never obeyed as terminal controls."""
+        self._emit(visible(text))
+
+    def _emit(self, text: str) -> None:
         if text:
             self.out.write(text)
             self.out.flush()
@@ -92,20 +98,21 @@ class Renderer:
 
     def _end_text(self) -> None:
         if self._mid_line:
-            self.write("\n")
+            self._emit("\n")
 
     def line(self, text: str, style: str = "") -> None:
-        """A line of its own on `out` (after ending any streamed text)."""
+        """A line of its own on `out` (after ending any streamed text). Every line goes through visible()
+        (idempotent): titles, ids, tool names, summaries, server messages all come from outside."""
         self._end_text()
-        self.write(self._style(text, style) + "\n")
+        self._emit(self._style(visible(text), style) + "\n")
 
     def note(self, text: str, style: str = "") -> None:
-        """A line about what happens (tools, compaction, errors): on `notes`."""
+        """A line about what happens (tools, compaction, errors): on `notes`, through visible() too."""
         self._end_text()
         if self.notes is self.out:
             self.line(text, style)
             return
-        self.notes.write(self._style(text, style, self.notes) + "\n")
+        self.notes.write(self._style(visible(text), style, self.notes) + "\n")
         self.notes.flush()
 
     def ask(self, question: str) -> None:
@@ -208,6 +215,8 @@ class Renderer:
             self.line(f"  {details.instruction_changes} instruction change(s): each one prompt-cache break", DIM)
         if details.placeholders:
             self.line(f"  {len(details.placeholders)} placeholders (re-readable via context://…)", DIM)
+        for warning in details.warnings:
+            self.line(f"  ! {warning}", YELLOW)
 
     def sessions(self, sessions: list[tuple[SessionInfo, bool]]) -> None:
         for row in session_lines(sessions, time.time()):
@@ -314,7 +323,7 @@ def session_lines(sessions: list[tuple[SessionInfo, bool]], now: float) -> list[
     lines = []
     for number, (info, current) in enumerate(sessions, 1):
         mark = " (this chat)" if current else " (open in another window)" if info.in_use else ""
-        title = visible(info.title or "(untitled)")[:60]
+        title = visible(info.title or "(untitled)").replace("\n", " ")[:60]  # renamed or imported: from outside
         lines.append(f"{number:>3}. {title:<60} {_ago(info.updated, now):>12} · {info.turns} turns"
                      f" · ${info.cost_usd:.2f} · {visible(info.id)}{mark}")
     return lines

@@ -1,4 +1,7 @@
-"""`agentls sessions list | export [ID] | import FILE`: the session store from the terminal."""
+"""`agentls sessions list | export [ID] | import FILE | vacuum`: the session store from the terminal.
+
+Titles, ids and messages come from outside (renamed, imported): printed through visible(); an export
+is ASCII JSON (store/jsonl.py), so it shows no control character either."""
 
 from __future__ import annotations
 
@@ -19,8 +22,9 @@ def _list(store: SessionStore, workspace: Path | None) -> int:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated))
         flag = " (open)" if info.in_use else ""
         where = "" if workspace else f"  {info.workspace}"
-        print(f"{info.id}  {when}  {info.turns:>3} turns  {info.tokens:>9,} tokens  ${info.cost_usd:.4f}  "
-              f"{visible(info.title or '(untitled)')}{flag}{visible(where)}")
+        title = visible(info.title or "(untitled)").replace("\n", " ")  # renamed or imported: from outside
+        print(f"{visible(info.id)}  {when}  {info.turns:>3} turns  {info.tokens:>9,} tokens  ${info.cost_usd:.4f}  "
+              f"{title}{flag}{visible(where)}")
     return 0
 
 
@@ -40,8 +44,22 @@ def _import(store: SessionStore, workspace: Path, source: str) -> int:
     data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
     session_id, skipped = import_jsonl(store.db, workspace, data)
     note = f" ({skipped} unreadable lines skipped)" if skipped else ""
-    print(f"imported as session {session_id} of {workspace}{note}; it is resumed next time "
+    print(f"imported as session {session_id} of {visible(str(workspace))}{note}; it is resumed next time "
           f"unless another is more recent (`agentls sessions list`)", file=sys.stderr)
+    return 0
+
+
+def _vacuum(store: SessionStore, limit_mb: float | None) -> int:
+    from ..agent.store.prune import store_limit_bytes, vacuum
+
+    if limit_mb is not None and not 0 <= limit_mb <= 1e9:
+        print("agentls: --limit must be a number of MB, 0 or more", file=sys.stderr)
+        return 2
+    limit = int(limit_mb * 1e6) if limit_mb is not None else store_limit_bytes()
+    pruned, before, after = vacuum(store.db, limit)
+    plural = "" if pruned.sessions == 1 else "s"
+    print(f"sessions.db: {before / 1e6:.1f} MB → {after / 1e6:.1f} MB (stored originals of {pruned.sessions} "
+          f"session{plural} removed; {pruned.stored / 1e6:.1f} MB of originals kept, limit {limit / 1e6:g} MB)")
     return 0
 
 
@@ -49,16 +67,18 @@ def run_sessions(args) -> int:
     workspace = Path(args.workspace).expanduser().resolve()
     database = Database.open(data_dir())
     for problem in database.problems:
-        print(f"agentls: {problem}", file=sys.stderr)
+        print(f"agentls: {visible(problem)}", file=sys.stderr)
     store = SessionStore(database)
     try:
         if args.action == "list":
             return _list(store, None if args.all else workspace)
         if args.action == "export":
             return _export(store, workspace, args.id)
+        if args.action == "vacuum":
+            return _vacuum(store, args.limit)
         return _import(store, workspace, args.file)
     except (StoreError, OSError) as error:
-        print(f"agentls: {error}", file=sys.stderr)
+        print(f"agentls: {visible(str(error))}", file=sys.stderr)
         return 1
     finally:
         store.close()

@@ -25,9 +25,11 @@ USER_SHARE = 0.5
 # Head kept of a cut block at the least, so the model sees what it is about.
 MIN_HEAD_CHARS = 2_000
 
+USER_REF_PREFIX = "context://user-"  # the original of a user text too big for the window
+
 
 def user_ref(text: str) -> str:
-    return f"context://user-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+    return f"{USER_REF_PREFIX}{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
 def _cut(text: str, keep: int, store: ResultStore) -> str:

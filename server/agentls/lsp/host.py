@@ -30,6 +30,7 @@ from pygls.uris import to_fs_path
 from . import protocol
 from ..agent import events as ev
 from ..agent.approval import ApprovalPolicy
+from ..agent.mcp.config import raw_secret_values
 from ..agent.runtime import ActiveModel, AgentRuntime
 from ..agent.settings import AgentSettings, parse_settings, settings_section
 from ..demo.model import NOTICE as DEMO_NOTICE
@@ -126,7 +127,7 @@ class AgentHost:
         SECRETS.add(self.options.api_key)
         self.settings, more = parse_settings(self.options.settings)
         self.problems = problems + more
-        _keep_secret(self.settings)
+        _keep_secret(self.settings, self.options.settings)
         roots = self._initial_roots(params)
         self.session_root = Path(roots[0])
         self.workspace = EditorWorkspace(self.ls, roots)
@@ -254,7 +255,7 @@ class AgentHost:
         if section is None:
             return  # nothing for us in this payload
         settings, problems = parse_settings(section)
-        _keep_secret(settings)
+        _keep_secret(settings, section)
         if problems:
             self.show(types.MessageType.Warning, "agentls: " + "; ".join(problems))
         self.settings = settings
@@ -301,10 +302,14 @@ class AgentHost:
         return roots or [os.getcwd()]  # a single file opened without a folder
 
 
-def _keep_secret(settings: AgentSettings) -> None:
-    """MCP env and header values join the API key: scrubbed from every log line and message."""
+def _keep_secret(settings: AgentSettings, raw: Any = None) -> None:
+    """MCP env and header values join the API key: scrubbed from every log line and message
+    (those of entries that were ignored as malformed too)."""
     for server in settings.mcp_servers:
         for value in server.secret_values():
+            SECRETS.add(value)
+    if isinstance(raw, dict):
+        for value in raw_secret_values(raw.get("mcpServers")):
             SECRETS.add(value)
 
 

@@ -228,6 +228,7 @@ class ContextResult(ContextUsageWire):
     toolListChanges: int
     instructions: list[InstructionFileWire]
     instructionChanges: int
+    warnings: list[str]
 
 
 class TodoWire(TypedDict):
@@ -517,7 +518,7 @@ def context(details: ContextDetails, model: ActiveModel) -> ContextResult:
             "mcpTools": [{"server": t.server, "tools": t.tools, "tokens": t.tokens} for t in details.mcp_tools],
             "toolListChanges": details.tool_list_changes,
             "instructions": [instruction_file(item) for item in details.instructions],
-            "instructionChanges": details.instruction_changes}
+            "instructionChanges": details.instruction_changes, "warnings": list(details.warnings)}
 
 
 def instruction_file(item: InstructionFileView) -> InstructionFileWire:
@@ -732,7 +733,8 @@ def context_from_wire(data: dict[str, Any]) -> ContextDetails:
         tuple(InstructionFileView(str(f.get("name", "")), str(f.get("scope", "")), int(f.get("tokens", 0)),
                                   int(f.get("chars", 0)), bool(f.get("cut", False)))
               for f in data.get("instructions") or []),
-        int(data.get("instructionChanges", 0)))
+        int(data.get("instructionChanges", 0)),
+        tuple(str(w) for w in data.get("warnings") or []))
 
 
 def todos_from_wire(items: Any) -> list[TodoItem]:

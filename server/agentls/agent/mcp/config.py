@@ -18,6 +18,7 @@ from typing import Any
 MODES = ("ask", "always", "never")
 DEFAULT_TIMEOUT = 60.0  # seconds for one tool call
 DEFAULT_STARTUP_TIMEOUT = 30.0  # seconds to start, connect and list tools
+MAX_SECONDS = {"timeout": 86_400.0, "startupTimeout": 3_600.0}
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,15 @@ class ServerConfig:
 
     def approval_for(self, tool: str) -> str:
         return self.tool_approvals.get(tool, self.approval)
+
+    def fingerprint(self) -> str:
+        """A digest of the whole configuration (secrets included, never shown): what a remembered
+        approval is tied to, so that pointing the same name at another program asks again."""
+        import hashlib
+        import json
+
+        fields = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return hashlib.sha256(json.dumps(fields, sort_keys=True, default=list).encode()).hexdigest()[:16]
 
     def secret_values(self) -> list[str]:
         return [*self.env.values(), *self.headers.values()]
@@ -78,7 +88,7 @@ def _server(name: str, raw: Any, where: str) -> ServerConfig:
         raise ValueError("needs exactly one of `command` (stdio) or `url` (streamable HTTP)")
     if command is not None and (not isinstance(command, str) or not command.strip()):
         raise ValueError("`command` must be a non-empty string")
-    if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
+    if url is not None and (not isinstance(url, str) or not valid_url(url)):
         raise ValueError("`url` must be an http:// or https:// URL")
     args = raw.get("args", [])
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
@@ -118,9 +128,22 @@ def _tool_modes(raw: Any) -> dict[str, str]:
 def _seconds(raw: Any, what: str, default: float) -> float:
     if raw is None:
         return default
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw <= 0:
-        raise ValueError(f"`{what}` must be a number of seconds above 0")
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 < raw <= MAX_SECONDS[what]:
+        raise ValueError(f"`{what}` must be a number of seconds above 0, at most {MAX_SECONDS[what]:,g}")
     return float(raw)
+
+
+def valid_url(value: str) -> bool:
+    """An http(s) URL with a host and no control characters or spaces (a CRLF would reach the HTTP client)."""
+    from urllib.parse import urlparse
+
+    if any(ord(char) < 0x21 or 0x7f <= ord(char) <= 0x9f for char in value):
+        return False
+    try:
+        parsed = urlparse(value)
+    except ValueError:
+        return False
+    return parsed.scheme in ("http", "https") and bool(parsed.hostname)
 
 
 def _flag(raw: Any, what: str) -> bool:
@@ -129,6 +152,28 @@ def _flag(raw: Any, what: str) -> bool:
     if not isinstance(raw, bool):
         raise ValueError(f"`{what}` must be a boolean")
     return raw
+
+
+def raw_secret_values(raw: Any) -> list[str]:
+    """Every string under an entry's `env` or `headers`, whatever its shape (a malformed entry's values are
+    secrets too: the entry is ignored, but its text may still reach a log line)."""
+    found: list[str] = []
+
+    def strings(value: Any) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                strings(item)
+        elif isinstance(value, list):
+            for item in value:
+                strings(item)
+
+    for entry in raw.values() if isinstance(raw, dict) else ():
+        if isinstance(entry, dict):
+            strings(entry.get("env"))
+            strings(entry.get("headers"))
+    return found
 
 
 def read_mcp_json(path: str) -> dict[str, Any]:

@@ -20,16 +20,18 @@ import importlib
 import logging
 import sys
 import tempfile
+import threading
 from typing import Any
 
+from ..mask import mask_values
 from .config import ServerConfig
+from .limits import OverLimit, check_limits
 
 log = logging.getLogger(__name__)
 
 CONNECTION_CLOSED, REQUEST_TIMEOUT = -32000, -32001  # the SDK's codes (mcp_types.jsonrpc)
 STDERR_TAIL = 600  # characters of the server's stderr quoted in an error
 STOP_TIMEOUT = 8.0  # the SDK gives a stdio server 2 s after stdin closes, then 2 s after SIGTERM
-MASK = "***"
 
 IDLE, STARTING, RUNNING, FAILED, STOPPED = "idle", "starting", "running", "failed", "stopped"
 
@@ -45,8 +47,10 @@ class McpConnection:
         self.state = IDLE
         self.error = ""
         self.tools: list[Any] = []  # the SDK's Tool objects from the last listing
+        self.removed = asyncio.Event()  # no longer configured: never started again, pending approvals cancelled
         self._client: Any = None
         self._task: asyncio.Task[None] | None = None
+        self._stopping: set[asyncio.Task[None]] = set()  # holding tasks still closing their server
         self._stop = asyncio.Event()
         self._lock = asyncio.Lock()
         self._stderr: Any = None
@@ -59,36 +63,51 @@ class McpConnection:
 
     async def ensure_started(self) -> None:
         async with self._lock:
+            if self.removed.is_set():
+                raise McpFailure(f"MCP server '{self.config.name}' was removed from the settings")
             if self.running:
                 return
             await self._halt()
             await self._start()
 
     async def _start(self) -> None:
+        """Start, connect and list the tools within `startupTimeout`, the clean-up of a start that failed
+        included (a server slow to stop is stopped in the background, see _halt)."""
         self.state, self.error = STARTING, ""
-        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
         timeout = self.config.startup_timeout
+        ready: asyncio.Future[None] = loop.create_future()
+        ready.add_done_callback(_retrieved)  # a failure reported after we stopped waiting is not "never retrieved"
+        self._stop = asyncio.Event()
         try:
-            await import_sdk()
+            await import_sdk()  # once per process, warmed as soon as a server is configured (warm_sdk)
+            deadline = loop.time() + timeout
             self._task = asyncio.ensure_future(self._hold(ready))
-            await asyncio.wait_for(asyncio.shield(ready), timeout)
+            await asyncio.wait_for(asyncio.shield(ready), max(0.0, deadline - loop.time()))
         except asyncio.TimeoutError:
-            await self._halt()
+            ready.cancel()
+            await self._halt(deadline)
             self._fail(f"did not start within {timeout:g} s")
         except asyncio.CancelledError:
-            await self._halt()
+            ready.cancel()
+            await self._halt(loop.time())  # at once: whoever cancelled us is not kept waiting
             self.state = STOPPED
             raise
         except Exception as error:  # noqa: BLE001 - whatever went wrong, the user reads why
-            await self._halt()
+            await self._halt(deadline)
+            cause = first_cause(error)
+            if isinstance(cause, OverLimit):  # limits.py: said as it is, and none of its tools offered
+                self.tools = []
+                self._fail(str(cause))
             self._fail(f"could not start: {describe(error)}")
         self.state = RUNNING
 
     async def _hold(self, ready: asyncio.Future[None]) -> None:
         try:
             async with self._open() as client:
-                self.tools = await _list_tools(client, self.config.startup_timeout)
+                tools = await _list_tools(client, self.config.startup_timeout)
+                check_limits(tools)
+                self.tools = tools
                 self._client = client
                 if not ready.done():
                     ready.set_result(None)
@@ -128,18 +147,29 @@ class McpConnection:
             await self._halt()
             if self.state != FAILED:
                 self.state = STOPPED if self.state != IDLE else IDLE
+        await self.stopped()
 
-    async def _halt(self) -> None:
-        """End the holding task (closing the server) and wait for it, bounded."""
+    async def stopped(self) -> None:
+        """Wait (bounded) for servers still stopping in the background."""
+        if self._stopping:
+            await asyncio.wait(list(self._stopping), timeout=STOP_TIMEOUT)
+
+    async def _halt(self, deadline: float | None = None) -> None:
+        """End the holding task (closing the server), waiting for it until `deadline` (loop time; default
+        STOP_TIMEOUT from now). A task not done by then is cancelled and finishes in the background:
+        the SDK's own shutdown (stdin closed, SIGTERM, SIGKILL) is bounded, and `stopped()` waits for it."""
         task, self._task = self._task, None
         if task is None:
             return
         self._stop.set()
-        done, _ = await asyncio.wait([task], timeout=STOP_TIMEOUT)
+        loop = asyncio.get_running_loop()
+        wait = STOP_TIMEOUT if deadline is None else max(0.0, deadline - loop.time())
+        done, _ = await asyncio.wait([task], timeout=wait) if wait > 0 else (set(), set())
         if not done:
             task.cancel()
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(task, STOP_TIMEOUT)
+            self._stopping.add(task)
+            task.add_done_callback(self._stopping.discard)
+            task.add_done_callback(_retrieved)
 
     def close_log(self) -> None:
         if self._stderr is not None:
@@ -154,9 +184,16 @@ class McpConnection:
         if client is None or not self.running:
             return
         try:
-            self.tools = await _list_tools(client, self.config.startup_timeout)
+            tools = await _list_tools(client, self.config.startup_timeout)
         except Exception as error:  # noqa: BLE001 - a listing that fails keeps the tools we knew
             log.info("listing the tools of MCP server %s failed: %s", self.config.name, type(error).__name__)
+            return
+        try:
+            check_limits(tools)
+        except OverLimit as problem:
+            self.tools = []
+            await self._broken(str(problem))  # raises McpFailure: refresh() reports it
+        self.tools = tools
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         """The CallToolResult; McpFailure (and a stopped connection) when the server failed us."""
@@ -208,10 +245,7 @@ class McpConnection:
         return f"\nIts last stderr output:\n{tail}" if tail else ""
 
     def scrub(self, text: str) -> str:
-        for value in sorted(self.config.secret_values(), key=len, reverse=True):
-            if len(value) >= 4:
-                text = text.replace(value, MASK)
-        return text
+        return mask_values(text, self.config.secret_values())
 
 
 @contextlib.asynccontextmanager
@@ -245,6 +279,23 @@ def _deadline(seconds: float):
 SDK_MODULES = ("mcp", "mcp.client.stdio", "mcp.client.streamable_http", "httpx2", "mcp_types")
 
 
+_warming: list[threading.Thread] = []
+
+
+def _import_all() -> None:
+    for name in SDK_MODULES:
+        importlib.import_module(name)
+
+
+def warm_sdk() -> None:
+    """Load the SDK in a background thread as soon as a server is configured: the first start then
+    does not spend its startupTimeout on agentls's own imports."""
+    if not _warming and not all(name in sys.modules for name in SDK_MODULES):
+        thread = threading.Thread(target=_import_all, name="agentls-mcp-import", daemon=True)
+        _warming.append(thread)
+        thread.start()
+
+
 async def import_sdk() -> None:
     """The SDK takes seconds to import (it pulls in its server side too): do it in a thread, never on the loop."""
     if all(name in sys.modules for name in SDK_MODULES):
@@ -267,9 +318,21 @@ def _error_code(error: BaseException) -> int | None:
     return error.code if isinstance(error, MCPError) else None
 
 
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Mark a future's outcome as seen: a start abandoned at its deadline may still fail later."""
+    if not future.cancelled():
+        future.exception()
+
+
+def first_cause(error: BaseException) -> BaseException:
+    """An exception group unwrapped to its first exception (anyio task groups raise groups)."""
+    while getattr(error, "exceptions", None):
+        error = error.exceptions[0]
+    return error
+
+
 def describe(error: BaseException) -> str:
     """One line for an exception, exception groups unwrapped to their first cause."""
-    while getattr(error, "exceptions", None):  # an exception group (anyio task groups raise them)
-        error = error.exceptions[0]
+    error = first_cause(error)
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""
     return f"{type(error).__name__}: {text}" if text else type(error).__name__

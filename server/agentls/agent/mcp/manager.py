@@ -23,7 +23,7 @@ from ...context.store import ResultStore
 from ..approval import ApprovalCallback, ApprovalRequest
 from ..tools.base import ToolOutput, error
 from .config import ServerConfig
-from .connection import FAILED, IDLE, STOPPED, McpConnection, McpFailure, describe
+from .connection import FAILED, IDLE, STOPPED, McpConnection, McpFailure, describe, warm_sdk
 from .names import qualified_name
 from .results import result_text
 from .status import McpServerStatus, McpToolStatus, McpToolTokens
@@ -42,16 +42,23 @@ class McpManager:
 
     # ---- configuration -----------------------------------------------------------------
 
-    def configure(self, servers: tuple[ServerConfig, ...]) -> None:
-        """New settings: unchanged servers keep running, changed or removed ones are stopped."""
+    def configure(self, servers: tuple[ServerConfig, ...]) -> set[str]:
+        """New settings: unchanged servers keep running, changed or removed ones are stopped (and never
+        started again: a call waiting for its approval is cancelled). The names changed or removed."""
         wanted = {config.name: config for config in servers}
+        changed = set()
         for name, connection in list(self.connections.items()):
             if wanted.get(name) != connection.config:
                 del self.connections[name]
+                connection.removed.set()
                 self._stop_later(connection)
+                changed.add(name)
         for name in sorted(wanted):
             if name not in self.connections:
                 self.connections[name] = McpConnection(wanted[name], self.cwd)
+        if any(not config.disabled for config in servers):
+            warm_sdk()
+        return changed
 
     def _stop_later(self, connection: McpConnection) -> None:
         async def stop() -> None:
@@ -85,6 +92,7 @@ class McpManager:
 
     async def aclose(self) -> None:
         for connection in self.connections.values():
+            connection.removed.set()
             self._stop_later(connection)
         self.connections = {}
         if self._stopping:
@@ -126,8 +134,13 @@ class McpManager:
         shown = f"{server} › {tool.name}"
         if connection.config.approval_for(tool.name) == "ask":
             request = ApprovalRequest(kind="mcp", server=server, tool=tool.name,
-                                      input=json.dumps(arguments, ensure_ascii=False, indent=1))
-            if not await approve(request):
+                                      input=json.dumps(arguments, ensure_ascii=False, indent=1),
+                                      config=connection.config.fingerprint())
+            approved = await _unless_removed(approve(request), connection)
+            if approved is None:
+                return error(f"MCP server '{server}' was removed from the settings while its approval was pending; "
+                             f"{tool.name} was not called.", f"{shown} (server removed)")
+            if not approved:
                 return error(f"The user did not approve calling {tool.name} on MCP server '{server}'.",
                              f"{shown} (not approved)")
         try:
@@ -164,6 +177,22 @@ class McpManager:
                                            connection.error, tuple(sorted(config.env)),
                                            tuple(sorted(config.headers)), tools))
         return servers
+
+
+async def _unless_removed(asking: Any, connection: McpConnection) -> bool | None:
+    """The approval's answer, or None when the server is removed first (the question is then withdrawn)."""
+    answer = asyncio.ensure_future(asking)
+    removed = asyncio.ensure_future(connection.removed.wait())
+    try:
+        await asyncio.wait([answer, removed], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (answer, removed):
+            if not task.done():
+                task.cancel()
+    if answer.done() and not answer.cancelled():
+        return bool(answer.result())
+    await asyncio.wait([answer])  # the asker has seen its cancellation (an editor's agent/confirm: $/cancelRequest)
+    return None
 
 
 def _definition(name: str, tool: Any) -> dict[str, Any]:

@@ -25,6 +25,11 @@ def qualified_name(server: str, tool: str) -> str:
     return f"{full[:MAX_LENGTH - 9]}_{digest}"
 
 
+def server_prefix(server: str) -> str:
+    """How every qualified name of `server`'s tools begins (a hashed long name keeps its first 55 characters)."""
+    return f"{PREFIX}{_clean(server)}{SEPARATOR}"[:MAX_LENGTH - 9]
+
+
 def is_mcp_name(name: str) -> bool:
     return name.startswith(PREFIX)
 

@@ -116,6 +116,10 @@ class Permissions:
     def forget(self) -> None:
         self.added.clear()
 
+    def forget_added(self, which: Callable[[Rule], bool]) -> None:
+        """Drop the rules "Always" added that `which` picks (an MCP server whose configuration changed)."""
+        self.added = [rule for rule in self.added if not which(rule)]
+
     def load_workspace(self, roots: list[Path]) -> list[str]:
         """Re-read each root's .agents/settings.json when it changed; the problems of what was re-read."""
         problems: list[str] = []

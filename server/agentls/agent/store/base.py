@@ -8,11 +8,16 @@ import threading
 from pathlib import Path
 from collections.abc import Iterator
 
-from .db import Opened, plain_words, open_database
+from .db import Opened, is_busy, plain_words, open_database
+from .schema import BUSY_MS
 
 
 class StoreError(Exception):
     """A store operation failed; the message is plain words, safe to show."""
+
+
+class StoreBusy(StoreError):
+    """Another process held the database's write lock for longer than we wait: try again later."""
 
 
 class Database:
@@ -21,10 +26,11 @@ class Database:
         self.path: Path | None = opened.path
         self.problems = list(opened.problems)
         self.lock = threading.RLock()
+        self.busy = opened.busy  # in memory only because another process held the lock
 
     @classmethod
-    def open(cls, base: Path | None = None) -> Database:
-        return cls(open_database(base))
+    def open(cls, base: Path | None = None, busy_ms: int = BUSY_MS) -> Database:
+        return cls(open_database(base, busy_ms))
 
     @property
     def saved(self) -> bool:
@@ -41,11 +47,15 @@ class Database:
             except (sqlite3.Error, OSError) as error:
                 with contextlib.suppress(sqlite3.Error):
                     self.connection.execute("ROLLBACK")
-                raise StoreError(plain_words(error)) from error
+                raise (StoreBusy if is_busy(error) else StoreError)(plain_words(error)) from error
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):
                     self.connection.execute("ROLLBACK")
                 raise
+
+    def set_busy_timeout(self, busy_ms: int) -> None:
+        with self.lock, contextlib.suppress(sqlite3.Error):
+            self.connection.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
 
     def read(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self.lock:

@@ -19,9 +19,27 @@ from pathlib import Path
 import platformdirs
 
 from .salvage import salvage
-from .schema import connect, prepare
+from .schema import BUSY_MS, connect, prepare
 
 DB_NAME = "sessions.db"
+# Opening a session (start, new chat, resume) waits this long in all for another process's write lock,
+# retrying with backoff (store/__init__.py); then it answers "busy" rather than going on in memory.
+# AGENTLS_STORE_BUSY_SECONDS overrides (README, "Limits").
+BUSY_WAIT_SECONDS = 20.0
+
+
+def busy_wait_seconds() -> float:
+    try:
+        value = float(os.environ.get("AGENTLS_STORE_BUSY_SECONDS", BUSY_WAIT_SECONDS))
+    except ValueError:
+        return BUSY_WAIT_SECONDS
+    return value if 0 <= value <= 3600 else BUSY_WAIT_SECONDS
+
+
+def is_busy(error: BaseException) -> bool:
+    """SQLite's "database is locked" / "busy": another connection holds the lock; the file is fine."""
+    return isinstance(error, sqlite3.OperationalError) and any(
+        word in str(error).lower() for word in ("locked", "busy"))
 
 
 def data_dir() -> Path:
@@ -34,14 +52,15 @@ class Opened:
     connection: sqlite3.Connection
     path: Path | None  # None: in memory, nothing is saved
     problems: list[str] = field(default_factory=list)
+    busy: bool = False  # in memory only because another process held the lock: worth trying again
 
 
-def open_database(base: Path | None = None) -> Opened:
+def open_database(base: Path | None = None, busy_ms: int = BUSY_MS) -> Opened:
     folder = base or data_dir()
     path = folder / DB_NAME
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        connection = connect(path)
+        connection = connect(path, busy_ms=busy_ms)
     except (OSError, sqlite3.Error) as error:
         return in_memory(f"the sessions folder {folder} cannot be used ({plain_words(error)})")
     try:
@@ -51,7 +70,9 @@ def open_database(base: Path | None = None) -> Opened:
         connection.close()
         if isinstance(error, sqlite3.OperationalError) and "malformed" not in str(error):
             # locked for too long, read-only, I/O error: the file may be fine, so it is left alone
-            return in_memory(f"the session database {path} cannot be used ({plain_words(error)})")
+            opened = in_memory(f"the session database {path} cannot be used ({plain_words(error)})")
+            opened.busy = is_busy(error)
+            return opened
         return _replace_damaged(path, error)
 
 

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterator
 
+from ..result_cap import capped, stored_cap
 from .base import Database, StoreError
 from .records import KINDS, body_of, clean_message, clean_usage, replay
+from .refs import digest_of, read_ref, write_ref
 from .session import new_session_id, prompt_text, title_of
 from .sessions import SessionStore, workspace_key
 
@@ -92,8 +94,9 @@ def add_session(db: Database, root: Path | str, parsed: Parsed, *, session_id: s
         connection.executemany("INSERT INTO records (session, seq, kind, at, body) VALUES (?, ?, ?, ?, ?)",
                                [(session_id, seq, kind, at, body)
                                 for seq, (kind, at, body) in enumerate(parsed.records, 1)])
-        connection.executemany("INSERT OR IGNORE INTO refs (session, ref, text) VALUES (?, ?, ?)",
-                               [(session_id, ref, text) for ref, text in parsed.refs.items()])
+        for ref, text in parsed.refs.items():
+            text = capped(text, stored_cap(ref))
+            write_ref(connection, session_id, ref, text, digest_of(text))
     return session_id
 
 
@@ -116,9 +119,14 @@ def export_jsonl(db: Database, session_id: str) -> Iterator[str]:
         value = body_of(body)
         if value is not None and not replay([(kind, body)]).skipped:  # a damaged row is not exported
             yield _line({"type": kind, "at": at, **value})
-    for ref, text in db.read("SELECT ref, text FROM refs WHERE session = ? ORDER BY ref", (sid,)):
-        yield _line({"type": "ref", "ref": ref, "text": text})
+    names = db.read("SELECT ref FROM refs WHERE session = ? UNION SELECT ref FROM ref_index WHERE session = ? "
+                    "ORDER BY ref", (sid, sid))
+    for (ref,) in names:
+        text = read_ref(db, sid, ref)  # a ref stored once for several names is exported under each
+        if text is not None:
+            yield _line({"type": "ref", "ref": ref, "text": text})
 
 
 def _line(value: dict[str, Any]) -> str:
-    return json.dumps(value, ensure_ascii=False) + "\n"
+    # ASCII only: an export printed to a terminal shows no control, bidi or C1 character (JSON escapes are lossless).
+    return json.dumps(value) + "\n"

@@ -12,7 +12,7 @@ import hashlib
 import time
 from pathlib import Path
 
-from .base import Database, StoreError
+from .base import Database, StoreBusy, StoreError
 from .jsonl import add_session, parse
 
 REF_SCHEME = "context://"
@@ -36,8 +36,9 @@ def _refs(folder: Path) -> dict[str, str]:
     return refs
 
 
-def migrate(db: Database, root: Path, base: Path) -> list[str]:
-    """Import the workspace's old logs not imported yet; plain-words problems."""
+def migrate(db: Database, root: Path, base: Path, *, raise_busy: bool = False) -> list[str]:
+    """Import the workspace's old logs not imported yet; plain-words problems (StoreBusy raised
+    when asked: the caller tries again once the other process let go)."""
     home = legacy_home(root, base)
     if not home.is_dir():
         return []
@@ -56,6 +57,12 @@ def migrate(db: Database, root: Path, base: Path) -> list[str]:
             # the session `current` named is the one to resume: it is made the most recent
             updated = time.time() if folder.name == current else None
             add_session(db, root, parsed, session_id=folder.name, updated=updated, source=str(log))
+        except StoreBusy:
+            if raise_busy:
+                raise
+            problems.append(f"The old session log {log} could not be imported yet (the database is busy); "
+                            "it is imported next time.")
+            continue
         except (OSError, StoreError) as error:
             problems.append(f"The old session log {log} could not be imported ({error}); it is left as it was.")
             continue

@@ -14,6 +14,7 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
+from .refs import copy_refs
 from .session import prompt_text
 
 if TYPE_CHECKING:
@@ -73,8 +74,7 @@ def fork_at(db: Database, session_id: str, seq: int, before: float, new_id: str,
                            (new_id, workspace, f"{title[0]} (fork)" if title and title[0] else "", now, now))
         connection.execute("INSERT INTO records (session, seq, kind, at, body) SELECT ?, seq, kind, at, body "
                            "FROM records WHERE session = ? AND seq <= ?", (new_id, session_id, seq))
-        connection.execute("INSERT INTO refs (session, ref, text) SELECT ?, ref, text FROM refs WHERE session = ?",
-                           (new_id, session_id))
+        copy_refs(connection, session_id, new_id)
         connection.execute("INSERT INTO checkpoints (session, id, seq, at, body) SELECT ?, id, seq, at, body "
                            "FROM checkpoints WHERE session = ? AND at < ? ORDER BY rowid", (new_id, session_id, before))
         turns = sum(1 for (body,) in connection.execute(

@@ -7,6 +7,7 @@ is damaged or whose tables are not ours; what to do then is db.py's business.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from pathlib import Path
 
@@ -35,15 +36,21 @@ TABLES: dict[str, tuple[tuple[str, ...], str]] = {
                "anchor_at REAL NOT NULL", "state TEXT NOT NULL"), ""),
     "view_messages": (("session TEXT NOT NULL", "idx INTEGER NOT NULL", "body TEXT NOT NULL"),
                       "PRIMARY KEY (session, idx)"),
+    # One row per ref: the sha256 of its text and the bytes its own refs row holds (0 for a ref whose text
+    # an earlier ref of the session already holds: it reads that one). Sizes for pruning (prune.py), digests
+    # for storing a text once (re-reading a context:// ref must not store it again; refs.py).
+    "ref_index": (("session TEXT NOT NULL", "ref TEXT NOT NULL", "digest TEXT", "bytes INTEGER NOT NULL"),
+                  "PRIMARY KEY (session, ref)"),
 }
-INDEXES = ("CREATE INDEX IF NOT EXISTS sessions_of_workspace ON sessions (workspace, updated)",)
+INDEXES = ("CREATE INDEX IF NOT EXISTS sessions_of_workspace ON sessions (workspace, updated)",
+           "CREATE INDEX IF NOT EXISTS ref_index_by_digest ON ref_index (session, digest)")
 
 
-def connect(path: Path | str, uri: bool = False) -> sqlite3.Connection:
+def connect(path: Path | str, uri: bool = False, busy_ms: int = BUSY_MS) -> sqlite3.Connection:
     # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE … COMMIT).
-    connection = sqlite3.connect(str(path), timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False,
+    connection = sqlite3.connect(str(path), timeout=busy_ms / 1000, isolation_level=None, check_same_thread=False,
                                  uri=uri)
-    connection.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+    connection.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     return connection
 
 
@@ -59,18 +66,25 @@ def prepare(connection: sqlite3.Connection, *, check: bool = True) -> None:
             raise sqlite3.DatabaseError(f"integrity check: {verdict[0] if verdict else 'no answer'}")
     connection.execute("PRAGMA journal_mode = WAL")
     connection.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a crash loses no commit, a power cut the last few
-    # One transaction for the whole schema: each statement on its own would append the schema
-    # page to the WAL again (a fresh database's first WAL would be far larger than its content).
-    connection.execute("BEGIN IMMEDIATE")
-    try:
-        for table, (columns, constraint) in TABLES.items():
-            connection.execute(f"CREATE TABLE IF NOT EXISTS {table} ({', '.join(filter(None, (*columns, constraint)))})")
-            if [row[1] for row in connection.execute(f"PRAGMA table_info({table})")] != column_names(table):
-                raise sqlite3.DatabaseError(f"table {table} is not agentls's")
-        for statement in INDEXES:
-            connection.execute(statement)
-        connection.execute("COMMIT")
-    except BaseException:
-        if connection.in_transaction:
-            connection.execute("ROLLBACK")
-        raise
+    present = {name for (name,) in connection.execute("SELECT name FROM sqlite_master")}
+    wanted = [*TABLES, *(statement.split()[5] for statement in INDEXES)]
+    if not set(wanted) <= present:
+        # One transaction for what is missing (a new file, or a table a newer version added): each statement
+        # on its own would append the schema page to the WAL again. A file that has everything needs no
+        # write lock to be opened (another process may hold it: store/__init__.py waits, bounded).
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            for table, (columns, constraint) in TABLES.items():
+                connection.execute(
+                    f"CREATE TABLE IF NOT EXISTS {table} ({', '.join(filter(None, (*columns, constraint)))})")
+            for statement in INDEXES:
+                connection.execute(statement)
+            connection.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+            raise
+    for table in TABLES:
+        if [row[1] for row in connection.execute(f"PRAGMA table_info({table})")] != column_names(table):
+            raise sqlite3.DatabaseError(f"table {table} is not agentls's")

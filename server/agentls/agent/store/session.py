@@ -19,7 +19,7 @@ from ...context.blocks import Message
 from .base import Database, StoreError
 from .lease import Heartbeat, holds, new_owner, released, try_take
 from .records import Restored, replay
-from .refs import RefStore
+from .refs import RefStore, copy_refs
 from .views import read_view, write_view
 
 TITLE_CHARS = 80
@@ -135,8 +135,7 @@ class Session:
         connection.execute("INSERT INTO records (session, seq, kind, at, body) "
                            "SELECT ?, seq, kind, at, body FROM records WHERE session = ? AND seq <= ?",
                            (new, old, self._last_seq))
-        connection.execute("INSERT INTO refs (session, ref, text) SELECT ?, ref, text FROM refs WHERE session = ?",
-                           (new, old))
+        copy_refs(connection, old, new)
         try_take(connection, new, self.owner, now)
         self._id = new
         self.store.move(new)

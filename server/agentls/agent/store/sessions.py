@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ...model.pricing import cost_usd
 from ...context.usage import Usage
+from ..visible import excerpt
 from .base import Database, StoreError
 from .lease import is_live, lease_of
 from .records import clean_usage
@@ -55,15 +56,15 @@ class SessionStore:
 
     def open_session(self, root: Path, *, new: bool = False, session_id: str | None = None) -> Session:
         """The workspace's most recent session no other process holds, a new one (new=True, or
-        none free), or the one asked for (StoreError if it is unknown or in use)."""
+        none free), or the one asked for (StoreError if it is unknown, another workspace's or in use)."""
         key, now = workspace_key(root), time.time()
         with self.db.transaction() as connection:
             if session_id is not None:
-                if connection.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
-                    raise StoreError(f"no session {session_id}")
+                if not _belongs(connection, session_id, key):
+                    raise StoreError(f"no session {excerpt(session_id)} in this workspace")
                 claimed = claim(session_id, connection, now)
                 if claimed is None:
-                    raise StoreError(f"session {session_id} is open in another window")
+                    raise StoreError(f"session {excerpt(session_id)} is open in another window")
                 return Session(self.db, session_id, *claimed, workspace=key, owns_db=False)
             if not new:
                 for (candidate,) in connection.execute(
@@ -109,19 +110,37 @@ class SessionStore:
         return SessionInfo(session_id, workspace, title if isinstance(title, str) else "", float(created),
                            float(updated), int(turns), tokens, usd, in_use)
 
-    def rename(self, session_id: str, title: str) -> bool:
+    def rename(self, session_id: str, title: str, *, workspace: Path | None = None, owner: str | None = None) -> bool:
+        """False when there is no such session (in `workspace`, when given); refused (StoreError) while
+        a window other than the lease `owner` (the caller's own, when it holds the session) has it open."""
         with self.db.transaction() as connection:
+            if not _belongs(connection, session_id, workspace_key(workspace) if workspace is not None else None):
+                return False
+            lease = lease_of(connection, session_id)
+            if lease is not None and lease[0] != owner and is_live(lease, time.time()):
+                raise StoreError(f"session {excerpt(session_id)} is open in another window; rename it there")
             return connection.execute("UPDATE sessions SET title = ? WHERE id = ?",
                                       (title.strip(), session_id)).rowcount > 0
 
-    def delete(self, session_id: str) -> bool:
-        """Delete a session and all its rows; refused (StoreError) while another window has it open."""
+    def delete(self, session_id: str, *, workspace: Path | None = None) -> bool:
+        """Delete a session and all its rows (False when there is none, in `workspace` when given);
+        refused (StoreError) while another window has it open. Its checkpoints' file contents stay in
+        the shared blob store (agent/checkpoints/blobs.py), which other sessions' checkpoints may name."""
         with self.db.transaction() as connection:
+            if not _belongs(connection, session_id, workspace_key(workspace) if workspace is not None else None):
+                return False
             if is_live(lease_of(connection, session_id), time.time()):
-                raise StoreError(f"session {session_id} is open; close it first")
-            for table in ("records", "refs", "leases", "set_aside", "checkpoints", "rewound", "views", "view_messages"):
+                raise StoreError(f"session {excerpt(session_id)} is open; close it first")
+            for table in ("records", "refs", "ref_index", "leases", "set_aside", "checkpoints", "rewound", "views",
+                          "view_messages"):
                 connection.execute(f"DELETE FROM {table} WHERE session = ?", (session_id,))
             return connection.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+
+
+def _belongs(connection, session_id: str, key: str | None) -> bool:
+    """The session exists (and, when `key` is given, belongs to that workspace)."""
+    row = connection.execute("SELECT workspace FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    return row is not None and (key is None or row[0] == key)
 
 
 def _usage_of(body) -> tuple[str, dict[str, int]] | None:

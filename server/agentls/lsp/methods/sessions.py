@@ -2,7 +2,11 @@
 
 Every session lives in the store (agent/store); a window holds a lease on the
 one it works on, so another window's current session is listed as in use and
-can be neither resumed nor deleted here.
+can be neither resumed, renamed nor deleted here. A session belongs to the
+workspace (first root) it was created for: another workspace's is answered as
+unknown (-32602), whatever its id. A session database another process keeps
+locked is waited for (bounded, agent/store), then answered -32002: the window
+keeps its conversation, never going on in an unsaved copy.
 """
 
 from __future__ import annotations
@@ -10,8 +14,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from ...agent.visible import excerpt
 from .. import protocol
-from ..errors import answers, invalid_params
+from ..errors import answers, invalid_params, turn_running
 from ..params import as_object, optional_text, required_text
 
 LIST, NEW, RESUME, RENAME, DELETE = (protocol.SESSIONS, protocol.NEW_SESSION, protocol.RESUME,
@@ -57,10 +62,13 @@ async def new_session(ls, params: Any) -> protocol.NewSessionResult:
     as_object(params)
     host = ls.host
     agent = await host.agent()
-    from ...agent.store import open_session
+    from ...agent.store import StoreBusy, open_session
 
     with agent.exclusive("new chat"):
-        session = await asyncio.to_thread(open_session, host.session_root, new=True)
+        try:  # a busy store is waited for (bounded), then refused: the window keeps its conversation
+            session = await asyncio.to_thread(open_session, host.session_root, new=True, raise_busy=True)
+        except StoreBusy as error:
+            raise turn_running(str(error)) from None
         agent.clear(session)
         host.show_session_problems()
         if host.policy is not None:
@@ -74,13 +82,16 @@ async def resume(ls, params: Any) -> protocol.ResumeResult:
     session_id = required_text(as_object(params), "sessionId")
     host = ls.host
     agent = await host.agent()
-    from ...agent.store import StoreError, open_session
+    from ...agent.store import StoreBusy, StoreError, open_session
 
     if session_id == _current_id(agent):
         return {"sessionId": session_id, "transcript": protocol.transcript(await agent.transcript())}
     with agent.exclusive("session switch"):
         try:
-            session = await asyncio.to_thread(open_session, host.session_root, session_id=session_id)
+            session = await asyncio.to_thread(open_session, host.session_root, session_id=session_id,
+                                              raise_busy=True)
+        except StoreBusy as error:
+            raise turn_running(str(error)) from None
         except StoreError as error:
             raise invalid_params(str(error)) from None
         agent.resume(session)
@@ -95,26 +106,37 @@ async def resume(ls, params: Any) -> protocol.ResumeResult:
 async def rename(ls, params: Any) -> dict[str, Any]:
     obj = as_object(params)
     session_id, title = required_text(obj, "sessionId"), required_text(obj, "title")
-    found = await _with_store(lambda store: store.rename(session_id, title[:200]))
+    host = ls.host
+    agent = await host.agent()
+    # This window may rename the session it holds itself; a session another window holds is refused.
+    owner = agent.session.owner if agent.session is not None and agent.session.id == session_id else None
+    from ...agent.store import StoreError
+
+    try:
+        found = await _with_store(lambda store: store.rename(session_id, title[:200], workspace=host.session_root,
+                                                             owner=owner))
+    except StoreError as error:
+        raise invalid_params(str(error)) from None
     if not found:
-        raise invalid_params(f"no session {session_id}")
+        raise invalid_params(f"no session {excerpt(session_id)} in this workspace")
     return {}
 
 
 @answers
 async def delete(ls, params: Any) -> dict[str, Any]:
     session_id = required_text(as_object(params), "sessionId")
-    agent = await ls.host.agent()
+    host = ls.host
+    agent = await host.agent()
     if session_id == _current_id(agent):
         raise invalid_params("this window's current session cannot be deleted; start a new chat first")
     from ...agent.store import StoreError
 
     try:
-        found = await _with_store(lambda store: store.delete(session_id))
+        found = await _with_store(lambda store: store.delete(session_id, workspace=host.session_root))
     except StoreError as error:
         raise invalid_params(str(error)) from None
     if not found:
-        raise invalid_params(f"no session {session_id}")
+        raise invalid_params(f"no session {excerpt(session_id)} in this workspace")
     return {}
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from ..base import Tool, ToolContext, ToolOutput, error, plural
 from ...editor_queries import EditorQuery
-from .query import SEVERITIES, SHORT_SEVERITY, ask, capped, inside, items, one_line, shown, start_line
+from .query import SEVERITIES, SHORT_SEVERITY, ask, capped, found_items, inside, one_line, shown, start_line
 
 CAP = 150
 DESCRIPTION = (
@@ -52,16 +53,24 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if isinstance(answer, ToolOutput):
         return answer
     result, where = answer
-    found = sorted(items(result, "diagnostics"), key=sort_key)
-    if not raw:  # the workspace's: problems of files outside it are not the model's business
-        found = [d for d in found if inside(ctx.workspace, d.get("uri"))]
+    answered = found_items(result, "diagnostics")
+    note = [answered.note("diagnostics")] if answered.note() else []
+
+    def sorted_lines() -> tuple[list[dict[str, Any]], list[str]]:  # per-item path work: in a thread
+        found = sorted(answered.items, key=sort_key)
+        if not raw:  # the workspace's: problems of files outside it are not the model's business
+            found = [d for d in found if inside(ctx.workspace, d.get("uri"))]
+        return found, [diagnostic_line(ctx, d) for d in found[:CAP]]
+
+    found, lines = await asyncio.to_thread(sorted_lines)
     if not found:
-        return ToolOutput(f"No problems (severity {severity} or worse) in {where}.", False, f"Diagnostics {where}: none")
+        text = "\n".join([f"No problems (severity {severity} or worse) in {where}.", *note])
+        return ToolOutput(text, False, f"Diagnostics {where}: none")
     counts = [plural(sum(1 for d in found if severity_name(d) == name), name)
               for name in ("error", "warning", "info", "hint")]
     summary = ", ".join(c for c in counts if not c.startswith("0 "))
-    lines = [diagnostic_line(ctx, d) for d in found]
-    text = "\n".join([f"{summary} in {where}:", *capped(lines, CAP, "give a path or a higher severity")])
+    text = "\n".join([f"{summary} in {where}:", *capped(lines, CAP, "give a path or a higher severity", len(found)),
+                      *note])
     return ToolOutput(text, False, f"Diagnostics {where}: {summary}")
 
 

@@ -7,6 +7,7 @@ word on the given line, else on the nearest line within a few lines of it
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 
 from ..base import Tool, ToolContext, ToolOutput, describe_failure, error, plural, split_lines
 from ...editor_queries import EditorQuery, EditorQueryError
-from .query import capped, items, one_line, shown, source_lines, start_line, uri_of
+from .query import Found, capped, found_items, one_line, shown, source_lines, start_line, uri_of
 
 NEARBY = 5  # lines searched either side when the name is not on the given line
 CAP = 100
@@ -84,16 +85,31 @@ async def locate(input: dict[str, Any], ctx: ToolContext, verb: str) -> Spot | T
     return error(problem + ". Use grep_search or find_symbols to find where it is.", f"{verb} {symbol} (not found)")
 
 
-async def location_lines(ctx: ToolContext, locations: list[dict[str, Any]]) -> list[str]:
-    """`path:line: source text` per location, sorted, duplicates dropped."""
-    spots = sorted({(str(loc.get("uri", "")), start_line(loc.get("range"))[0]) for loc in locations})
-    texts = await source_lines(ctx.workspace, spots)
-    return [f"{shown(ctx.workspace, uri)}:{line + 1}" + (f": {texts[(uri, line)]}" if (uri, line) in texts else "")
-            for uri, line in spots]
+@dataclass(frozen=True)
+class Listed:
+    """Locations as `path:line` lines: the first CAP of them formatted, how many there are, what was left out."""
+
+    lines: list[str]
+    total: int
+    note: str
+
+
+async def location_lines(ctx: ToolContext, found: Found) -> Listed:
+    """`path:line: source text` per location, sorted, duplicates dropped (source text for those shown)."""
+
+    def sorted_spots() -> list[tuple[str, int, str]]:  # per-item path work: in a thread
+        spots = sorted({(str(loc.get("uri", "")), start_line(loc.get("range"))[0]) for loc in found.items})
+        return [(uri, line, shown(ctx.workspace, uri)) for uri, line in spots]
+
+    spots = await asyncio.to_thread(sorted_spots)
+    texts = await source_lines(ctx.workspace, [(uri, line) for uri, line, _ in spots[:CAP]])
+    lines = [f"{where}:{line + 1}" + (f": {texts[(uri, line)]}" if (uri, line) in texts else "")
+             for uri, line, where in spots[:CAP]]
+    return Listed(lines, len(spots), found.note("locations"))
 
 
 async def locations_of(input: dict[str, Any], ctx: ToolContext, kind: str, what: str,
-                       verb: str) -> tuple[Spot, list[str]] | ToolOutput:
+                       verb: str) -> tuple[Spot, Listed] | ToolOutput:
     """Find the symbol's column, ask the editor for `kind`, list the answer as path:line lines."""
     spot = await locate(input, ctx, verb)
     if isinstance(spot, ToolOutput):
@@ -102,7 +118,7 @@ async def locations_of(input: dict[str, Any], ctx: ToolContext, kind: str, what:
         result = await ctx.editor.query(spot.query(kind))
     except EditorQueryError as exc:
         return error(f"The editor could not find {what}: {exc}", f"{verb} {input['symbol'].strip()} (failed)")
-    return spot, await location_lines(ctx, items(result, "locations"))
+    return spot, await location_lines(ctx, found_items(result, "locations"))
 
 
 async def hover_text(ctx: ToolContext, spot: Spot) -> str:
@@ -122,24 +138,26 @@ async def definition(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     found = await locations_of(input, ctx, "definition", "the definition", "Definition")
     if isinstance(found, ToolOutput):
         return found
-    spot, lines = found
+    spot, listed = found
     symbol = input["symbol"].strip()
-    body = capped(lines, CAP, "too many") if lines else ["none found (no language server knows a definition here)"]
+    body = capped(listed.lines, CAP, "too many", listed.total) if listed.total else \
+        ["none found (no language server knows a definition here)"]
+    body += [listed.note] if listed.note else []
     if info := await hover_text(ctx, spot):
         body.append("Hover:\n" + info)
     head = f"Definition of {symbol} at {spot.where}{spot.note}:"
-    return ToolOutput("\n".join([head, *body]), False, f"Definition of {symbol}: {plural(len(lines), 'place')}")
+    return ToolOutput("\n".join([head, *body]), False, f"Definition of {symbol}: {plural(listed.total, 'place')}")
 
 
 async def references(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     found = await locations_of(input, ctx, "references", "references", "References")
     if isinstance(found, ToolOutput):
         return found
-    spot, lines = found
+    spot, listed = found
     symbol = input["symbol"].strip()
-    head = f"{plural(len(lines), 'reference')} to {symbol} (from {spot.where}{spot.note}), declaration included:"
-    return ToolOutput("\n".join([head, *capped(lines, CAP, "too many to list")]), False,
-                      f"References to {symbol}: {len(lines)}")
+    head = f"{plural(listed.total, 'reference')} to {symbol} (from {spot.where}{spot.note}), declaration included:"
+    body = capped(listed.lines, CAP, "too many to list", listed.total) + ([listed.note] if listed.note else [])
+    return ToolOutput("\n".join([head, *body]), False, f"References to {symbol}: {listed.total}")
 
 
 DEFINITION = Tool(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from ..base import Tool, ToolContext, ToolOutput, error, plural
 from ...editor_queries import EditorQuery
-from .query import ask, capped, items, shown, start_line
+from .query import ask, capped, found_items, shown, start_line
 
 CAP = 100
 DESCRIPTION = (
@@ -52,16 +53,22 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if isinstance(answer, ToolOutput):
         return answer
     result, where = answer
-    found = items(result, "symbols")
-    if raw and query:  # an outline comes whole; keep what matches
-        found = [s for s in found if query.lower() in str(s.get("name", "")).lower()]
-    found.sort(key=lambda s: (rank(s, query), str(s.get("uri", "")), start_line(s.get("range"))))
+    answered = found_items(result, "symbols")
+    note = [answered.note("symbols")] if answered.note() else []
+
+    def sorted_lines() -> tuple[int, list[str]]:  # per-item path work: in a thread
+        found = answered.items
+        if raw and query:  # an outline comes whole; keep what matches
+            found = [s for s in found if query.lower() in str(s.get("name", "")).lower()]
+        found.sort(key=lambda s: (rank(s, query), str(s.get("uri", "")), start_line(s.get("range"))))
+        return len(found), [symbol_line(ctx, s) for s in found[:CAP]]
+
+    total, lines = await asyncio.to_thread(sorted_lines)
     label = f"{query!r} in {where}" if query else where
-    if not found:
-        return ToolOutput(f"No symbols matching {label}.", False, f"Symbols {label}: none")
-    lines = [symbol_line(ctx, s) for s in found]
-    count = plural(len(found), "symbol")
-    text = "\n".join([f"{count} for {label}:", *capped(lines, CAP, "refine the query")])
+    if not total:
+        return ToolOutput("\n".join([f"No symbols matching {label}.", *note]), False, f"Symbols {label}: none")
+    count = plural(total, "symbol")
+    text = "\n".join([f"{count} for {label}:", *capped(lines, CAP, "refine the query", total), *note])
     return ToolOutput(text, False, f"Symbols {label}: {count}")
 
 
