@@ -41,7 +41,22 @@ def workspace(tmp_path) -> Path:
     return root
 
 
+# The long suites, left out of the quick subset (`./run test -m "not slow"`, every package still in it):
+# fault injection, properties, restarts, ruff and mypy. Other tests mark themselves (tests/lsp/test_fuzz.py,
+# tests/e2e/).
+SLOW_MODULES = {
+    "agent/test_agent_faults.py", "agent/test_store_faults.py", "agent/test_agent_crash.py",
+    "agent/test_mcp_property.py", "lsp/test_two_servers.py", "unit/test_context_properties.py",
+    "unit/test_context_meter_properties.py", "unit/test_lint.py",
+}
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.relative_to(TESTS).as_posix() in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
     # The long tests first: under pytest-xdist (./run test) they run while the short ones fill the other
     # workers, instead of one worker finishing a long test alone at the end. (The sort is stable.)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
