@@ -135,11 +135,13 @@ export interface ChatParams {
   attachments?: Attachment[];
 }
 
-/** @-mentions, selections */
+/** @-mentions, selections; an image: base64 `data` (and its `mimeType`) */
 export interface Attachment {
   uri: string;
   text?: string;
   range?: Range;
+  data?: string;
+  mimeType?: string;
 }
 
 export interface ChatResult {

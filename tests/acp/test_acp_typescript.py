@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from acp_client import agent_env
 from agentls.mock_api import Reply, Text, ToolUse
+from pictures import b64, png
 
 # One tests/acp/ts_client/ checkout (its npm ci in the fixture): one pytest-xdist worker runs these tests.
 pytestmark = pytest.mark.xdist_group("acp-ts-client")
@@ -39,13 +40,17 @@ def ts_client() -> Path:
 def test_the_typescript_sdk_runs_a_prompt_and_permission_round(ts_client, tmp_path, mock_api, workspace):
     mock_api.script(Reply([ToolUse("run_shell", {"command": "touch first.txt"})]), Reply([Text("Refused, fine.")]),
                     Reply([ToolUse("run_shell", {"command": "touch second.txt"})]), Reply([Text("Done.")]))
+    picture = b64(png(32, 24))
     proc = subprocess.run([NODE, str(ts_client), sys.executable, str(workspace), "reject_once", "allow_once"],
-                          env=agent_env(tmp_path, mock_api), capture_output=True, text=True, timeout=240,
-                          check=False)
+                          env=agent_env(tmp_path, mock_api, AGENTLS_TS_IMAGE=f"image/png:{picture}"),
+                          capture_output=True, text=True, timeout=240, check=False)
     assert proc.returncode == 0, proc.stderr[-4000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
 
     assert out["initialized"]["agentCapabilities"]["loadSession"] is True
+    assert out["initialized"]["agentCapabilities"]["promptCapabilities"]["image"] is True
+    first = mock_api.message_bodies[0]["messages"][0]["content"]  # the TS client's image, as the model got it
+    assert first[0] == {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": picture}}
     assert out["stopReasons"] == ["end_turn", "end_turn"]
     asked = out["permissions"]
     assert [p["toolCall"]["title"] for p in asked] == ["Run `touch first.txt`", "Run `touch second.txt`"]

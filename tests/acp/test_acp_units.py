@@ -16,6 +16,8 @@ from agentls.acp.stream import summary_of
 from agentls.agent.approval import ApprovalRequest
 from agentls.acp.transport import LineTransport, invalid
 from agentls.context.compact import FILES_MARK, SUMMARY_MARK, USER_TEXTS_MARK
+from agentls.context.images import ImageError
+from pictures import b64, gif, png
 
 ACP_PACKAGE = Path(__file__).resolve().parents[2] / "server" / "agentls" / "acp"
 
@@ -139,18 +141,30 @@ def test_client_servers_join_configured_ones_and_win_a_name_clash():
     assert problems == [] and len(skipped) == 1 and "(sse)" in skipped[0]
 
 
-def test_prompt_content_becomes_text_and_attachments(tmp_path):
-    shown = {tmp_path / "a.py": "a.py"}
+def test_prompt_content_becomes_text_attachments_and_images(tmp_path):
+    shown = {tmp_path / "a.py": "a.py", tmp_path / "shot.gif": "shot.gif"}
     given = protocol.prompt_input([
         schema.TextContentBlock(type="text", text="look at this"),
         schema.EmbeddedResourceContentBlock(type="resource", resource=schema.TextResourceContents(
             uri=(tmp_path / "a.py").as_uri(), text="x = 1")),
         schema.ResourceContentBlock(type="resource_link", uri="https://example.com/doc", name="doc"),
-        schema.ImageContentBlock(type="image", data="AAAA", mime_type="image/png"),
+        schema.ImageContentBlock(type="image", data=b64(png(64, 48)), mime_type="image/png"),
+        schema.EmbeddedResourceContentBlock(type="resource", resource=schema.BlobResourceContents(
+            uri=(tmp_path / "shot.gif").as_uri(), blob=b64(gif(20, 30)), mime_type="image/gif")),
+        schema.EmbeddedResourceContentBlock(type="resource", resource=schema.BlobResourceContents(
+            uri="file:///data.bin", blob="AAAA", mime_type="application/octet-stream")),
+        schema.AudioContentBlock(type="audio", data="AAAA", mime_type="audio/wav"),
     ], lambda path: shown.get(path, str(path)))
     assert given.text == "look at this\n[mentioned: https://example.com/doc]"
     assert [(a.where, a.text) for a in given.attachments] == [("a.py", "x = 1")]
-    assert given.notes == ["a image block was left out: this agent reads text only"]
+    assert [(i.media_type, i.width, i.height, i.name) for i in given.images] == [
+        ("image/png", 64, 48, ""), ("image/gif", 20, 30, "shot.gif")]
+    assert given.notes == ["/data.bin is binary; it was not attached",
+                           "a audio block was left out: this agent reads text and images"]
+    with pytest.raises(ImageError, match="not the image/jpeg it was declared as"):
+        protocol.prompt_input([schema.ImageContentBlock(type="image", data=b64(png(4, 4)), mime_type="image/jpeg")],
+                              str)
+    assert protocol.initialize_response(1, "0").agent_capabilities.prompt_capabilities.image is True
     assert protocol.command_line("  /compact keep it short", ["compact"]) == ("compact", "keep it short")
     assert protocol.command_line("/unknown", ["compact"]) is None
 

@@ -59,6 +59,7 @@ class Driver:
         if request is None:
             return
         assert request_problems(request.messages) == [], request_problems(request.messages)
+        self.check_request(request.messages)
         try:
             self.engine.apply_summary(request, self.summarize(ok), "manual" if manual else "auto")
         except SummaryError:
@@ -74,6 +75,7 @@ class Driver:
             rewrote = rewrote or prepared.batch is not None
         problems = request_problems(prepared.messages)
         assert problems == [], problems
+        self.check_request(prepared.messages)
         # every kind of block can be made to fit: an invariant, at every window
         assert prepared.estimate <= self.engine.config.effective_window, prepared.estimate
         if self.previous is not None and not rewrote:
@@ -90,6 +92,12 @@ class Driver:
     def user_message(self, arg) -> dict:
         return {"role": "user", "content": [{"type": "text", "text": "u" * (arg + 1)}]}
 
+    def add_user(self, message: dict) -> None:
+        self.engine.append(message)
+
+    def check_request(self, messages: list) -> None:
+        """More checks of every request sent (a summary request included), for subclasses."""
+
     def run(self, ops) -> None:
         engine = self.engine
         engine.append({"role": "user", "content": [{"type": "text", "text": "start"}]})
@@ -98,7 +106,7 @@ class Driver:
             if kind == "user" and last == "assistant" and not engine.history.open_tool_uses():
                 message = self.user_message(arg)
                 self.written += [b["text"] for b in message["content"] if b.get("type") == "text"]
-                engine.append(message)
+                self.add_user(message)
             elif kind == "tools" and last == "user":
                 calls, prose = arg
                 self.call_model(summary_ok=len(calls) != 2)

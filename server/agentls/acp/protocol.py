@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +25,7 @@ from ..agent.mcp.names import is_mcp_name
 from ..agent.sent import ToolResultView
 from ..agent.store.sessions import SessionInfo
 from ..context.attachments import Attachment
+from ..context.images import MEDIA_TYPES, ImageAttachment, image_attachment
 from ..context.report import ContextReport
 from ..context.store import result_ref
 from ..model.pricing import CostReport
@@ -52,14 +53,14 @@ PLAN_STATUSES: dict[str, PlanStatus] = {"pending": "pending", "in_progress": "in
 # ---------------------------------------------------------------- initialize
 
 def initialize_response(protocol_version: int, version: str) -> schema.InitializeResponse:
-    """What this agent does: load, list, resume, close and delete sessions; text and embedded context
-    in prompts (no images or audio: the core has no image input yet); MCP servers over stdio and HTTP."""
+    """What this agent does: load, list, resume, close and delete sessions; text, embedded context and
+    images in prompts (no audio); MCP servers over stdio and HTTP."""
     return schema.InitializeResponse(
         protocol_version=protocol_version,
         agent_info=schema.Implementation(name=AGENT_NAME, title="agentls coding agent", version=version),
         agent_capabilities=schema.AgentCapabilities(
             load_session=True,
-            prompt_capabilities=schema.PromptCapabilities(image=False, audio=False, embedded_context=True),
+            prompt_capabilities=schema.PromptCapabilities(image=True, audio=False, embedded_context=True),
             mcp_capabilities=schema.McpCapabilities(http=True, sse=False),
             session_capabilities=schema.SessionCapabilities(
                 list=schema.SessionListCapabilities(), resume=schema.SessionResumeCapabilities(),
@@ -125,7 +126,13 @@ def stop_reason(reason: str) -> StopReason:
 class PromptInput:
     text: str
     attachments: list[Attachment]
-    notes: list[str]  # what could not be passed on (images, binary resources)
+    notes: list[str]  # what could not be passed on (audio, binary resources that are not images)
+    images: list[ImageAttachment] = field(default_factory=list)
+
+    @property
+    def everything(self) -> list[Attachment | ImageAttachment]:
+        """What Agent.run_turn takes: the images and the text attachments."""
+        return [*self.images, *self.attachments]
 
 
 def prompt_input(blocks: Sequence[Any], shown: Any) -> PromptInput:
@@ -133,26 +140,33 @@ def prompt_input(blocks: Sequence[Any], shown: Any) -> PromptInput:
 
     `shown(path) -> str` names a local file the way the tools do (workspace-relative when inside).
     Embedded text resources become attachments (the one attachment format, context/attachments.py);
-    resource links are named in the text, for the model to read; images, audio and binary
+    images (image blocks, and embedded blob resources of an image type) become the core's image
+    attachments, checked as the API checks them (context/images.py: ImageError says why one is
+    refused); resource links are named in the text, for the model to read; audio and other binary
     resources are not advertised, and are noted rather than silently dropped.
     """
     texts: list[str] = []
     attachments: list[Attachment] = []
+    images: list[ImageAttachment] = []
     notes: list[str] = []
     for block in blocks:
         if isinstance(block, schema.TextContentBlock):
             texts.append(block.text)
+        elif isinstance(block, schema.ImageContentBlock):
+            images.append(image_attachment(block.data, block.mime_type, _where(block.uri, shown) if block.uri else ""))
         elif isinstance(block, schema.EmbeddedResourceContentBlock):
             resource = block.resource
             if isinstance(resource, schema.TextResourceContents):
                 attachments.append(Attachment(_where(resource.uri, shown), resource.text))
+            elif resource.mime_type in MEDIA_TYPES:
+                images.append(image_attachment(resource.blob, resource.mime_type, _where(resource.uri, shown)))
             else:
                 notes.append(f"{_where(resource.uri, shown)} is binary; it was not attached")
         elif isinstance(block, schema.ResourceContentBlock):
             texts.append(f"[mentioned: {_where(block.uri, shown)}]")
         else:
-            notes.append(f"a {getattr(block, 'type', 'content')} block was left out: this agent reads text only")
-    return PromptInput("\n".join(t for t in texts if t), attachments, notes)
+            notes.append(f"a {getattr(block, 'type', 'content')} block was left out: this agent reads text and images")
+    return PromptInput("\n".join(t for t in texts if t), attachments, notes, images)
 
 
 def _where(uri: str, shown: Any) -> str:
@@ -199,6 +213,13 @@ def agent_text(value: str, message_id: str | None = None) -> schema.AgentMessage
 
 def user_text(value: str, message_id: str | None = None) -> schema.UserMessageChunk:
     return schema.UserMessageChunk(session_update="user_message_chunk", content=text(value), message_id=message_id)
+
+
+def user_image(item: ImageAttachment, message_id: str | None = None) -> schema.UserMessageChunk:
+    """An image of a replayed prompt, as the client sent it (an ImageContentBlock is a ContentBlock)."""
+    return schema.UserMessageChunk(session_update="user_message_chunk", message_id=message_id,
+                                   content=schema.ImageContentBlock(type="image", data=item.data,
+                                                                    mime_type=item.media_type))
 
 
 def thought(value: str) -> schema.AgentThoughtChunk:

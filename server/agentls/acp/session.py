@@ -21,11 +21,12 @@ from acp import RequestError
 
 from ..agent.approval import ApprovalPolicy
 from ..agent.commands import CommandError, custom_commands, expand_named
-from ..agent.errors import AgentBusy, AgentError
+from ..agent.errors import AgentBusy, AgentError, AgentInputError
 from ..agent.runtime import AgentRuntime
 from ..agent.settings import AgentSettings
 from ..agent.store.session import title_of
 from ..agent.userconfig import config_dir
+from ..context.images import ImageError
 from . import commands, protocol
 from .client_fs import ClientWorkspace
 from .client_terminal import ClientTerminal
@@ -125,8 +126,12 @@ class AcpSession:
         """Run a turn (or a slash command); the stop reason."""
         if self._task is not None or self.agent.busy:
             raise RequestError(BUSY, "A prompt is already running in this session; cancel it or wait")
-        given = protocol.prompt_input(blocks, self.shown)
-        if not given.text.strip() and not given.attachments:
+        try:
+            given = protocol.prompt_input(blocks, self.shown)
+            self.agent.check_images(given.images)  # refused before anything runs: nothing is added
+        except (ImageError, AgentInputError) as error:
+            raise RequestError.invalid_params({"prompt": str(error)}) from None
+        if not given.text.strip() and not given.attachments and not given.images:
             raise RequestError.invalid_params({"prompt": "the prompt has no text"})
         await self.runtime.settle_models()  # a model list being fetched decides the model (a bounded wait)
         notes, self.notes = self.notes + given.notes + self.runtime.untold_warnings(), []
@@ -144,8 +149,8 @@ class AcpSession:
         if (command is None or custom) and not self.agent.history() and given.text.strip():
             await self.stream.send(protocol.session_title(title_of(given.text)))
         work: Awaitable[Any] = (self._command(*command) if command is not None and not custom
-                                and not given.attachments
-                                else self.agent.run_turn(text, self.stream, given.attachments))
+                                and not given.everything
+                                else self.agent.run_turn(text, self.stream, given.everything))
         return await self._run(work)
 
     def cancel(self) -> None:
@@ -166,6 +171,8 @@ class AcpSession:
         if task.cancelled():
             return "cancelled"
         error = task.exception()
+        if isinstance(error, AgentInputError):
+            raise RequestError.invalid_params({"prompt": str(error)})
         if isinstance(error, AgentBusy):
             raise RequestError(BUSY, str(error))
         if isinstance(error, AgentError):

@@ -33,7 +33,7 @@ from ..agent import events as ev
 from ..agent.mask import mask_values
 from ..agent.transcript import tool_summary
 from ..agent.workspace import WorkspaceError
-from ..context.compact import FILES_MARK, SUMMARY_MARK, USER_TEXTS_MARK
+from ..context.compact import FILES_MARK, IMAGES_MARK, SUMMARY_MARK, USER_TEXTS_MARK
 from ..context.store import is_ref
 from . import protocol
 
@@ -45,9 +45,9 @@ log = logging.getLogger(__name__)
 
 def summary_of(message: str) -> str:
     """The summary itself from the compacted conversation's first message (without the user's quoted
-    texts and re-attached files that follow it)."""
+    texts, re-attached files and the list of images summarised away that follow it)."""
     text = message.split(SUMMARY_MARK, 1)[-1]
-    for mark in (USER_TEXTS_MARK, FILES_MARK):
+    for mark in (USER_TEXTS_MARK, FILES_MARK, IMAGES_MARK):
         text = text.split(mark, 1)[0]
     return text.strip()
 
@@ -245,7 +245,10 @@ class UpdateStream:
                         await self.send(protocol.agent_text(f"[earlier turns were compacted]\n\n{summary}\n",
                                                             message_id))
                 else:
-                    await self.send(protocol.user_text(entry.text, message_id))
+                    for image in entry.images:  # before the text, as they were sent
+                        await self.send(protocol.user_image(image, message_id))
+                    if entry.text:
+                        await self.send(protocol.user_text(entry.text, message_id))
                 continue
             if entry.text:
                 await self.send(protocol.agent_text(entry.text, message_id))

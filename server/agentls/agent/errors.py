@@ -9,3 +9,8 @@ class AgentError(Exception):
 
 class AgentBusy(AgentError):
     """Something else holds the conversation (a turn, a compaction, a session switch): not now."""
+
+
+class AgentInputError(AgentError):
+    """What the front end handed over cannot be used as it is (an image the API would refuse, or one
+    too large for the window): nothing ran; front ends answer it as invalid params."""

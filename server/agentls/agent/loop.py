@@ -24,6 +24,7 @@ from ..context import ContextConfig, ContextEngine
 from ..context.attachments import Attachment, attachment_block
 from ..context.compact import SummaryError
 from ..context.engine_state import StateError, restore as restore_engine
+from ..context.images import ImageAttachment, ImageError, image_block
 from ..context.oversize import USER_SHARE
 from ..context.pipeline import CompactionResult, NothingToGain, Prepared
 from ..context.report import ContextReport
@@ -36,7 +37,7 @@ from ..model.pricing import CostReport
 from . import events as ev
 from .approval import ApprovalCallback, ApprovalPolicy, deny_all
 from .checkpoints import CheckpointError, Checkpoints, RewindResult, TurnRecorder, folder_for
-from .errors import AgentBusy, AgentError
+from .errors import AgentBusy, AgentError, AgentInputError
 from .instructions import Instructions
 from .mcp.config import ServerConfig
 from .mcp.limits import tool_token_warnings
@@ -315,19 +316,35 @@ class Agent:
     # -- a turn ----------------------------------------------------------------
 
     async def run_turn(self, prompt: str, on_event: ev.EventSink | None = None,
-                       attachments: list[Attachment] | None = None, turn_id: str | None = None) -> TurnResult:
+                       attachments: list[Attachment | ImageAttachment] | None = None,
+                       turn_id: str | None = None) -> TurnResult:
+        """One turn. Attachments are files and selections (text) and images; an image the API
+        would refuse, or images too large for the window, raise AgentInputError before anything runs."""
         turn_id = turn_id or uuid.uuid4().hex[:12]
         with self.exclusive("turn"):
             return await self._turn(turn_id, prompt, attachments or [], on_event)
 
-    def _user_blocks(self, prompt: str, attachments: list[Attachment]) -> list[dict[str, Any]]:
-        return [*(attachment_block(item) for item in attachments), {"type": "text", "text": prompt}]
+    def check_images(self, images: list[ImageAttachment]) -> None:
+        """AgentInputError when these images, sent as one message, could not fit a request (a front
+        end may ask before it starts a turn; run_turn asks again)."""
+        try:
+            self.engine.check_images([image_block(item) for item in images])
+        except ImageError as error:
+            raise AgentInputError(str(error)) from None
 
-    async def _turn(self, turn_id: str, prompt: str, attachments: list[Attachment],
+    def _user_blocks(self, prompt: str, attachments: list[Attachment | ImageAttachment]) -> list[dict[str, Any]]:
+        """Images first (the vision guide: images before text work best), then texts, then the prompt."""
+        images = [image_block(item) for item in attachments if isinstance(item, ImageAttachment)]
+        texts = [attachment_block(item) for item in attachments if isinstance(item, Attachment)]
+        typed = [{"type": "text", "text": prompt}] if prompt or not (images or texts) else []
+        return [*images, *texts, *typed]
+
+    async def _turn(self, turn_id: str, prompt: str, attachments: list[Attachment | ImageAttachment],
                     on_event: ev.EventSink | None) -> TurnResult:
         async def emit(event: ev.AgentEvent) -> None:
             await _emit(on_event, event)
 
+        self.check_images([item for item in attachments if isinstance(item, ImageAttachment)])
         await self._refresh_tools()
         await self._refresh_rules(emit)
         recorder = self.checkpoints.begin(turn_id, prompt) if self.checkpoints is not None else None
@@ -348,9 +365,12 @@ class Agent:
         if checkpoint.changed:
             await emit(ev.CheckpointTaken(checkpoint.id, checkpoint.changed_files(), tuple(checkpoint.skipped)))
 
-    async def _turn_steps(self, turn_id: str, prompt: str, attachments: list[Attachment], emit,
+    async def _turn_steps(self, turn_id: str, prompt: str, attachments: list[Attachment | ImageAttachment], emit,
                           recorder: TurnRecorder | None) -> TurnResult:
-        blocks = self.engine.add_user_turn(self._user_blocks(prompt, attachments))
+        try:
+            blocks = self.engine.add_user_turn(self._user_blocks(prompt, attachments))
+        except ImageError as error:  # checked before the turn began; the tool list may have grown since
+            raise AgentInputError(str(error)) from None
         self._log({"role": "user", "content": blocks})  # the loader joins it to an unanswered user message
         texts: list[str] = []
         total = Usage()

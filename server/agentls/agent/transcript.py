@@ -11,6 +11,7 @@ from typing import Any
 
 from ..context.attachments import typed_text
 from ..context.blocks import blocks_of
+from ..context.images import ImageAttachment, image_of_block, is_image
 
 
 def tool_summary(name: str, tool_input: dict[str, Any]) -> str:
@@ -42,10 +43,12 @@ class TranscriptEntry:
     text: str
     tools: list[TranscriptTool] = field(default_factory=list)
     checkpoint: str | None = None  # user entries: the checkpoint taken before that prompt (a rewind target)
+    images: tuple[ImageAttachment, ...] = ()  # user entries: the images sent with the prompt (still carried)
 
 
 def transcript(messages: list[dict[str, Any]]) -> list[TranscriptEntry]:
-    """User prompts (without their attachments), assistant text and tool calls, one entry per turn."""
+    """User prompts (without their attachments, with their images), assistant text and tool calls,
+    one entry per turn."""
     results = {b.get("tool_use_id"): b for m in messages if m.get("role") == "user"
                for b in blocks_of(m) if b.get("type") == "tool_result"}
     entries: list[TranscriptEntry] = []
@@ -53,8 +56,9 @@ def transcript(messages: list[dict[str, Any]]) -> list[TranscriptEntry]:
         blocks = blocks_of(message)
         if message.get("role") == "user":
             text = typed_text(blocks)
-            if text.strip():
-                entries.append(TranscriptEntry("user", text))
+            images = tuple(item for item in (image_of_block(b) for b in blocks if is_image(b)) if item is not None)
+            if text.strip() or images:
+                entries.append(TranscriptEntry("user", text, images=images))
             continue
         text = "\n\n".join(b.get("text", "") for b in blocks if b.get("type") == "text" and b.get("text"))
         tools = [TranscriptTool(b.get("id", ""), b.get("name", ""), tool_summary(b.get("name", ""), b.get("input") or {}),

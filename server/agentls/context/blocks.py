@@ -46,6 +46,8 @@ def block_chars(block: Block) -> int:
         return len(block.get("name", "")) + len(json.dumps(block.get("input", {}), ensure_ascii=False))
     if kind == "tool_result":
         return len(result_text(block))
+    if kind == "image":
+        return 0  # counted in tokens from its pixels (images.py), never by its base64
     return len(json.dumps(block, ensure_ascii=False))
 
 

@@ -16,6 +16,7 @@ from .attachments import is_attachment
 from .blocks import Message, blocks_of, result_text
 from .config import ContextConfig
 from .history import History
+from .images import IMAGE_MARK, image_of_block, image_ref, is_image
 from .placeholders import cut_middle
 from .store import ResultStore, result_ref
 
@@ -24,7 +25,13 @@ USER_TEXTS_MARK = "[Your messages before the summary, verbatim]"
 FILES_MARK = "[Files as you last read them]"
 OMITTED_MARK = "[Earlier messages omitted from this summary request to fit the window]"
 PINNED_MARK = "[Kept verbatim across compactions]"
-MARKS = (SUMMARY_MARK, USER_TEXTS_MARK, FILES_MARK, OMITTED_MARK, PINNED_MARK)
+IMAGES_MARK = "[Images before the summary: not carried any more; the summary says what they showed]"
+MARKS = (SUMMARY_MARK, USER_TEXTS_MARK, FILES_MARK, OMITTED_MARK, IMAGES_MARK, IMAGE_MARK, PINNED_MARK)
+
+# Added to the summary prompt only when images are summarised away: a summary is text, so
+# what an image showed survives only in the summary's words.
+IMAGES_NOTE = ("Some of the messages being summarised hold images, which will not be kept: say in the "
+               "summary what each one showed that the work still needs.")
 
 SUMMARY_PROMPT = """Stop working on the task for a moment: write a summary of this conversation so the work can go on after the older messages are removed from your context. Do not call any tool.
 
@@ -78,10 +85,22 @@ def choose_cut(history: History, config: ContextConfig, manual: bool = False) ->
     return best
 
 
-def _prompt(instructions: str | None) -> str:
+def _prompt(instructions: str | None, images: bool = False) -> str:
+    prompt = f"{SUMMARY_PROMPT}\n\n{IMAGES_NOTE}" if images else SUMMARY_PROMPT
     if instructions:
-        return f"{SUMMARY_PROMPT}\n\nThe user adds these instructions for the summary:\n{instructions}"
-    return SUMMARY_PROMPT
+        return f"{prompt}\n\nThe user adds these instructions for the summary:\n{instructions}"
+    return prompt
+
+
+def images_before(history: History, cut: int) -> list[str]:
+    """What each image summarised away was (its name and size), oldest first."""
+    named = []
+    for message in history.messages[:cut]:
+        for block in blocks_of(message) if message["role"] == "user" else ():
+            if is_image(block):
+                item = image_of_block(block)
+                named.append(f"{image_ref(block)} ({item.describe() if item is not None else 'unreadable'})")
+    return named
 
 
 def _trim_front(messages: list[Message], tokens: list[int], limit: int) -> list[Message]:
@@ -112,7 +131,9 @@ def build_summary_request(history: History, config: ContextConfig, estimate: int
         return None
     messages = list(history.messages)
     tokens = list(history.msg_tokens)
-    ask = {"type": "text", "text": _prompt(instructions)}
+    # Images stay in the summary request as they were sent (it extends the last request, so it
+    # reads the cache, and the summarizer sees what it summarises); the summary replaces them.
+    ask = {"type": "text", "text": _prompt(instructions, images=bool(images_before(history, cut)))}
     # The request extends the last one sent, so the summary call reads the cache.
     if messages[-1]["role"] == "user":
         last = messages[-1]
@@ -234,4 +255,7 @@ def compacted_messages(history: History, config: ContextConfig, cut: int, summar
     reattached = reattached_files(history, config, cut, store) if files else []
     if reattached:
         blocks.append({"type": "text", "text": FILES_MARK + "\n\n" + "\n\n".join(reattached)})
+    images = images_before(history, cut)
+    if images:
+        blocks.append({"type": "text", "text": IMAGES_MARK + "\n" + "\n".join(f"- {name}" for name in images)})
     return [{"role": "user", "content": blocks}, *history.messages[cut:]]

@@ -15,6 +15,7 @@ from typing import Any
 from collections.abc import Callable, Iterable
 
 from .blocks import Block, Message, block_chars, blocks_of, message_chars, result_text
+from .images import message_image_tokens
 
 
 @dataclass
@@ -142,7 +143,7 @@ class History:
                 raise ValueError(f"tool_result without tool_use: {sorted(answered - waiting)}")
         self.messages.append(message)
         chars = message_chars(message)
-        tokens = self.token_of(chars)
+        tokens = self.token_of(chars) + message_image_tokens(blocks)
         self.msg_tokens.append(tokens)
         self.total_tokens += tokens
         self._count(message, +1, chars)
@@ -188,15 +189,20 @@ class History:
                 self.stale[older] = None
             self._latest_by_key[record.key] = record.id
 
+    def tokens_of(self, message: Message) -> int:
+        """A message's estimate: its characters by token_of, its images by their pixels (images.py)."""
+        return self.token_of(message_chars(message)) + message_image_tokens(blocks_of(message))
+
     def _count(self, message: Message, sign: int, chars: int | None = None) -> None:
         """Add (sign +1) or take away (-1) a message's tokens by category; `chars`: its message_chars."""
         chars = message_chars(message) if chars is None else chars
+        blocks = blocks_of(message)
         if message["role"] == "assistant":
-            self.category_tokens["assistant"] += sign * self.token_of(chars)
+            self.category_tokens["assistant"] += sign * (self.token_of(chars) + message_image_tokens(blocks))
             return
-        results = sum(len(result_text(b)) for b in blocks_of(message) if b.get("type") == "tool_result")
+        results = sum(len(result_text(b)) for b in blocks if b.get("type") == "tool_result")
         self.category_tokens["tool_results"] += sign * self.token_of(results)
-        self.category_tokens["user"] += sign * self.token_of(chars - results)
+        self.category_tokens["user"] += sign * (self.token_of(chars - results) + message_image_tokens(blocks))
 
     def extend_last_user(self, blocks: list[Block]) -> None:
         """Add blocks to a trailing user message (e.g. a prompt after a cancelled call)."""
@@ -207,7 +213,7 @@ class History:
         new_message = {**old, "content": [*blocks_of(old), *blocks]}
         self._count(new_message, +1)
         self.messages[-1] = new_message
-        tokens = self.token_of(message_chars(new_message))
+        tokens = self.tokens_of(new_message)
         self.total_tokens += tokens - self.msg_tokens[-1]
         self.msg_tokens[-1] = tokens
 
@@ -222,7 +228,7 @@ class History:
         self._count(old, -1)
         self._count(new_message, +1)
         self.messages[msg_index] = new_message
-        tokens = self.token_of(message_chars(new_message))
+        tokens = self.tokens_of(new_message)
         self.total_tokens += tokens - self.msg_tokens[msg_index]
         self.msg_tokens[msg_index] = tokens
 

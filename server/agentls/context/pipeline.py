@@ -18,6 +18,8 @@ from .config import ContextConfig
 from .fit import fit_to_window
 from .frontier import StableFrontier
 from .history import History
+from .images import ImageError, block_image_tokens, check_turn_images, image_of_block, is_image
+from .keep_images import drop_to_fit, keep_within_limits
 from .microcompact import is_idle, tail_expired
 from .oversize import USER_SHARE, fit_history, fit_user_blocks
 from .placeholders import parse_cleared_prose
@@ -93,6 +95,8 @@ class ContextEngine:
         self.layer_of: dict[str, str] = {}  # tool_use_id -> the layer that rewrote its result
         # State the caller keeps current (the task list): a compaction's summary message carries it verbatim.
         self.pinned = ""
+        self.images_dropped = 0  # images the history let go (keep_images.py), this session
+        self._dropped_unsent = 0  # …of which no prepared request told yet (it reports them as a batch)
 
     def _new_history(self) -> History:
         cfg = self.config
@@ -131,11 +135,40 @@ class ContextEngine:
         return cut_ids
 
     def add_user_turn(self, blocks: list[Block]) -> list[Block]:
-        """What the user sent, its texts cut losslessly to their share of the window (oversize.py);
-        returns the blocks as kept (what a session log saves)."""
-        blocks, _ = fit_user_blocks(blocks, self.user_budget_chars(USER_SHARE), self.store)
+        """What the user sent, its texts cut losslessly to their share of the window (oversize.py),
+        which its images take first; returns the blocks as kept (what a session log saves).
+
+        Images are never cut: a turn whose images cannot fit (images.check_turn_images)
+        raises ImageError and nothing is added.
+        """
+        image_tokens = self.check_images(blocks)
+        text_budget = max(0, self.user_budget_chars(USER_SHARE) - int(image_tokens * self.config.chars_per_token))
+        blocks, _ = fit_user_blocks(blocks, text_budget, self.store)
         self.add_user_blocks(blocks)
+        self._keep_images()
         return blocks
+
+    def _keep_images(self) -> int:
+        """The API's image limits, whatever the window: the oldest images beyond them go (keep_images.py)."""
+        dropped = keep_within_limits(self.history)
+        self.images_dropped += dropped
+        self._dropped_unsent += dropped
+        return dropped
+
+    def check_images(self, blocks: list[Block]) -> int:
+        """The tokens of a new turn's images; ImageError when they cannot fit in a request."""
+        images = [b for b in blocks if is_image(b)]
+        if not images:
+            return 0
+        readable = [image_of_block(b) for b in images]
+        if any(item is None for item in readable):
+            raise ImageError("an image of this message is not a readable PNG, JPEG, GIF or WebP")
+        check_turn_images([item for item in readable if item is not None], self.image_budget_tokens())
+        return sum(block_image_tokens(b) for b in images)
+
+    def image_budget_tokens(self) -> int:
+        """What one message's images may take: its share of the window."""
+        return int(self.config.effective_window * USER_SHARE)
 
     def add_user_blocks(self, blocks: list[Block]) -> Message:
         """A new user turn; merged into a trailing user message that got no answer."""
@@ -202,6 +235,7 @@ class ContextEngine:
         if self.history.last_role != "user":
             raise ValueError("a request is prepared only after a user message")
         idle = is_idle(self.config, now, self.last_call_at, self.cache_ttl)
+        self._keep_images()  # a restored or appended history too
         # Under a 1-hour TTL a pause past 5 minutes leaves the prefix up to the frontier cached but the
         # tail written anew: rewrites (all after the frontier) are free then, without being idle.
         cold = self.cache_cold or tail_expired(self.config, now, self.last_call_at)
@@ -228,7 +262,14 @@ class ContextEngine:
             if cut:
                 self.stats[rw.TRUNCATE].count += cut
                 batch = batch or Batch("fit")
+            gone = drop_to_fit(self.history, lambda: self.estimate() > self.config.effective_window)
+            if gone:
+                self.images_dropped += gone
+                batch = batch or Batch("fit")
             estimate = self.estimate()
+        if self._dropped_unsent:
+            self._dropped_unsent = 0
+            batch = batch or Batch("images")  # a deliberate rewrite this request is the first to carry
         frontier = self._frontier.of(self.history, self.config)
         previous = self.sent_frontier if self.sent_frontier != frontier else None
         self.cached_ends = message_breakpoints(self.history.messages, frontier, previous_frontier=previous)
@@ -249,6 +290,7 @@ class ContextEngine:
 
     def summary_request(self, instructions: str | None = None, manual: bool = False) -> SummaryRequest | None:
         """What to send the summarizer, or None when there is nothing to summarise."""
+        self._keep_images()  # the summary request is a request too
         request = build_summary_request(self.history, self.config, self.estimate(), instructions, manual)
         if request is not None and sum(self.history.msg_tokens[:request.cut]) < MIN_SUMMARISED_TOKENS:
             return None  # no summary could be shorter than this: nothing to gain

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 
 from pygls.exceptions import JsonRpcException
 
-from ..agent.errors import AgentBusy, AgentError
+from ..agent.errors import AgentBusy, AgentError, AgentInputError
 from .redact import SECRETS
 
 log = logging.getLogger(__name__)
@@ -62,6 +62,8 @@ def answers(handler: Handler) -> Handler:
             raise
         except AgentBusy as error:
             raise turn_running(str(error)) from None
+        except AgentInputError as error:  # what the client sent cannot be used (an image the API refuses)
+            raise invalid_params(str(error)) from None
         except AgentError as error:  # the model or the agent failed: said in plain words, never a traceback
             log.warning("%s: %s", handler.__name__, SECRETS.scrub(str(error)))
             raise internal(str(error)) from None

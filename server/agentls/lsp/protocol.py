@@ -29,6 +29,7 @@ from ..agent.todos import TodoItem
 from ..agent.transcript import TranscriptEntry, TranscriptTool
 from ..agent.views import ContextDetails, InstructionFileView
 from ..context.attachments import Attachment
+from ..context.images import ImageAttachment
 from ..context.pipeline import CompactionResult
 from ..context.report import Categories, ContextReport, LayerFigure, Placeholder
 from ..context.usage import Usage
@@ -440,13 +441,19 @@ def transcript(entries: list[TranscriptEntry]) -> list[TranscriptEntryWire]:
     wire: list[TranscriptEntryWire] = []
     for entry in entries:
         item: TranscriptEntryWire = {
-            "role": entry.role, "text": entry.text,
+            "role": entry.role, "text": _with_images(entry),
             "tools": [{"id": t.id, "name": t.name, "summary": t.summary, "isError": t.is_error,
                        "resultChars": t.result_chars} for t in entry.tools]}
         if entry.checkpoint is not None:
             item["checkpoint"] = entry.checkpoint
         wire.append(item)
     return wire
+
+
+def _with_images(entry: TranscriptEntry) -> str:
+    """A prompt's text, its images named before it (the panel shows text; the images stay with the agent)."""
+    named = [f"[image: {image.describe()}]" for image in entry.images]
+    return "\n".join([*named, entry.text]) if named and entry.text else "\n".join(named) or entry.text
 
 
 def changed_file(item: ChangedFile) -> CheckpointFile:
@@ -651,8 +658,10 @@ def approval_request_from_wire(params: dict[str, Any]) -> ApprovalRequest:
                            paths=tuple(str(p) for p in paths) if isinstance(paths, list) else None,
                            rules=tuple(str(r) for r in rules) if isinstance(rules, list) else ())
 
-def attachment(item: dict[str, Any]) -> Attachment:
+def attachment(item: dict[str, Any]) -> Attachment | ImageAttachment:
     """A checked ChatParams attachment (lsp/methods/chat.py checks and resolves it first)."""
+    if isinstance(item.get("image"), ImageAttachment):
+        return item["image"]
     where = item.get("range")
     lines = (where["start"]["line"] + 1, where["end"]["line"] + 1) if where else None
     return Attachment(str(item.get("uri", "")), str(item.get("text") or ""), lines)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..context.attachments import parse_attachment, typed_text
+from ..context.images import ImageAttachment, image_of_block, is_image
 from .script import Reply, Text, Thinking, ToolUse
 
 DEMO_LABEL = "[demo model — offline, no API key]"
@@ -54,6 +55,11 @@ def _text_of(message: dict) -> str:
 def _typed_text(message: dict) -> str:
     """What the user typed: the message's text without the files and selections attached to it."""
     return typed_text(_blocks(message), "\n")
+
+
+def _images(message: dict) -> list[ImageAttachment]:
+    """The images sent with a prompt (their size read from their header)."""
+    return [item for item in (image_of_block(b) for b in _blocks(message) if is_image(b)) if item is not None]
 
 
 def _attachments(message: dict) -> dict[str, str]:
@@ -203,12 +209,16 @@ class _Conversation:
 
     @property
     def prompt_index(self) -> int:
-        """Where this turn began: the newest user message with typed text."""
+        """Where this turn began: the newest user message with typed text (or images)."""
         for i in range(len(self.messages) - 1, -1, -1):
             message = self.messages[i]
-            if message.get("role") == "user" and _typed_text(message).strip():
+            if message.get("role") == "user" and (_typed_text(message).strip() or _images(message)):
                 return i
         return 0
+
+    @property
+    def images(self) -> list[ImageAttachment]:
+        return _images(self.messages[self.prompt_index]) if self.messages else []
 
     @property
     def attached(self) -> dict[str, str]:
@@ -331,6 +341,13 @@ def _describe_attachment(path: str, text: str) -> str:
     return f"**{path}** (attached) has {len(lines)} lines.{more}"
 
 
+def _describe_images(images: list[ImageAttachment]) -> str:
+    listed = "\n".join(f"- {item.media_type}, {item.width}x{item.height} px" for item in images)
+    return (f"I received {len(images)} image{'s' if len(images) > 1 else ''}:\n\n{listed}\n\n"
+            "I am the offline demo model: I read an image's size from its header, and cannot see what it shows. "
+            "A real model would describe it.")
+
+
 def _read_rule(text: str, chat: _Conversation) -> Reply | None:
     paths = named_paths(text)
     if not paths:
@@ -374,6 +391,8 @@ def demo_reply(body: dict) -> Reply:
         reply = rule(text, chat)
         if reply is not None:
             return reply
-    if chat.attached:
-        return _summary_reply([_describe_attachment(p, t) for p, t in chat.attached.items()], chat.thinking)
+    sections = [_describe_images(chat.images)] if chat.images else []
+    sections += [_describe_attachment(p, t) for p, t in chat.attached.items()]
+    if sections:
+        return _summary_reply(sections, chat.thinking)
     return Reply([Text(_help_text(text))])

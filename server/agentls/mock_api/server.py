@@ -23,6 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Union
 from collections.abc import Callable, Iterable
 
+from ..context.images import MAX_REQUEST_BYTES
 from .demo_agent import demo_reply
 from .faults import Fault, error_body, fault_from_json, is_fault_entry
 from .models import model_entry, models_page, request_problem
@@ -282,6 +283,11 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0].rstrip("/")
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
+        if length > MAX_REQUEST_BYTES and path in ("/v1/messages", "/v1/messages/count_tokens"):
+            # docs.claude.com/en/api/errors, "Request size limits": 32 MB, refused before the API reads it
+            mock.record(RecordedRequest(path, {k.lower(): v for k, v in self.headers.items()}, None))
+            self._send_error(413, "request_too_large", "Request exceeds the maximum allowed number of bytes.")
+            return
         try:
             body = json.loads(raw or b"null")
         except ValueError:

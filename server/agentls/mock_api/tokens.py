@@ -2,7 +2,9 @@
 
 Tokens are estimated as characters / 4 (rounded up) of the *textual* parts of
 a request, so the numbers stay close to what a chars/4 context accountant on
-the client side computes for the same history.
+the client side computes for the same history. An image is counted by the
+vision guide's rule from its pixel dimensions (context/images.py, where the
+source is named), never by its base64.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import time
 from typing import Any
 from collections.abc import Callable
 
+from ..context.images import block_image_tokens, is_image
 from ..context.prompt_cache import FIVE_MINUTES, Block, CacheUsage, minimum_cacheable_tokens, new_cache
 
-# Images have no text; the real API bills a small picture at roughly this much.
-_IMAGE_TOKENS = 1_500
+# A document (PDF) has no text here; counted as this much, as before (images: by their pixels).
+_DOCUMENT_TOKENS = 1_500
 
 
 def estimate_tokens(text: str) -> int:
@@ -41,10 +44,23 @@ def block_text(block: Any) -> str:
         return str(block.get("name", "")) + json.dumps(block.get("input", {}), sort_keys=True)
     if kind == "tool_result":
         return content_text(block.get("content", ""))
-    if kind in ("image", "document"):
-        return "x" * (_IMAGE_TOKENS * 4)
+    if kind == "image":
+        return ""  # counted by block_tokens, from its pixels
+    if kind == "document":
+        return "x" * (_DOCUMENT_TOKENS * 4)
     stripped = {k: v for k, v in block.items() if k != "cache_control"}
     return json.dumps(stripped, sort_keys=True)
+
+
+def block_tokens(block: Any) -> int:
+    """Tokens of one content block: its text / 4, plus its images (nested in a tool result too) by their pixels."""
+    tokens = estimate_tokens(block_text(block))
+    if is_image(block):
+        return tokens + block_image_tokens(block)
+    content = block.get("content") if isinstance(block, dict) and block.get("type") == "tool_result" else None
+    if isinstance(content, list):
+        tokens += sum(block_image_tokens(b) for b in content if is_image(b))
+    return tokens
 
 
 def content_text(content: Any) -> str:
@@ -80,14 +96,14 @@ def request_blocks(body: dict) -> list[Block]:
     blocks = [Block(f"tool:{_identity(t)}", estimate_tokens(tool_text(t)), _ttl(t)) for t in body.get("tools") or []]
     system = body.get("system") or []
     for block in [{"type": "text", "text": system}] if isinstance(system, str) else system:
-        blocks.append(Block(f"system:{_identity(block)}", estimate_tokens(block_text(block)), _ttl(block)))
+        blocks.append(Block(f"system:{_identity(block)}", block_tokens(block), _ttl(block)))
     for message in body.get("messages") or []:
         if not isinstance(message, dict):
             continue
         content = message.get("content", "")
         role = message.get("role")
         for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or []:
-            blocks.append(Block(f"{role}:{_identity(block)}", estimate_tokens(block_text(block)), _ttl(block)))
+            blocks.append(Block(f"{role}:{_identity(block)}", block_tokens(block), _ttl(block)))
     return blocks
 
 

@@ -7,9 +7,14 @@ is one the real API accepts.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
+from collections.abc import Iterator
 from typing import Any
 
+from ..context.images import (MANY_IMAGES, MANY_IMAGES_DIMENSION, MAX_DIMENSION, MAX_IMAGE_BASE64,
+                              MAX_IMAGES_PER_REQUEST, MEDIA_TYPES, is_image, sniff)
 from ..context.prompt_cache import breakpoint_problem
 
 # Block types that may not carry cache_control.
@@ -21,7 +26,8 @@ def request_error(body: Any) -> str | None:
     """The invalid_request_error message for `body`, or None if it is valid."""
     if not isinstance(body, dict):
         return "request body must be a JSON object"
-    for check in (_check_top_level, _check_messages, _check_tool_pairing, _check_cache_control, _check_thinking):
+    for check in (_check_top_level, _check_messages, _check_tool_pairing, _check_images, _check_cache_control,
+                  _check_thinking):
         problem = check(body)
         if problem:
             return problem
@@ -148,4 +154,67 @@ def _check_thinking(body: dict) -> str | None:
         return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
     if budget >= body["max_tokens"]:
         return "`max_tokens` must be greater than `thinking.budget_tokens`"
+    return None
+
+
+# ---------------------------------------------------------------- images
+
+def _images(body: dict) -> Iterator[tuple[str, dict]]:
+    """(path, block) of every image of the messages, those inside tool results included."""
+    for i, message in enumerate(body["messages"]):
+        for j, block in enumerate(_blocks(message)):
+            if is_image(block):
+                yield f"messages.{i}.content.{j}", block
+            elif block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+                for k, inner in enumerate(block["content"]):
+                    if is_image(inner):
+                        yield f"messages.{i}.content.{j}.content.{k}", inner
+
+
+def _check_images(body: dict) -> str | None:
+    """What the API checks of base64 images (limits and sources: context/images.py). The messages
+    the real API is seen to give are kept word for word ("image exceeds 5 MB maximum", "Image does
+    not match the provided media type", "At least one of the image dimensions exceed max allowed
+    size", "Too much media"); the others follow its field-path style."""
+    images = list(_images(body))
+    if len(images) > MAX_IMAGES_PER_REQUEST:
+        return f"Too much media: 0 document pages + {len(images)} images > {MAX_IMAGES_PER_REQUEST}"
+    many = len(images) > MANY_IMAGES
+    for where, block in images:
+        problem = _image_problem(where, block, many)
+        if problem:
+            return problem
+    return None
+
+
+def _image_problem(where: str, block: dict, many: bool) -> str | None:
+    source = block.get("source")
+    if not isinstance(source, dict) or source.get("type") not in ("base64", "url", "file"):
+        return f"{where}.image.source: Input tag does not match any of the expected tags: 'base64', 'url', 'file'"
+    if source["type"] != "base64":
+        return None  # fetched by the API: nothing to check here
+    media_type, data = source.get("media_type"), source.get("data")
+    if media_type not in MEDIA_TYPES:
+        allowed = ", ".join(f"'{m}'" for m in MEDIA_TYPES[:-1]) + f" or '{MEDIA_TYPES[-1]}'"
+        return f"{where}.image.source.base64.media_type: Input should be {allowed}"
+    if not isinstance(data, str) or not data:
+        return f"{where}.image.source.base64.data: Field required"
+    if len(data) > MAX_IMAGE_BASE64:
+        return f"{where}.image.source.base64: image exceeds 5 MB maximum: {len(data)} bytes > {MAX_IMAGE_BASE64} bytes"
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return f"{where}.image.source.base64.data: Input should be valid base64"
+    found = sniff(raw)
+    if found is None:
+        return f"{where}.image.source.base64.data: Could not process image"
+    actual, width, height = found
+    if actual != media_type:
+        return f"{where}.image.source.base64.data: Image does not match the provided media type {media_type}"
+    if max(width, height) > MAX_DIMENSION:
+        return f"{where}.image.source.base64.data: At least one of the image dimensions exceed max allowed size: " \
+               f"{MAX_DIMENSION} pixels"
+    if many and max(width, height) > MANY_IMAGES_DIMENSION:
+        return (f"{where}.image.source.base64.data: At least one of the image dimensions exceed max allowed size "
+                f"for many-image requests: {MANY_IMAGES_DIMENSION} pixels")
     return None

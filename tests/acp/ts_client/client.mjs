@@ -6,7 +6,8 @@
 //
 // Spawns `<python> -m agentls acp` (environment inherited: the test points it at the mock API),
 // initializes, opens a session in <workspace> and sends one prompt per <answer>, answering each
-// permission request with that option id. Prints one JSON object: what the agent said and asked.
+// permission request with that option id (with AGENTLS_TS_IMAGE=<mime type>:<base64>, the first
+// prompt carries that image first). Prints one JSON object: what the agent said and asked.
 
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -15,6 +16,7 @@ import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
 const [python, workspace, ...answers] = process.argv.slice(2);
+const [imageType, imageData] = (process.env.AGENTLS_TS_IMAGE ?? "").split(":");
 if (!python || !workspace || answers.length === 0) {
   console.error("usage: node client.mjs <python> <workspace> <answer>...");
   process.exit(2);
@@ -47,9 +49,10 @@ const result = await app.connectWith(stream, async (ctx) => {
   const stopReasons = [];
   for (const [index, choice] of answers.entries()) {
     answer = choice;
+    const image = index === 0 && imageData ? [{ type: "image", mimeType: imageType, data: imageData }] : [];
     const response = await ctx.request(acp.methods.agent.session.prompt, {
       sessionId: session.sessionId,
-      prompt: [{ type: "text", text: `round ${index + 1}` }],
+      prompt: [...image, { type: "text", text: `round ${index + 1}` }],
     });
     stopReasons.push(response.stopReason);
   }

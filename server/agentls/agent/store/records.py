@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...context.blocks import Message, blocks_of
+from ...context.images import image_of_block
 from ...context.structure import request_problems
 
 if TYPE_CHECKING:
@@ -79,7 +80,9 @@ def _good_block(block: Any) -> bool:
     if kind == "tool_result":
         content = block.get("content", "")
         return isinstance(block.get("tool_use_id"), str) and isinstance(content, (str, list))
-    return True  # thinking, images…: passed on as they were written
+    if kind == "image":
+        return image_of_block(block) is not None  # a damaged image would have every request refused
+    return True  # thinking…: passed on as it was written
 
 
 def clean_usage(body: dict[str, Any]) -> tuple[str, dict[str, int]] | None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...agent import events as ev
+from ...context.images import ImageError, image_attachment
 from .. import protocol
 from ..errors import answers, invalid_params
 from ..params import as_object, lsp_range, optional_text, optional_token, required_text
@@ -57,11 +58,19 @@ def _attachment(item: Any, where: str) -> dict[str, Any]:
     found: dict[str, Any] = {"uri": uri, "text": optional_text(item, "text", f"{where}.")}
     if item.get("range") is not None:
         found["range"] = lsp_range(item["range"], f"{where}.range")
+    if item.get("data") is not None or item.get("mimeType") is not None:  # an image (base64 in `data`)
+        if found["text"] is not None or "range" in found:
+            raise invalid_params(f"{where}: an image attachment (data) has no text or range")
+        found["data"] = optional_text(item, "data", f"{where}.")
+        found["mimeType"] = optional_text(item, "mimeType", f"{where}.")
+        if not found["data"]:
+            raise invalid_params(f"{where}.data must be the image's base64")
     return found
 
 
 async def resolve_attachments(workspace: EditorWorkspace, attachments: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Name file attachments by workspace path; fill a missing text from the buffer or disk."""
+    """Name file attachments by workspace path; fill a missing text from the buffer or disk; check images
+    as the API checks them (an `image` key holds the core's ImageAttachment)."""
     from pygls.uris import to_fs_path
 
     resolved = []
@@ -74,12 +83,17 @@ async def resolve_attachments(workspace: EditorWorkspace, attachments: list[dict
             except Exception as error:  # noqa: BLE001 - PathRefused and friends
                 raise invalid_params(f"attachments[{i}].uri: {error}") from None
             item["uri"] = workspace.display(path)
-            if item["text"] is None:
+            if item["text"] is None and "data" not in item:
                 try:
                     item["text"] = _lines(await workspace.read_text(path), item.get("range"))
                 except Exception as error:  # noqa: BLE001 - unreadable: say so in the request's answer
                     raise invalid_params(f"attachments[{i}].uri cannot be read: {error}") from None
-        if item["text"] is None:
+        if "data" in item:
+            try:
+                item["image"] = image_attachment(item["data"], item["mimeType"], item["uri"])
+            except ImageError as error:
+                raise invalid_params(f"attachments[{i}]: {error}") from None
+        elif item["text"] is None:
             raise invalid_params(f"attachments[{i}].text is required for a non-file uri")
         resolved.append(item)
     return resolved
