@@ -1,10 +1,20 @@
 """Fixtures shared by the agent and LSP suites: the local model server and a small workspace."""
 
+import compileall
 from pathlib import Path
 
 import pytest
 
 from agentls.mock_api import MockAnthropicServer
+
+SERVER = Path(__file__).resolve().parents[1] / "server" / "agentls"
+
+
+def pytest_configure(config):
+    # Hundreds of tests start `python -m agentls`. Compile its bytecode once, as an installed package has it:
+    # an editable install under PYTHONDONTWRITEBYTECODE would compile every module in every server process.
+    if not hasattr(config, "workerinput"):  # once: in the xdist controller, or a run without workers
+        compileall.compile_dir(str(SERVER), quiet=1)
 
 
 @pytest.fixture(autouse=True)
@@ -29,3 +39,24 @@ def workspace(tmp_path) -> Path:
     (root / "notes.md").write_text("# Notes\nThe answer is 42.\n")
     (root / "app.py").write_text("def main():\n    return 'hello'\n")
     return root
+
+
+# The long suites, left out of the quick subset (`./run test -m "not slow"`, every package still in it):
+# fault injection, properties, restarts, ruff and mypy. Other tests mark themselves (tests/lsp/test_fuzz.py,
+# tests/e2e/).
+SLOW_MODULES = {
+    "agent/test_agent_faults.py", "agent/test_store_faults.py", "agent/test_agent_crash.py",
+    "agent/test_mcp_property.py", "lsp/test_two_servers.py", "unit/test_context_properties.py",
+    "unit/test_context_meter_properties.py", "unit/test_lint.py",
+}
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.relative_to(TESTS).as_posix() in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+    # The long tests first: under pytest-xdist (./run test) they run while the short ones fill the other
+    # workers, instead of one worker finishing a long test alone at the end. (The sort is stable.)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

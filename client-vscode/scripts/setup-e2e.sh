@@ -54,6 +54,9 @@ if [ ! -f "$CS_DIR/out/node/entry.js" ] || [ ! -f "$CACHE/code-server/.ok-$CODE_
     cd "$CACHE/code-server"
     export PATH="$NODE_DIR/bin:$PATH"
     export npm_config_nodedir="$NODE_DIR"
+    # node-gyp builds each native module (sqlite3, spdlog, kerberos, node-pty, …) with one make job unless
+    # told otherwise; JOBS=max compiles a module's sources on every core (node-gyp's README: --jobs max).
+    export JOBS="${JOBS:-max}"
     "$NODE_DIR/bin/node" --version
     npm install --no-save --no-audit --no-fund --foreground-scripts --prefix . \
       "code-server@$CODE_SERVER_VERSION" > install.log 2>&1 || { tail -50 install.log; exit 1; }

@@ -60,6 +60,7 @@ export interface AgentSettings {
   thinking?: ThinkingSetting; // default "auto": adaptive where the model advertises it, a budget where only that
   prices?: { [modelFragment: string]: ModelPrice }; // USD per million tokens for models without a list price
   cacheTtl?: "auto" | "5m" | "1h"; // prompt-cache TTL of the head and frontier breakpoints, default "auto"
+  cacheControl?: boolean; // send prompt-cache breakpoints; default: only to api.anthropic.com (true: a caching proxy)
   thresholds?: AgentThresholds;
   approvals?: {
     shell?: ApprovalMode; // default "ask"

@@ -20,6 +20,9 @@ from acp_client import agent_env
 from agentls.mock_api import Reply, Text, ToolUse
 from pictures import b64, png
 
+# One tests/acp/ts_client/ checkout (its npm ci in the fixture): one pytest-xdist worker runs these tests.
+pytestmark = pytest.mark.xdist_group("acp-ts-client")
+
 CLIENT = Path(__file__).resolve().parent / "ts_client"
 NODE, NPM = shutil.which("node"), shutil.which("npm")
 

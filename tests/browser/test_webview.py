@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.browser
+# One client-vscode/ checkout (node_modules, dist/, test-output/) for these and the e2e: one worker runs them all.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("client-vscode")]
 
 EXT = Path(__file__).resolve().parents[2] / "client-vscode"
 NPM = shutil.which("npm")

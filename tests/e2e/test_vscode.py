@@ -38,6 +38,8 @@ import pytest
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.xdist_group("client-vscode"),  # shares client-vscode/ with tests/browser: one worker runs them all
     pytest.mark.timeout(1800),
     pytest.mark.skipif(not os.environ.get("AGENTLS_E2E"),
                        reason="set AGENTLS_E2E=1 to run the code-server end-to-end tests "

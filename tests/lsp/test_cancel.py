@@ -14,6 +14,8 @@ from .helpers import options_for, wait_until
 
 async def test_cancel_mid_stream_then_the_next_chat_works(start_editor, mock_api):
     editor = await start_editor(options_for(mock_api))
+    # The SDK and the endpoint's model list loaded first (slow on a loaded machine): the wait below is the turn's.
+    await editor.request("agent/models")
     mock_api.script(Reply([Text("slow " * 300)], chunk_delay=0.02))
     turn = asyncio.ensure_future(editor.request("agent/chat", {"prompt": "talk slowly"}, msg_id="slow-turn"))
     await wait_until(lambda: "textDelta" in editor.kinds())

@@ -153,6 +153,9 @@ async def test_a_model_change_reaches_the_next_request_and_every_view(start_edit
 
 async def test_the_window_follows_the_endpoints_model_unless_set(start_editor, listing_api, mock_api):
     editor = await start_editor(options_for(listing_api, model="acme-swift-9"))
+    # The agent is ready before the list arrives (issue 22: a start waits for neither the SDK nor the
+    # endpoint); the list then decides the window, and the meter is told.
+    await wait_until(lambda: editor.usages and editor.usages[-1]["modelWindow"] == 128_000)
     context = await editor.request("agent/context")
     assert (context["window"], context["modelWindow"]) == (128_000, 128_000)
     _configure(editor, baseUrl=mock_api.base_url, model="my-proxy/any-id")  # another endpoint, no list

@@ -19,6 +19,9 @@ from pygls.exceptions import JsonRpcException
 from agentls.mock_api import Reply, Text, ToolUse
 from .helpers import options_for, wait_until
 
+# They measure how long things take: one at a time under pytest-xdist (./run test), never side by side.
+pytestmark = pytest.mark.xdist_group("timing")
+
 SLOW_TEXT = Reply([Text("slow " * 400)], chunk_delay=0.02)  # keeps the turn alive after the tool
 
 

@@ -17,7 +17,7 @@ from agentls.agent.settings import context_config, model_settings, parse_setting
 def test_settings_map_onto_model_and_context_config():
     settings, problems = parse_settings({
         "model": "m", "compactModel": "small", "baseUrl": "http://127.0.0.1:9", "contextWindow": 100_000,
-        "outputReserve": 8_000, "maxTokens": 1_000, "cacheTtl": "1h",
+        "outputReserve": 8_000, "maxTokens": 1_000, "cacheTtl": "1h", "cacheControl": True,
         "thresholds": {"budgetSoft": 0.4, "budgetHard": 0.6, "autoCompact": 0.8, "warn": 0.5, "high": 0.75},
         "approvals": {"shell": "never", "write": "always"}})
     assert problems == []
@@ -29,6 +29,9 @@ def test_settings_map_onto_model_and_context_config():
     assert (model.model, model.compact_model, model.base_url, model.max_tokens, model.api_key) == \
         ("m", "small", "http://127.0.0.1:9", 1_000, "sk-ant-x")
     assert model.cache_ttl == "1h" and model_settings(parse_settings({})[0], None).cache_ttl == "auto"
+    assert model.use_cache_control and not model_settings(parse_settings({"baseUrl": "http://127.0.0.1:9"})[0],
+                                                          None).use_cache_control
+    assert not model_settings(parse_settings({"cacheControl": False})[0], None).use_cache_control  # even native
     assert settings.approval_modes() == {"shell": "never", "write": "always"}
     assert parse_settings({})[0].approval_modes() == {"shell": "ask", "write": "ask"}
 
@@ -36,10 +39,10 @@ def test_settings_map_onto_model_and_context_config():
 def test_bad_settings_are_reported_and_ignored():
     settings, problems = parse_settings({"contextWindow": "big", "outputReserve": 10**9, "baseUrl": "ftp://x",
                                          "thresholds": {"warn": -1, "high": True}, "approvals": {"shell": "maybe"},
-                                         "maxTokens": 0, "cacheTtl": "2h"})
+                                         "maxTokens": 0, "cacheTtl": "2h", "cacheControl": "yes"})
     assert settings == parse_settings({})[0]
     for field in ("contextWindow", "outputReserve", "baseUrl", "thresholds.warn", "thresholds.high",
-                  "approvals.shell", "maxTokens", "cacheTtl"):
+                  "approvals.shell", "maxTokens", "cacheTtl", "cacheControl"):
         assert any(field in p for p in problems), field
     assert parse_settings("nope")[1] and parse_settings([]) == parse_settings(None)
 

@@ -12,6 +12,9 @@ from agentls.agent.approval import auto_approve
 from agentls.agent.tools import ToolContext, run_tool
 from agentls.agent.workspace import Workspace
 
+# They measure how long things take: one at a time under pytest-xdist (./run test), never side by side.
+pytestmark = pytest.mark.xdist_group("timing")
+
 
 def _ctx(root: Path, **kw) -> ToolContext:
     return ToolContext(Workspace([root]), auto_approve, **kw)

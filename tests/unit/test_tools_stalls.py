@@ -20,6 +20,9 @@ from agentls.agent.approval import deny_all
 from agentls.agent.tools import ToolContext, run_tool
 from agentls.agent.workspace import Workspace
 
+# They measure how long things take: one at a time under pytest-xdist (./run test), never side by side.
+pytestmark = pytest.mark.xdist_group("timing")
+
 EVIL_LINE = "a" * 30 + "!"
 
 

@@ -26,7 +26,7 @@ function clean(v: unknown): unknown {
  */
 export function toAgentSettings(section: Record<string, unknown> | undefined): AgentSettings {
   const out: Record<string, unknown> = {};
-  const known = ["model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens", "cacheTtl", "thinking", "prices", "thresholds", "approvals", "diagnosticsWaitMs", "mcpServers", "permissions"];
+  const known = ["model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens", "cacheTtl", "cacheControl", "thinking", "prices", "thresholds", "approvals", "diagnosticsWaitMs", "mcpServers", "permissions"];
   for (const key of known) {
     if (CLIENT_ONLY.has(key) || !section) continue;
     const c = clean(section[key]);

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import inspect
 import json
+import logging
 import shlex
 import time
 import uuid
@@ -22,6 +23,7 @@ from typing import Any
 from ..context import ContextConfig, ContextEngine
 from ..context.attachments import Attachment, attachment_block
 from ..context.compact import SummaryError
+from ..context.engine_state import StateError, restore as restore_engine
 from ..context.images import ImageAttachment, ImageError, image_block
 from ..context.oversize import USER_SHARE
 from ..context.pipeline import CompactionResult, NothingToGain, Prepared
@@ -43,6 +45,7 @@ from .mcp.manager import McpManager
 from .mcp.names import is_mcp_name
 from .prompt import system_prompt
 from .result_cap import capped
+from .saved_view import SavedView, continue_history
 from .sent import COMPACTED, SentLog, ToolResultView, tool_result_view
 from .permissions import Verdict
 from .store import Session, StoreError
@@ -64,6 +67,8 @@ CANCELLED = "[cancelled by the user before this tool call finished]"
 REPAIR_SHARE = 0.1
 CUT_OFF = "[not run: the reply was cut off (max_tokens) before this tool call was complete; send it again, shorter]"
 STOPPED = "Stopped."
+
+log = logging.getLogger(__name__)
 
 
 def refusal(verdict: Verdict) -> ToolOutput:
@@ -125,6 +130,7 @@ class Agent:
         self._context_config = context or ContextConfig()
         self.engine = self._new_engine()
         self.sent = SentLog()
+        self._view = SavedView()  # the session's stored working view (what a restart resumes from)
         self._busy: str | None = None  # what holds the conversation now (exclusive())
         self._busy_task: asyncio.Task[Any] | None = None
         self._retired: list[Callable[[], Awaitable[Any]]] = []  # closers of what a running call may still use
@@ -173,16 +179,25 @@ class Agent:
         self.engine.reconfigure(self._context_config.updated(system_tokens=total))
 
     def _restore(self, session: Session) -> None:
-        restored = session.restore()
-        try:
-            for message in restored.messages:
-                self.engine.append(message)
-        except ValueError as error:  # the store hands a valid history; should that ever fail, start empty
-            self.engine = self._new_engine()
-            session.problems.append(f"This conversation could not be restored ({error}); it starts empty.")
+        """The session's conversation as the last request before the restart left it: from its working
+        view when there is a usable one (only the records after it are read), else from every record."""
+        restored = session.restore(use_view=True)
+        if restored.view is not None:
+            try:
+                restore_engine(self.engine, restored.view.rows, restored.view.state)
+                self._view.loaded(session, list(self.engine.history.messages))
+                continue_history(self.engine, restored.messages)
+            except (StateError, ValueError) as error:
+                log.info("the working view of session %s cannot be used (%s); replaying its records", session.id,
+                         error)
+                self.engine = self._new_engine()
+                restored = session.restore()
+        if restored.view is None:
+            self._replay(session, restored.messages)
         for model, numbers, usd in restored.usage:
             self.client.costs.add(model, Usage(**numbers), usd)
-        _, self.record = entries_of(restored.rows)
+        # the transcript of record is read whole (a view holds only what the next request needs)
+        _, self.record = entries_of(restored.rows if restored.view is None else session.transcript_rows())
         self.task_list = TodoList(todos_from_state(restored.state.get("todos")))
         self._todos_seen = self.task_list.version
         self.engine.pinned = render_todos(self.task_list.items)
@@ -191,6 +206,21 @@ class Agent:
         self.engine.fit_user_texts(USER_SHARE)  # a session saved with an oversized message must not stay stuck
         # the restored history is what the last request before the reload carried
         self.sent.sent(list(self.engine.history.messages), self.engine, None)
+        if restored.view is None:
+            self._save_view()  # the next start reads the view, not every record
+
+    def _replay(self, session: Session, messages: list[dict[str, Any]]) -> None:
+        self._view.forget()
+        try:
+            for message in messages:
+                self.engine.append(message)
+        except ValueError as error:  # the store hands a valid history; should that ever fail, start empty
+            self.engine = self._new_engine()
+            session.problems.append(f"This conversation could not be restored ({error}); it starts empty.")
+
+    def _save_view(self) -> None:
+        if self.session is not None:
+            self._view.save(self.session, self.engine)
 
     def _open_checkpoints(self, session: Session | None) -> None:
         """Checkpoints need a saved session (an unsaved one has nowhere to keep file contents)."""
@@ -334,6 +364,7 @@ class Agent:
                 self._note("info", STOPPED)
                 raise
             finally:
+                self._save_view()  # the turn's last messages: a restart appends nothing after the view
                 if recorder is not None:
                     await self._finish_checkpoint(recorder, emit)
         finally:
@@ -541,6 +572,7 @@ class Agent:
             await emit(ev.ToolsChanged(self.tool_list_changes, added, removed))
         self._sent_tools = self.tools
         await self._announce_instructions(emit)
+        ttl = self.client.cache_ttl  # what this request gives its head and frontier breakpoints
         try:
             response = await self.client.stream(system=self.system, messages=prepared.messages,
                                                 tools=self.tools, on_event=forward, frontier=prepared.frontier,
@@ -557,11 +589,12 @@ class Agent:
                 return await self._call_model(prepared, emit, lead, may_repair=False)
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
-        self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate)
+        self.engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate, cache_ttl=ttl)
         await self._announce_sent(prepared, emit)
         model = response.model or self.model_settings.model
         usd = self.client.costs.price(model, response.usage)
         self._save(lambda session: session.usage(model, asdict(response.usage), usd))
+        self._save_view()  # this request's rewrites and the policy's state: what the next one continues
         await emit(ev.UsageEvent(response.usage))
         return response
 
@@ -718,6 +751,7 @@ class Agent:
         # the divider of the transcript of record: the conversation the user saw stays as it was
         self._remember(compaction_record(self._turn_id, CompactionMark(
             result.tokens_before, result.tokens_after, reason, result.message)))
+        self._save_view()
         await self._report_store_problems(emit)
         await emit(ev.CompactionFinished(result.tokens_before, result.tokens_after, result.message, reason, True))
         await emit(ev.ContextUsage(self.context_usage()))
@@ -787,6 +821,7 @@ class Agent:
             self.engine = self._new_engine()
             self.sent.clear()
             self.record = TranscriptBuilder()
+            self._view.forget()
             self.client.costs.reset()
 
     def resume(self, session: Session) -> None:

@@ -66,6 +66,7 @@ class AgentRuntime:
         self._models: EndpointModels | None = None
         self._lock = asyncio.Lock()
         self._background: set[asyncio.Future[None]] = set()
+        self._applying: asyncio.Future[None] | None = None  # a fetched list reaching the agent (settle_models)
 
     @property
     def models(self) -> EndpointModels:
@@ -82,10 +83,10 @@ class AgentRuntime:
         async with self._lock:
             self.settings = settings
             self._configure_policy(settings)
+            # The endpoint's list is fetched meanwhile (the SDK in a thread): it decides the model as soon as it
+            # arrives (_apply_list reconfigures the agent) and before the first turn (settle_models). The agent
+            # is built without waiting for it: a start, and its meter, need neither the list nor the SDK.
             model = await self._model_settings(settings)
-            if self.models.fetching():  # the first list: configured or not, it decides which model answers
-                await self.models.settle()
-                model = await self._model_settings(settings)
             session = await asyncio.to_thread(functools.partial(  # at worst unsaved, unless busy_store_fails
                 open_session, self.session_root, new=self.new_session, session_id=self.session_id,
                 raise_busy=self.busy_store_fails))
@@ -94,6 +95,17 @@ class AgentRuntime:
                 approve=self.approve, session=session, editor=self.editor, mcp_servers=settings.mcp_servers,
                 shell=self.shell))
             return self.agent
+
+    def preload(self) -> asyncio.Future[None]:
+        """Import the model SDK in a thread, so the first turn does not wait for it (a model call that
+        comes first waits for the same import, off the event loop)."""
+        from ..model.client import sdk_loaded
+
+        loading = asyncio.ensure_future(sdk_loaded())
+        loading.add_done_callback(lambda done: done.cancelled() or done.exception())  # a failure shows at the call
+        self._background.add(loading)  # held until done (the loop keeps only weak references to tasks)
+        loading.add_done_callback(self._background.discard)
+        return loading
 
     async def apply(self, settings: AgentSettings) -> bool:
         """New settings reach the running agent, no restart; True when the demo model just started."""
@@ -109,10 +121,17 @@ class AgentRuntime:
     async def settle_models(self) -> None:
         """Before a turn: a model list being fetched (first start, a new endpoint or key) is waited for,
         at most a bounded time, and applied, so the turn uses a model the endpoint offers."""
-        if self._models is None or not self._models.fetching():
-            return  # nothing to wait for: no await, the turn starts at once
-        await self._models.settle()
-        await self._apply_list()
+        if self._models is not None and self._models.fetching():
+            from ..model.client import sdk_loaded
+
+            # The fetch imports the SDK first (local work the turn needs anyway, slow on a loaded machine):
+            # the bounded wait is for the endpoint's answer, not for the import.
+            await sdk_loaded()
+            await self._models.settle()
+            await self._apply_list()
+        elif self._applying is not None and not self._applying.done():
+            await asyncio.shield(self._applying)  # a list that just arrived: the agent follows it first
+        # else nothing to wait for: no await, the turn starts at once
 
     def untold_warnings(self) -> list[str]:
         """What the user must hear about the model choice, each warning once."""
@@ -120,6 +139,7 @@ class AgentRuntime:
 
     def _list_arrived(self) -> None:
         task = asyncio.ensure_future(self._apply_list())
+        self._applying = task
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 

@@ -31,8 +31,8 @@ APPROVAL_KINDS = ("shell", "write")
 APPROVAL_MODES = ("ask", "always", "never")
 CONFIRM_TIMEOUT = 300.0  # seconds an agent/confirm may stay unanswered before it counts as a refusal
 KNOWN_KEYS = {"model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens",
-              "thresholds", "approvals", "diagnosticsWaitMs", "cacheTtl", "mcpServers", "thinking", "prices",
-              "permissions"}
+              "thresholds", "approvals", "diagnosticsWaitMs", "cacheTtl", "cacheControl", "mcpServers", "thinking",
+              "prices", "permissions"}
 PRICE_FIELDS = ("input", "output", "cache_write", "cache_read", "cache_write_1h")  # model/pricing.py
 CACHE_TTLS = ("auto", "5m", "1h")
 THINKING = ("auto", "off", "low", "medium", "high", "xhigh", "max")  # model/thinking.py THINKING_MODES
@@ -56,6 +56,7 @@ class AgentSettings:
     output_reserve: int | None = None
     max_tokens: int | None = None
     cache_ttl: str | None = None  # "auto", "5m" or "1h": the head and frontier breakpoints' TTL
+    cache_control: bool | None = None  # send prompt-cache breakpoints; None: only to the native API
     thinking: str | None = None  # "auto" (default), "off" or an effort level
     prices: dict[str, dict[str, float]] = field(default_factory=dict)  # model fragment → USD per MTok
     thresholds: dict[str, Any] = field(default_factory=dict)  # ContextConfig field → fraction (auto_compact: off)
@@ -140,6 +141,10 @@ def _parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
     if cache_ttl is not None and cache_ttl not in CACHE_TTLS:
         problems.append(f"settings.cacheTtl must be one of {', '.join(CACHE_TTLS)}")
         cache_ttl = None
+    cache_control = raw.get("cacheControl")
+    if cache_control is not None and not isinstance(cache_control, bool):
+        problems.append("settings.cacheControl must be a boolean")
+        cache_control = None
     thinking = raw.get("thinking")
     if thinking is not None and thinking not in THINKING:
         problems.append(f"settings.thinking must be one of {', '.join(THINKING)}")
@@ -151,7 +156,7 @@ def _parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
     return AgentSettings(
         permissions=permissions, mcp_servers=mcp_servers, model=model_name("model"),
         compact_model=model_name("compactModel"), base_url=base_url, context_window=window, output_reserve=reserve,
-        max_tokens=count("maxTokens"), cache_ttl=cache_ttl,
+        max_tokens=count("maxTokens"), cache_ttl=cache_ttl, cache_control=cache_control,
         thinking=thinking, prices=_prices(raw.get("prices"), problems),
         thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
         diagnostics_wait_ms=count("diagnosticsWaitMs"),
@@ -253,6 +258,8 @@ def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str |
         values["max_tokens"] = settings.max_tokens
     if settings.cache_ttl:
         values["cache_ttl"] = settings.cache_ttl
+    if settings.cache_control is not None:
+        values["force_cache_control"] = settings.cache_control
     if settings.thinking:
         values["thinking"] = settings.thinking
     if settings.prices:

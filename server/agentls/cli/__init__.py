@@ -67,7 +67,8 @@ def _bench(args: argparse.Namespace) -> int:
     if args.what == "lsp":
         from ..evaluation.lsp_bench import main as lsp_bench
 
-        return lsp_bench(["--json"] if args.json else []) or 0
+        sizes = ["--spawns", str(args.spawns), "--messages", str(args.messages)]
+        return lsp_bench(["--json", *sizes] if args.json else sizes) or 0
     from ..evaluation.pipeline_bench import format_bench, run_pipeline_bench
 
     figures = run_pipeline_bench()
@@ -191,6 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--files", type=int, default=10_000, help="checkpoint: files in the generated workspace")
     bench.add_argument("--runs", type=int, default=30, help="checkpoint: timed runs")
+    bench.add_argument("--spawns", type=int, default=5, help="lsp: server starts to time, of each kind")
+    bench.add_argument("--messages", type=int, default=5000, help="lsp: messages of the resumed session")
     bench.set_defaults(run=_bench)
     return parser
 

@@ -225,6 +225,7 @@ async def _start(args: argparse.Namespace, renderer: Renderer) -> LocalBackend:
     runtime = AgentRuntime(Workspace([workspace]), policy, session_root=workspace, new_session=args.new,
                            setting_names=TERMINAL_SETTING_NAMES)
     await runtime.start(settings)
+    await runtime.settle_models()  # the terminal shows its prompt with the endpoint's model (a bounded wait)
     if runtime.demo is not None:
         print(DEMO_NOTICE, file=sys.stderr, flush=True)
     for warning in runtime.untold_warnings():  # e.g. a --model the endpoint does not offer

@@ -143,10 +143,11 @@ class History:
                 # key=str: a tool_result without an id (None) is reported, not a TypeError
                 raise ValueError(f"tool_result without tool_use: {sorted(answered - waiting, key=str)}")
         self.messages.append(message)
-        tokens = self.tokens_of(message)
+        chars = message_chars(message)
+        tokens = self.token_of(chars) + message_image_tokens(blocks)
         self.msg_tokens.append(tokens)
         self.total_tokens += tokens
-        self._count(message, +1)
+        self._count(message, +1, chars)
         if role == "assistant" and prose_chars(message) >= self.large_input_chars:
             self.live_texts[index] = None
         for block in blocks:
@@ -193,15 +194,16 @@ class History:
         """A message's estimate: its characters by token_of, its images by their pixels (images.py)."""
         return self.token_of(message_chars(message)) + message_image_tokens(blocks_of(message))
 
-    def _count(self, message: Message, sign: int) -> None:
-        if message["role"] == "assistant":
-            self.category_tokens["assistant"] += sign * self.tokens_of(message)
-            return
+    def _count(self, message: Message, sign: int, chars: int | None = None) -> None:
+        """Add (sign +1) or take away (-1) a message's tokens by category; `chars`: its message_chars."""
+        chars = message_chars(message) if chars is None else chars
         blocks = blocks_of(message)
+        if message["role"] == "assistant":
+            self.category_tokens["assistant"] += sign * (self.token_of(chars) + message_image_tokens(blocks))
+            return
         results = sum(len(result_text(b)) for b in blocks if b.get("type") == "tool_result")
         self.category_tokens["tool_results"] += sign * self.token_of(results)
-        self.category_tokens["user"] += sign * (self.token_of(message_chars(message) - results)
-                                                + message_image_tokens(blocks))
+        self.category_tokens["user"] += sign * (self.token_of(chars - results) + message_image_tokens(blocks))
 
     def extend_last_user(self, blocks: list[Block]) -> None:
         """Add blocks to a trailing user message (e.g. a prompt after a cancelled call)."""

@@ -20,11 +20,11 @@ from .frontier import StableFrontier
 from .history import History
 from .images import ImageError, block_image_tokens, check_turn_images, image_of_block, is_image
 from .keep_images import drop_to_fit, keep_within_limits
-from .microcompact import is_idle
+from .microcompact import is_idle, tail_expired
 from .oversize import USER_SHARE, fit_history, fit_user_blocks
 from .placeholders import parse_cleared_prose
 from .policy import Batch, plan_batch, plan_emergency
-from .prompt_cache import message_breakpoints
+from .prompt_cache import FIVE_MINUTES, message_breakpoints
 from .report import COMPACT, NONE, TOO_LARGE, TRIM, Categories, ContextReport, LayerFigure, Placeholder
 from .store import MemoryStore, ResultStore, input_ref, result_ref
 from .tokens import TokenMeter
@@ -83,6 +83,7 @@ class ContextEngine:
         self.stats: dict[str, LayerStat] = {name: LayerStat() for name in (
             rw.TRUNCATE, rw.BUDGET, rw.SNIP, rw.CLEAR, rw.CLEAR_INPUT, rw.CLEAR_PROSE, rw.MICROCOMPACT, rw.COMPACT)}
         self.last_call_at: float | None = None
+        self.cache_ttl = FIVE_MINUTES  # the TTL the last request gave the head and the stable frontier
         self.cache_cold = True  # nothing cached yet: rewrites cost nothing extra
         self.waste = 0.0  # rent paid since the last batch for blocks a batch could have freed (policy.py)
         self.summary_failures = 0
@@ -227,10 +228,13 @@ class ContextEngine:
             return "high"
         return "warn" if u >= self.config.warn_at else "ok"
 
-    def record_usage(self, usage: Usage, now: float, estimate_at_call: int | None = None) -> None:
-        """After a model call: anchor the estimate on the real prompt size."""
+    def record_usage(self, usage: Usage, now: float, estimate_at_call: int | None = None,
+                     cache_ttl: str = FIVE_MINUTES) -> None:
+        """After a model call: anchor the estimate on the real prompt size. ``cache_ttl``: the TTL the
+        call gave its head and frontier breakpoints (how long a pause leaves that prefix cached)."""
         self.meter.record(usage, self.raw_estimate if estimate_at_call is None else estimate_at_call)
         self.last_call_at = now
+        self.cache_ttl = cache_ttl
         self.cache_cold = False
         self.unseen.clear()  # the request just answered carried every result in the history
 
@@ -240,9 +244,12 @@ class ContextEngine:
         """The request to send next; may rewrite old blocks (in one batch)."""
         if self.history.last_role != "user":
             raise ValueError("a request is prepared only after a user message")
-        idle = is_idle(self.config, now, self.last_call_at)
+        idle = is_idle(self.config, now, self.last_call_at, self.cache_ttl)
         self._keep_images()  # a restored or appended history too
-        batch = plan_batch(self.history, self.config, self.estimate(), cold=self.cache_cold, idle=idle,
+        # Under a 1-hour TTL a pause past 5 minutes leaves the prefix up to the frontier cached but the
+        # tail written anew: rewrites (all after the frontier) are free then, without being idle.
+        cold = self.cache_cold or tail_expired(self.config, now, self.last_call_at)
+        batch = plan_batch(self.history, self.config, self.estimate(), cold=cold, idle=idle,
                            waste=self.waste, cached_ends=self.cached_ends, unseen=self.unseen)
         if batch is not None and batch.reason:
             self._apply(batch)

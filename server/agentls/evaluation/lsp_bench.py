@@ -1,13 +1,14 @@
-"""Latency benchmark of the LSP path (figures, not a test):
+"""Latency and start-up benchmark of the LSP path (figures, not a test):
 
-    python -m agentls.evaluation.lsp_bench [--turns 60] [--spawns 5] [--json]
+    python -m agentls.evaluation.lsp_bench [--turns 60] [--spawns 5] [--messages 5000] [--json]
 
 - first-delta latency: from the moment the model server has written a turn's
   first text delta (the mock API is instrumented to timestamp it) to the
   moment the client has read the matching `agent/event` textDelta, through the
   real server process and the real SDK; p50/p95 over the turns;
-- time to initialize: spawn of `python -m agentls serve --stdio` → initialize
-  response (and → the first agent/contextUsage, when the agent is ready).
+- start-up (startup_bench.py): spawn → initialize answered and → agent ready,
+  beside jedi-language-server when it is installed, and the resume of a
+  generated session of --messages messages.
 
 The mock runs in this process, so both timestamps come from one clock. It
 streams a delta every 10 ms (real models are slower), which also keeps its
@@ -33,6 +34,7 @@ from pygls.lsp.client import LanguageClient
 from .. import __version__
 from ..mock_api import MockAnthropicServer, Reply, Text
 from ..lsp.transport import raw_converter
+from .startup_bench import bench_startup, format_startup
 
 CHUNK_DELAY = 0.010
 WARM_UP_TURNS = 2  # the first turns also open the HTTP connection and build the SDK client
@@ -133,27 +135,37 @@ async def bench(turns: int, spawns: int) -> dict[str, Any]:
     }
 
 
-def format_figures(figures: dict[str, Any]) -> str:
+def format_figures(figures: dict[str, Any], with_spawns: bool = True) -> str:
     delta, init, ready = figures["firstDeltaMs"], figures["initializeMs"], figures["agentReadyMs"]
-    return "\n".join([
+    lines = [
         f"first textDelta after the model's first SSE delta ({figures['turns']} turns, "
         f"{WARM_UP_TURNS} warm-up excluded: {figures['firstDeltaWarmUpMs']} ms)",
         f"  p50 {delta['p50']:.2f} ms   p95 {delta['p95']:.2f} ms   max {delta['max']:.2f} ms",
-        f"spawn → initialize response ({figures['spawns']} spawns)   "
-        f"p50 {init['p50']:.0f} ms   max {init['max']:.0f} ms",
-        f"spawn → first agent/contextUsage (agent ready)   p50 {ready['p50']:.0f} ms   max {ready['max']:.0f} ms",
-    ])
+    ]
+    if with_spawns:
+        lines += [
+            f"spawn → initialize response ({figures['spawns']} spawns)   p50 {init['p50']:.0f} ms   "
+            f"max {init['max']:.0f} ms",
+            f"spawn → first agent/contextUsage (agent ready)   p50 {ready['p50']:.0f} ms   max {ready['max']:.0f} ms",
+        ]
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agentls.evaluation.lsp_bench",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=60, help="measured chat turns (default 60)")
-    parser.add_argument("--spawns", type=int, default=5, help="server starts to time (default 5)")
+    parser.add_argument("--spawns", type=int, default=5, help="server starts to time, of each kind (default 5)")
+    parser.add_argument("--messages", type=int, default=5000, help="messages of the resumed session (default 5000)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    figures = asyncio.run(bench(max(1, args.turns), max(1, args.spawns)))
-    print(json.dumps(figures, indent=1) if args.json else format_figures(figures))
+    latency = asyncio.run(bench(max(1, args.turns), 1))
+    startup = asyncio.run(bench_startup(max(1, args.spawns), max(4, args.messages)))
+    if args.json:
+        print(json.dumps({"latency": latency, "startup": startup}, indent=1))
+    else:
+        print(format_figures(latency, with_spawns=False))
+        print(format_startup(startup))
     return 0
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from pygls.exceptions import JsonRpcException
 
-from ..agent.tools.editor import KINDS, EditorQuery, EditorQueryError
+from ..agent.editor_queries import KINDS, EditorQuery, EditorQueryError  # not tools/: the tools load later
 from . import protocol
 from .transport import client_request
 

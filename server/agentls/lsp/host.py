@@ -1,9 +1,11 @@
 """The one agent this server hosts (through the core's AgentRuntime), and what it needs from the editor.
 
-The agent is built in the background after `initialize` (its modules pull
-in the anthropic SDK, slow to import: the import starts in a thread as soon
-as the process does), so the editor gets its initialize answer at once;
-every agent/* request awaits `AgentHost.agent()`.
+Nothing heavy stands between the spawn and the `initialize` answer: the
+agent is built in the background once it is given (its modules, the store,
+the session), and every agent/* request awaits `AgentHost.agent()`. The
+anthropic SDK, the slowest import of all, is needed by none of that: it is
+imported in a thread shortly after the agent has announced itself (the first
+agent/contextUsage), or by the first model call, whichever comes first.
 
 One thing at a time touches the conversation (the Agent's `exclusive()`);
 what the agent refuses as busy is answered -32002. Settings changes
@@ -48,10 +50,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 HEAVY_MODULE = "agentls.agent.loop"
+# After the agent announced itself, the editor's own start-up (other extensions, a burst of didOpen) has
+# the CPU first; then the SDK loads in a thread, long before a user has typed a first prompt.
+PRELOAD_DELAY = 1.0
 
 
 def warm_up() -> asyncio.Future[Any]:
-    """Import the agent (and the anthropic SDK) in a thread while the LSP handshake runs."""
+    """Import the agent's modules in a thread (done by the agent's build when not given)."""
     return asyncio.get_running_loop().run_in_executor(None, importlib.import_module, HEAVY_MODULE)
 
 
@@ -100,6 +105,7 @@ class AgentHost:
         self.runtime: AgentRuntime | None = None
         self._ready: asyncio.Future[Agent] | None = None
         self._warming = warming
+        self._preloading: asyncio.TimerHandle | None = None
         self._started = False  # `initialized` was handled: messages can be shown
 
     # ---- lifecycle ---------------------------------------------------------------
@@ -150,8 +156,13 @@ class AgentHost:
         self._started = True
         self._tell_model_warning()
         self.notify_context_usage()
+        runtime = self.runtime
+        if runtime is not None:  # the SDK, once the agent has announced itself (a first call waits for it)
+            self._preloading = asyncio.get_running_loop().call_later(PRELOAD_DELAY, runtime.preload)
 
     async def shutdown(self) -> None:
+        if self._preloading is not None:
+            self._preloading.cancel()
         if self.runtime is not None:
             await self.runtime.aclose()  # a running turn is cancelled first: its history stays valid
 
@@ -166,8 +177,7 @@ class AgentHost:
             raise internal(f"the agent could not start: {type(error).__name__}: {error}") from None
 
     async def _build(self) -> Agent:
-        if self._warming is not None:
-            await self._warming
+        await (self._warming if self._warming is not None else warm_up())  # only after initialize is answered
         assert self.runtime is not None
         agent = await self.runtime.start(self.settings)
         self.show_session_problems()

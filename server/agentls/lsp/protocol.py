@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import fields, is_dataclass
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..agent import events as ev
 from ..agent.approval import ApprovalDecision, ApprovalRequest
@@ -23,7 +23,6 @@ from ..agent.permissions import Rule
 from ..agent.mcp.status import McpServerStatus, McpToolStatus, McpToolTokens
 from ..agent.runtime import ActiveModel
 from ..agent.sent import ToolResultView
-from ..agent.store.sessions import SessionInfo
 from ..agent.editor_queries import EditorQuery
 from ..agent.endpoint_models import ModelOffer, ModelsView
 from ..agent.todos import TodoItem
@@ -36,6 +35,9 @@ from ..context.report import Categories, ContextReport, LayerFigure, Placeholder
 from ..context.usage import Usage
 from ..model.catalog import ModelInfo as CatalogModel
 from ..model.pricing import CostReport, Price
+
+if TYPE_CHECKING:  # the store (sqlite3) loads with the agent, after initialize is answered
+    from ..agent.store.sessions import SessionInfo
 
 # ---------------------------------------------------------------- method names
 
@@ -819,6 +821,8 @@ def compaction_from_wire(data: dict[str, Any]) -> CompactionResult:
 
 def session_from_wire(data: dict[str, Any]) -> tuple[SessionInfo, bool]:
     """(the session, whether it is the window's current one)."""
+    from ..agent.store.sessions import SessionInfo
+
     info = SessionInfo(id=str(data.get("id", "")), workspace=str(data.get("workspace", "")),
                        title=str(data.get("title", "")), created=float(data.get("created", 0)),
                        updated=float(data.get("updated", 0)), turns=int(data.get("turns", 0)),

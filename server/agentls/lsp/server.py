@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__, credentials
 from . import lifecycle, methods
 from .errors import EXPECTED_CODES
-from .host import AgentHost, warm_up
+from .host import AgentHost
 from .redact import SECRETS, learn_environment_secrets, setup_logging
 from .transport import open_stdio, raw_converter, serve_messages
 
@@ -53,7 +53,7 @@ def build_server(warming: asyncio.Future[Any] | None = None) -> AgentServer:
 
 
 async def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
-    server = build_server(warm_up())
+    server = build_server()  # the agent's modules load once initialize is answered (host.py)
     reader, writer = await open_stdio(stdin, stdout)
     server.protocol.set_writer(writer)
     try:

@@ -12,9 +12,7 @@ import asyncio
 import json
 import logging
 import time
-from typing import Any
-
-import anthropic
+from typing import TYPE_CHECKING, Any
 
 from ..context.prompt_cache import stable_ttl
 from .assembler import InvalidStreamData, MessageAssembler, emit
@@ -24,9 +22,12 @@ from .hints import setting_hint
 from .events import EventHandler, Retrying
 from .pricing import CostTracker
 from .response import ModelResponse
-from .retry import HANDLED_ERRORS, Failure, backoff_delay, classify
+from .retry import Failure, backoff_delay, classify, handled_errors
 from .settings import ModelSettings
 from .thinking import thinking_request
+
+if TYPE_CHECKING:
+    import anthropic
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +35,25 @@ log = logging.getLogger(__name__)
 # SDK refuses to send a request without some credential header. (A proxy
 # token in ANTHROPIC_AUTH_TOKEN is left for the SDK to pick up.)
 _PLACEHOLDER_KEY = "agentls-no-key"
+
+
+_sdk_loaded = False
+
+
+def load_sdk() -> None:
+    """Import the SDK (slow: the largest import of the server). Blocking: call it in a thread."""
+    global _sdk_loaded
+    import anthropic  # noqa: F401 - loaded for later: calls find it in sys.modules
+
+    handled_errors()
+    _sdk_loaded = True
+
+
+async def sdk_loaded() -> None:
+    """The SDK is imported, without blocking the event loop: a thread imports it, or waits for the
+    thread already importing it (nobody waits on the import lock in the loop itself)."""
+    if not _sdk_loaded:
+        await asyncio.to_thread(load_sdk)
 
 
 class ModelClient:
@@ -52,6 +72,8 @@ class ModelClient:
         """The SDK client, made on first use: a missing or broken credential
         then surfaces as a ModelError on the call instead of at startup."""
         if self._sdk_client is None:
+            import anthropic  # on first use: the agent is ready (and initialize answered) without it
+
             key = self.settings.resolved_api_key()
             token = self.settings.resolved_auth_token()
             if key is None and not self.settings.is_native_anthropic and not token:
@@ -137,18 +159,20 @@ class ModelClient:
         """The API's own count of the prompt's input tokens (one attempt, no retries)."""
         request = self._request(system, messages, tools, model or self.settings.model, 1, thinking=False)
         request.pop("max_tokens")
+        await sdk_loaded()
         try:
             result = await self._sdk().messages.count_tokens(**request)
-        except HANDLED_ERRORS as error:
+        except handled_errors() as error:
             raise self._error(classify(error), attempts=1, model=request["model"]) from error
         return int(result.input_tokens)
 
     async def list_models(self) -> list[dict[str, Any]]:
         """Every model the endpoint lists (`GET /v1/models`, all pages, one attempt each), as the
         API sent them: plain dicts, so fields newer than the installed SDK's types are kept."""
+        await sdk_loaded()
         try:
             return [item.to_dict(mode="json") async for item in self._sdk().models.list()]
-        except HANDLED_ERRORS as error:
+        except handled_errors() as error:
             raise self._error(classify(error), attempts=1) from error
 
     # ------------------------------------------------------------ internals
@@ -189,6 +213,7 @@ class ModelClient:
         return request
 
     async def _call_with_retries(self, request: dict[str, Any], on_event: EventHandler | None) -> ModelResponse:
+        await sdk_loaded()
         sdk = self._sdk()
         self._note_call()
         max_attempts = self.settings.max_retries + 1
@@ -198,7 +223,7 @@ class ModelClient:
             assembler = MessageAssembler(on_event)
             try:
                 response = await self._stream_once(sdk, request, assembler)
-            except HANDLED_ERRORS as error:
+            except handled_errors() as error:
                 failure = classify(error)
                 if not failure.retryable or attempt == max_attempts:
                     raise self._error(failure, attempts=attempt, model=request["model"]) from error
@@ -225,7 +250,7 @@ class ModelClient:
                     await assembler.feed(event)
         except json.JSONDecodeError as error:  # the SDK parses each event's data as JSON
             raise InvalidStreamData(f"an event's data is not JSON ({error.msg})") from None
-        except HANDLED_ERRORS as error:
+        except handled_errors() as error:
             if not assembler.complete:
                 raise
             # The reply arrived whole (message_stop seen); only the connection's goodbye failed.

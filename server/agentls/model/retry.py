@@ -1,14 +1,20 @@
-"""Which failures are worth retrying, how long to wait, and how to say what went wrong."""
+"""Which failures are worth retrying, how long to wait, and how to say what went wrong.
+
+The SDK and its HTTP library are imported on first use (they are the slowest
+imports of the server; a failure can only happen after a call made them load).
+"""
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
-
-import anthropic
-import httpx2
+from typing import TYPE_CHECKING
 
 from .assembler import IncompleteStream, InvalidStreamData
+
+if TYPE_CHECKING:
+    import anthropic
 
 RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
 
@@ -31,8 +37,13 @@ _STATUS_WORDS = {
     529: "overloaded",
 }
 
-# Failures we know how to classify; anything else is a bug and propagates as is.
-HANDLED_ERRORS = (anthropic.AnthropicError, httpx2.HTTPError, IncompleteStream)
+@functools.cache
+def handled_errors() -> tuple[type[BaseException], ...]:
+    """Failures we know how to classify; anything else is a bug and propagates as is."""
+    import anthropic
+    import httpx2
+
+    return (anthropic.AnthropicError, httpx2.HTTPError, IncompleteStream)
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,9 @@ def _status_failure(error: anthropic.APIStatusError) -> Failure:
 
 
 def classify(error: BaseException) -> Failure:
+    import anthropic
+    import httpx2
+
     if isinstance(error, anthropic.APIStatusError):
         return _status_failure(error)
     if isinstance(error, (anthropic.APITimeoutError, httpx2.TimeoutException)):

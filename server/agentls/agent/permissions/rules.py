@@ -21,9 +21,10 @@ import fnmatch
 import functools
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec  # loaded by the first path rule matched: the server answers `initialize` without it
 
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[Decision, ...] = ("deny", "ask", "allow")  # strongest first: deny wins over ask over allow
@@ -109,4 +110,6 @@ def _shell_pattern(pattern: str) -> re.Pattern[str]:
 
 @functools.lru_cache(maxsize=512)
 def _path_spec(pattern: str) -> pathspec.GitIgnoreSpec:
+    import pathspec
+
     return pathspec.GitIgnoreSpec.from_lines([pattern])

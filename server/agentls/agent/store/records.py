@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...context.blocks import Message, blocks_of
 from ...context.images import image_of_block
 from ...context.structure import request_problems
+
+if TYPE_CHECKING:
+    from .views import StoredView
 
 INTERRUPTED = "[interrupted: the session ended before this tool call finished; nothing is known of its result]"
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
@@ -34,6 +37,8 @@ class Restored:
     rows: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # message, compaction, transcript bodies
     skipped: int = 0  # records that could not be read
     repairs: int = 0  # messages dropped, merged or answered to make the history valid
+    # Restored from the working view (views.py): `messages` are then only those after it, as recorded.
+    view: StoredView | None = None
 
 
 def body_of(raw: Any) -> dict[str, Any] | None:
@@ -101,8 +106,9 @@ def usage_usd(body: dict[str, Any]) -> float | None:
     return float(usd) if isinstance(usd, (int, float)) and not isinstance(usd, bool) and usd >= 0 else None
 
 
-def replay(rows: list[tuple[str, Any]]) -> Restored:
-    """(kind, body) rows in order → the working history (compactions applied) and the usage."""
+def replay(rows: list[tuple[str, Any]], repair: bool = True) -> Restored:
+    """(kind, body) rows in order → the working history (compactions applied) and the usage.
+    repair=False: the messages as read (a tail that continues a view; the caller checks it)."""
     restored = Restored()
     messages: list[Message] = []
     for kind, raw in rows:
@@ -133,7 +139,7 @@ def replay(rows: list[tuple[str, Any]]) -> Restored:
                 restored.skipped += 1
             else:
                 restored.usage.append((*usage, usage_usd(body)))
-    restored.messages, restored.repairs = repaired(messages)
+    restored.messages, restored.repairs = repaired(messages) if repair else (messages, 0)
     return restored
 
 

@@ -30,6 +30,12 @@ TABLES: dict[str, tuple[tuple[str, ...], str]] = {
                      "body TEXT NOT NULL"), "PRIMARY KEY (session, id)"),
     # conversation records cut off by a rewind (kept, never deleted; usage records stay in `records`)
     "rewound": (("session TEXT", "seq INTEGER", "kind", "at", "body"), ""),
+    # the working view (store/views.py): the context engine's state after record `seq`, derived from the
+    # records and checked against them (the last conversation record it includes: anchor_seq, anchor_at)
+    "views": (("session TEXT PRIMARY KEY", "seq INTEGER NOT NULL", "anchor_seq INTEGER NOT NULL",
+               "anchor_at REAL NOT NULL", "state TEXT NOT NULL"), ""),
+    "view_messages": (("session TEXT NOT NULL", "idx INTEGER NOT NULL", "body TEXT NOT NULL"),
+                      "PRIMARY KEY (session, idx)"),
     # One row per ref: the sha256 of its text and the bytes its own refs row holds (0 for a ref whose text
     # an earlier ref of the session already holds: it reads that one). Sizes for pruning (prune.py), digests
     # for storing a text once (re-reading a context:// ref must not store it again; refs.py).

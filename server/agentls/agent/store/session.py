@@ -18,8 +18,9 @@ from typing import Any
 from ...context.blocks import Message
 from .base import Database, StoreError
 from .lease import Heartbeat, holds, new_owner, released, try_take
-from .records import Restored, replay
+from .records import Restored, body_of, replay
 from .refs import RefStore, copy_refs
+from .views import read_view, write_view
 
 TITLE_CHARS = 80
 
@@ -152,17 +153,29 @@ class Session:
 
     # -- reads -------------------------------------------------------------------
 
-    def restore(self) -> Restored:
+    def restore(self, use_view: bool = False) -> Restored:
         """The working history (compactions applied, made valid) and the usage records.
 
+        use_view: when the session has a usable working view (views.py), only the
+        records after it are read (`Restored.view`, and the later messages as
+        recorded: the caller continues the view with them, or asks again without
+        the view when they do not fit); the usage and state records are read
+        wherever they are (the meter's totals; the newest task list and
+        instruction folders, however long ago they changed).
         Records that cannot be read are moved to the `set_aside` table (kept, not
         deleted) and reported once."""
+        view = read_view(self.db, self._id) if use_view else None
         try:
-            rows = self.db.read("SELECT seq, kind, body FROM records WHERE session = ? ORDER BY seq", (self._id,))
+            if view is not None:
+                rows = self.db.read("SELECT seq, kind, body FROM records WHERE session = ? AND (seq > ? OR kind IN "
+                                    "('usage', 'state')) ORDER BY seq", (self._id, view.seq))
+            else:
+                rows = self.db.read("SELECT seq, kind, body FROM records WHERE session = ? ORDER BY seq", (self._id,))
         except StoreError as error:
             self.problems.append(f"This conversation could not be read ({error}); it starts empty.")
             return Restored()
-        restored = replay([(kind, body) for _, kind, body in rows])
+        restored = replay([(kind, body) for _, kind, body in rows], repair=view is None)
+        restored.view = view
         if restored.skipped:
             self._set_aside(rows)
             self.problems.append(
@@ -170,6 +183,28 @@ class Session:
                 "not be read and {} left out (kept aside in the database); everything readable was restored."
                 .format("was" if restored.skipped == 1 else "were"))
         return restored
+
+    def transcript_rows(self) -> list[tuple[str, dict[str, Any]]]:
+        """What the transcript of record is read from (agent/transcript.entries_of) when the history came
+        from the working view: every `transcript` record, the messages and compactions of the part older
+        than them, and the messages that carry images (a prompt's images are read from them)."""
+        try:
+            rows = self.db.read(
+                "SELECT kind, body FROM records WHERE session = ? AND (kind = 'transcript' OR (kind IN "
+                "('message', 'compaction') AND (body LIKE '%\"image\"%' OR seq < COALESCE((SELECT MIN(seq) FROM "
+                "records WHERE session = ? AND kind = 'transcript'), seq + 1)))) ORDER BY seq", (self._id, self._id))
+        except StoreError as error:
+            self.problems.append(f"The transcript of this conversation could not be read ({error}).")
+            return []
+        return [(kind, body) for kind, raw in rows if (body := body_of(raw)) is not None]
+
+    def save_view(self, rows: dict[int, str], length: int, state: str, *, full: bool) -> None:
+        """Store the working view after every record written so far (views.py): the message rows that
+        changed, the engine's state. Not while another process holds the session."""
+        self.flush()
+        with self.db.transaction() as connection:
+            if holds(connection, self._id, self.owner):
+                write_view(connection, self._id, self._last_seq, rows, length, state, full=full)
 
     def _set_aside(self, rows: list[tuple]) -> None:
         bad = [seq for seq, kind, body in rows if replay([(kind, body)]).skipped]

@@ -136,7 +136,8 @@ class SessionStore:
                 return False
             if is_live(lease_of(connection, session_id), time.time()):
                 raise StoreError(f"session {excerpt(session_id)} is open; close it first")
-            for table in ("records", "refs", "ref_index", "leases", "set_aside", "checkpoints", "rewound"):
+            for table in ("records", "refs", "ref_index", "leases", "set_aside", "checkpoints", "rewound", "views",
+                          "view_messages"):
                 connection.execute(f"DELETE FROM {table} WHERE session = ?", (session_id,))
             return connection.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ...agent.store.sessions import SessionInfo, matches
 from ...agent.visible import excerpt
 from .. import protocol
 from ..errors import answers, invalid_params, turn_running
@@ -44,6 +43,8 @@ def _current_id(agent) -> str | None:
 
 @answers
 async def list_sessions(ls, params: Any) -> protocol.SessionsResult:
+    from ...agent.store.sessions import SessionInfo, matches  # the store loads with the agent
+
     query = optional_text(as_object(params), "query") or ""
     host = ls.host
     agent = await host.agent()

@@ -1,0 +1,42 @@
+"""Issue 22, point 1: nothing heavy is imported on the way to the `initialize` answer.
+
+Each check runs in a fresh interpreter (this process has imported everything
+already). Importing the server module loads neither SDK, nor re2, nor the
+store (sqlite3) and the ignore-file matcher (pathspec): they load with the
+agent, after initialize is answered. The agent itself (what its readiness,
+the first agent/context answer, waits for) needs neither SDK: the anthropic
+SDK loads in the background or at the first model call, the mcp SDK when a
+server is started.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+SDKS = ("anthropic", "mcp", "acp")  # the model's, MCP's and the Agent Client Protocol's
+# and what the agent's newer parts use: the shell-command parser of the permission rules (tree-sitter)
+BEFORE_INITIALIZE = (*SDKS, "re2", "sqlite3", "pathspec", "httpx2", "pydantic", "tree_sitter", "tree_sitter_bash")
+
+
+def loaded_after(statement: str, modules: tuple[str, ...]) -> list[str]:
+    code = f"{statement}; import json, sys; print(json.dumps([m for m in {list(modules)!r} if m in sys.modules]))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_importing_the_server_imports_neither_sdk_nor_the_store():
+    assert loaded_after("import agentls.lsp.server", BEFORE_INITIALIZE) == []
+
+
+def test_the_agent_is_built_without_either_sdk():
+    agent = ("agentls.agent.loop", "agentls.agent.store", "agentls.agent.runtime", "agentls.agent.endpoint_models",
+             "agentls.agent.checkpoints", "agentls.agent.permissions")
+    assert loaded_after(f"import agentls.lsp.server, {', '.join(agent)}", SDKS) == []
+
+
+def test_the_entry_point_imports_no_more_than_the_server():
+    # `python -m agentls serve`: the command-line dispatch adds nothing heavy either
+    assert loaded_after("import agentls.cli", BEFORE_INITIALIZE) == []
