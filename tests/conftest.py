@@ -1,6 +1,7 @@
 """Fixtures shared by the agent and LSP suites: the local model server and a small workspace."""
 
 import compileall
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,17 @@ def pytest_collection_modifyitems(config, items):
     # The long tests first: under pytest-xdist (./run test) they run while the short ones fill the other
     # workers, instead of one worker finishing a long test alone at the end. (The sort is stable.)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def pytest_collection_finish(session):
+    # A pytest-xdist worker under --dist loadgroup marks each grouped test's id with "@group". Without it
+    # the groups are silently spread over workers (pytest-xdist#1386) and tests that share a folder
+    # (client-vscode/: the webview build, the .vsix, the e2e) race: refuse to run rather than flake.
+    if getattr(session.config.option, "loadgroup", False):
+        lost = [item.nodeid for item in session.items
+                if item.get_closest_marker("xdist_group") is not None and "@" not in item.nodeid]
+        if lost:
+            message = (f"pytest-xdist is not grouping --dist loadgroup tests ({lost[0]} has no @group): "
+                       "see the pytest pin in pyproject.toml")
+            sys.stderr.write(message + "\n")  # a worker's exception reaches the controller only as a crash
+            raise pytest.UsageError(message)
