@@ -53,6 +53,14 @@ SLOW_MODULES = {
 TESTS = Path(__file__).resolve().parent
 
 
+def pytest_make_parametrize_id(config, val, argname):
+    # Generated test data (images with random padding, long texts) gets an id from its type and length:
+    # the same in every pytest-xdist worker, which must collect identical test ids.
+    if isinstance(val, bytes) or (isinstance(val, str) and len(val) > 40):
+        return f"{argname}-{type(val).__name__}-{len(val)}"
+    return None
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
     for item in items:
