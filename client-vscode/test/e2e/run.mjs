@@ -464,7 +464,10 @@ async function main() {
     await chat.locator("#input").fill("count slowly to 200");
     await chat.locator("#input").press("Enter");
     await chat.locator(".msg.assistant", { hasText: "word5 " }).last().waitFor({ timeout: 30_000 });
-    await chat.locator("#stop").click();
+    // Stop by its key (Escape in the input): right after the side bar came back, VS Code may still place the
+    // webview's frame partly outside the window, where a pointer click cannot land (seen once under load);
+    // the button's own click is covered by the webview tests in Chromium.
+    await chat.locator("#input").press("Escape");
     await chat.locator(".msg.assistant.cancelled", { hasText: "Stopped." }).waitFor({ timeout: 15_000 });
     const streamed = (await chat.locator(".msg.assistant.cancelled").last().textContent()) ?? "";
     if (/word199/.test(streamed)) fail("the turn was not cancelled");
