@@ -221,14 +221,28 @@ async function shot(page, name) {
   log(`screenshot ${path.relative(repo, file)}`);
 }
 
+/**
+ * Runs a command from the palette. The palette closes when it loses the focus, and a focus change
+ * still under way when it opens (a modal dialog hands the focus back to the editor after its box has
+ * left the page) can close it at once: then it is opened again, at most three times, and said so.
+ */
 async function palette(page, title) {
-  await page.keyboard.press("Escape");
-  await page.keyboard.press("F1");
-  const box = page.locator(".quick-input-widget input");
-  await box.waitFor({ state: "visible", timeout: 10_000 });
-  await box.fill(`>${title}`);
-  const row = page.locator(".quick-input-widget .monaco-list-row", { hasText: title }).first();
-  await row.waitFor({ state: "visible", timeout: 10_000 });
+  const widget = page.locator(".quick-input-widget");
+  const box = widget.locator("input");
+  const row = widget.locator(".monaco-list-row", { hasText: title }).first();
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("F1");
+    try {
+      await box.waitFor({ state: "visible", timeout: 10_000 });
+      await box.fill(`>${title}`, { timeout: 5_000 });
+      await row.waitFor({ state: "visible", timeout: 10_000 });
+      break;
+    } catch (e) {
+      if (attempt === 3 || (await widget.isVisible())) throw e;
+      log(`the palette closed before "${title}" could be chosen (attempt ${attempt}); opening it again`);
+    }
+  }
   await page.keyboard.press("Enter");
 }
 
