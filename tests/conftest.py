@@ -42,15 +42,23 @@ def workspace(tmp_path) -> Path:
     return root
 
 
-# The long suites, left out of the quick subset (`./run test -m "not slow"`, every package still in it):
-# fault injection, properties, restarts, ruff and mypy. Other tests mark themselves (tests/lsp/test_fuzz.py,
-# tests/e2e/).
+# The quick subset (`./run test -m "not slow"`, every package still in it) leaves out the long suites
+# (fault injection, properties, restarts, ruff and mypy; tests/lsp/test_fuzz.py and tests/e2e/ mark
+# themselves) and the single tests measured slow (tests/slow_tests.txt, made by tests/slow_tests.py).
 SLOW_MODULES = {
     "agent/test_agent_faults.py", "agent/test_store_faults.py", "agent/test_agent_crash.py",
     "agent/test_mcp_property.py", "lsp/test_two_servers.py", "unit/test_context_properties.py",
     "unit/test_context_meter_properties.py", "unit/test_lint.py",
 }
 TESTS = Path(__file__).resolve().parent
+
+
+def slow_tests() -> set[str]:
+    listed = TESTS / "slow_tests.txt"
+    if not listed.exists():
+        return set()
+    lines = (line.strip() for line in listed.read_text().splitlines())
+    return {line for line in lines if line and not line.startswith("#")}
 
 
 def pytest_make_parametrize_id(config, val, argname):
@@ -63,8 +71,10 @@ def pytest_make_parametrize_id(config, val, argname):
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
+    slow = slow_tests()
     for item in items:
-        if item.path.relative_to(TESTS).as_posix() in SLOW_MODULES:
+        # an xdist group adds "@group" to the id under --dist loadgroup
+        if item.path.relative_to(TESTS).as_posix() in SLOW_MODULES or item.nodeid.split("@")[0] in slow:
             item.add_marker(pytest.mark.slow)
     # The long tests first: under pytest-xdist (./run test) they run while the short ones fill the other
     # workers, instead of one worker finishing a long test alone at the end. (The sort is stable.)
