@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentls.mock_api import MockAnthropicServer
+from slow_tests import SLOW_MODULES, listed_slow_tests
 
 SERVER = Path(__file__).resolve().parents[1] / "server" / "agentls"
 
@@ -42,23 +43,7 @@ def workspace(tmp_path) -> Path:
     return root
 
 
-# The quick subset (`./run test -m "not slow"`, every package still in it) leaves out the long suites
-# (fault injection, properties, restarts, ruff and mypy; tests/lsp/test_fuzz.py and tests/e2e/ mark
-# themselves) and the single tests measured slow (tests/slow_tests.txt, made by tests/slow_tests.py).
-SLOW_MODULES = {
-    "agent/test_agent_faults.py", "agent/test_store_faults.py", "agent/test_agent_crash.py",
-    "agent/test_mcp_property.py", "lsp/test_two_servers.py", "unit/test_context_properties.py",
-    "unit/test_context_meter_properties.py", "unit/test_lint.py",
-}
 TESTS = Path(__file__).resolve().parent
-
-
-def slow_tests() -> set[str]:
-    listed = TESTS / "slow_tests.txt"
-    if not listed.exists():
-        return set()
-    lines = (line.strip() for line in listed.read_text().splitlines())
-    return {line for line in lines if line and not line.startswith("#")}
 
 
 def pytest_make_parametrize_id(config, val, argname):
@@ -71,7 +56,7 @@ def pytest_make_parametrize_id(config, val, argname):
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
-    slow = slow_tests()
+    slow = listed_slow_tests()
     for item in items:
         # an xdist group adds "@group" to the id under --dist loadgroup
         if item.path.relative_to(TESTS).as_posix() in SLOW_MODULES or item.nodeid.split("@")[0] in slow:
