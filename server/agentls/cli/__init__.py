@@ -8,8 +8,11 @@ the other commands are dispatched to their packages, imported only when run.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import os
 import sys
+from typing import NoReturn
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -207,5 +210,23 @@ def main(argv: list[str] | None = None) -> int:
     return args.run(args)
 
 
+def run() -> NoReturn:
+    """The `agentls` command and `python -m agentls`: run a command, then end the process at once.
+
+    A command returns when it is done: its event loops, worker threads, stores and child processes
+    are closed. What the interpreter would still do is free the SDKs' thousands of modules and
+    classes, most of a second of CPU at every exit of the language server (an editor waits for it
+    at each restart or reload) that protects nothing. Exit handlers still run and output is flushed.
+    """
+    code = main()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # closed with the protocol stream, or a reader gone
+            pass
+    os._exit(code if isinstance(code, int) else 0)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
