@@ -17,4 +17,6 @@ async def test_startup_bench_runs():
     figures = await bench_startup(spawns=1, resume_messages=40)
     assert figures["agentReadyMs"]["p50"] >= figures["initializeMs"]["p50"] > 0
     assert figures["resumeReadyMs"]["p50"] > 0 and figures["firstResumeMs"] > 0
+    assert figures["exitAfterTurnMs"]["p50"] > 0
     assert "resuming a 40-message session" in format_startup(figures)
+    assert "shutdown sent → process gone" in format_startup(figures)

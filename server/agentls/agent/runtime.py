@@ -83,17 +83,24 @@ class AgentRuntime:
         async with self._lock:
             self.settings = settings
             self._configure_policy(settings)
-            # The endpoint's list is fetched meanwhile (the SDK in a thread): it decides the model as soon as it
-            # arrives (_apply_list reconfigures the agent) and before the first turn (settle_models). The agent
-            # is built without waiting for it: a start, and its meter, need neither the list nor the SDK.
-            model = await self._model_settings(settings)
-            session = await asyncio.to_thread(functools.partial(  # at worst unsaved, unless busy_store_fails
-                open_session, self.session_root, new=self.new_session, session_id=self.session_id,
-                raise_busy=self.busy_store_fails))
-            self.agent = await asyncio.to_thread(functools.partial(
-                Agent, self.workspace, model, context=context_config(settings, self.models.info),
-                approve=self.approve, session=session, editor=self.editor, mcp_servers=settings.mcp_servers,
-                shell=self.shell))
+            # The agent is built without the endpoint's list: a start, and its meter, need neither the list nor
+            # the SDK. The list is fetched once the agent stands (the SDK imported in a thread): fetched during
+            # the session's load, the SDK's import took the interpreter's lock from it for seconds (a resumed
+            # 5,000-message session was ready 2.1 s after an empty one instead of 0.3 s). It decides the model
+            # as soon as it arrives (_apply_list reconfigures the agent) and before the first turn
+            # (settle_models).
+            model = await self._model_settings(settings, fetch=False)
+            try:
+                session = await asyncio.to_thread(functools.partial(  # at worst unsaved, unless busy_store_fails
+                    open_session, self.session_root, new=self.new_session, session_id=self.session_id,
+                    raise_busy=self.busy_store_fails))
+                self.agent = await asyncio.to_thread(functools.partial(
+                    Agent, self.workspace, model, context=context_config(settings, self.models.info),
+                    approve=self.approve, session=session, editor=self.editor, mcp_servers=settings.mcp_servers,
+                    shell=self.shell))
+            finally:
+                if self.demo is None:
+                    self.models.fetch()
             return self.agent
 
     def preload(self) -> asyncio.Future[None]:
@@ -162,8 +169,9 @@ class AgentRuntime:
             self.approve.configure(settings.approval_modes())
             self.approve.rules.set_user(settings.permissions)
 
-    async def _model_settings(self, settings: AgentSettings) -> ModelSettings:
-        """ModelSettings for these settings, starting or retiring the demo model as needed."""
+    async def _model_settings(self, settings: AgentSettings, *, fetch: bool = True) -> ModelSettings:
+        """ModelSettings for these settings, starting or retiring the demo model as needed (`fetch`: the
+        endpoint's list is fetched now, else by `self.models.fetch()`)."""
         if wants_demo(settings, self.api_key):
             if self.demo is None:
                 from ..demo.model import DemoModel
@@ -176,7 +184,7 @@ class AgentRuntime:
                 self.agent.retire(demo.close)  # a stream may still be reading from it
             else:
                 await demo.close()
-        return self.models.resolve(settings.model, model_settings(settings, self.api_key), demo=False)
+        return self.models.resolve(settings.model, model_settings(settings, self.api_key), demo=False, fetch=fetch)
 
     def model_info(self) -> ActiveModel:
         info = self._models.info if self._models is not None else None

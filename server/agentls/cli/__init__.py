@@ -217,8 +217,11 @@ def run() -> NoReturn:
     are closed. What the interpreter would still do is free the SDKs' thousands of modules and
     classes, most of a second of CPU at every exit of the language server (an editor waits for it
     at each restart or reload) that protects nothing. Exit handlers still run and output is flushed.
+    Under a profiler, a debugger or coverage the interpreter ends as usual: they report at its end.
     """
     code = main()
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        sys.exit(code)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -63,14 +63,17 @@ def _env(data_dir: Path) -> dict[str, str]:
     return env
 
 
-async def _stop(client: LanguageClient) -> None:
+async def _stop(client: LanguageClient) -> float:
+    """Seconds from `shutdown` sent to the process gone (pygls' stop waits for it)."""
+    asked = time.perf_counter()
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
+    return time.perf_counter() - asked
 
 
-async def spawn_jedi(root: Path) -> float:
-    """Seconds from spawn to jedi-language-server's initialize answer."""
+async def spawn_jedi(root: Path) -> tuple[float, float]:
+    """Seconds from spawn to jedi-language-server's initialize answer, and from shutdown to exit."""
     client = LanguageClient("agentls-bench", __version__)
     spawned = time.perf_counter()
     await client.start_io(*JEDI)
@@ -78,12 +81,13 @@ async def spawn_jedi(root: Path) -> float:
         process_id=os.getpid(), root_uri=root.as_uri(), capabilities=types.ClientCapabilities()))
     answered = time.perf_counter() - spawned
     client.initialized(types.InitializedParams())
-    await _stop(client)
-    return answered
+    return answered, await _stop(client)
 
 
-async def spawn_agentls(root: Path, data_dir: Path, mock: MockAnthropicServer) -> tuple[float, float, int]:
-    """(seconds to the initialize answer, seconds to the first agent/contextUsage, tokens it shows)."""
+async def spawn_agentls(root: Path, data_dir: Path, mock: MockAnthropicServer,
+                        *, chat: bool = False) -> tuple[float, float, int, float]:
+    """(seconds to the initialize answer, seconds to the first agent/contextUsage, tokens it shows,
+    seconds from shutdown to exit — after one turn with `chat`: the model SDK is loaded then)."""
     client = LanguageClient("agentls-bench", __version__, converter_factory=raw_converter)
     ready = asyncio.Event()
     seen: dict[str, Any] = {}
@@ -95,6 +99,7 @@ async def spawn_agentls(root: Path, data_dir: Path, mock: MockAnthropicServer) -
         ready.set()
 
     client.feature(types.WINDOW_SHOW_MESSAGE)(lambda ls, params: None)
+    client.feature("agent/event")(lambda ls, params: None)  # the turn's stream (with `chat`)
     spawned = time.perf_counter()
     await client.start_io(*AGENTLS, env=_env(data_dir))
     await client.initialize_async(types.InitializeParams(
@@ -103,8 +108,9 @@ async def spawn_agentls(root: Path, data_dir: Path, mock: MockAnthropicServer) -
     answered = time.perf_counter() - spawned
     client.initialized(types.InitializedParams())
     await asyncio.wait_for(ready.wait(), READY_TIMEOUT)
-    await _stop(client)
-    return answered, seen["at"] - spawned, seen["used"]
+    if chat:  # the mock's demo reply answers an unscripted turn
+        await client.protocol.send_request_async("agent/chat", {"prompt": "hello"})
+    return answered, seen["at"] - spawned, seen["used"], await _stop(client)
 
 
 async def bench_startup(spawns: int, resume_messages: int, with_jedi: bool | None = None) -> dict[str, Any]:
@@ -117,20 +123,25 @@ async def bench_startup(spawns: int, resume_messages: int, with_jedi: bool | Non
             (root / "notes.md").write_text("# Notes\n")
         resume_data = Path(tmp) / "resume-data"
         generate_session(resumed, resume_data, resume_messages)
-        _, first_resume, used = await spawn_agentls(resumed, resume_data, mock)  # no view yet: it is written now
+        _, first_resume, used, _ = await spawn_agentls(resumed, resume_data, mock)  # no view yet: it is written now
         if used < RESUMED_AT_LEAST_PER_MESSAGE * resume_messages:
             raise RuntimeError(f"the generated conversation was not resumed (the meter shows {used} tokens)")
         jedi: list[float] = []
         init: list[float] = []
         ready: list[float] = []
         resume: list[float] = []
+        exits: list[float] = []
+        jedi_exits: list[float] = []
         for i in range(spawns):
             if with_jedi:
-                jedi.append(await spawn_jedi(empty))
-            answered, up, _ = await spawn_agentls(empty, Path(tmp) / f"data-{i}", mock)
+                answered, gone = await spawn_jedi(empty)
+                jedi.append(answered)
+                jedi_exits.append(gone)
+            answered, up, _, gone = await spawn_agentls(empty, Path(tmp) / f"data-{i}", mock, chat=True)
             init.append(answered)
             ready.append(up)
-            _, back, used = await spawn_agentls(resumed, resume_data, mock)
+            exits.append(gone)
+            _, back, used, _ = await spawn_agentls(resumed, resume_data, mock)
             if used < RESUMED_AT_LEAST_PER_MESSAGE * resume_messages:
                 raise RuntimeError(f"the generated conversation was not resumed (the meter shows {used} tokens)")
             resume.append(back)
@@ -141,11 +152,12 @@ async def bench_startup(spawns: int, resume_messages: int, with_jedi: bool | Non
     figures: dict[str, Any] = {
         "spawns": spawns, "resumeMessages": resume_messages,
         "initializeMs": ms(init), "agentReadyMs": ms(ready), "resumeReadyMs": ms(resume),
-        "firstResumeMs": round(first_resume * 1000, 1),
+        "firstResumeMs": round(first_resume * 1000, 1), "exitAfterTurnMs": ms(exits),
     }
     if jedi:
         jedi_p50 = percentile(jedi, 0.5)
         figures["jediInitializeMs"] = ms(jedi)
+        figures["jediExitMs"] = ms(jedi_exits)
         figures["ratios"] = {
             "initialize": round(percentile(init, 0.5) / jedi_p50, 2),
             "ready": round(percentile(ready, 0.5) / jedi_p50, 2),
@@ -174,6 +186,12 @@ def format_startup(figures: dict[str, Any]) -> str:
                     if ratios else ""))
     lines.append(f"  the first start after it was stored (no working view yet: every record replayed, "
                  f"the view written): {figures['firstResumeMs']:.0f} ms")
+    exits = figures["exitAfterTurnMs"]
+    lines.append("shutdown sent → process gone (agentls after one turn: the model SDK loaded)")
+    if jedi:
+        lines.append(f"  jedi-language-server   p50 {figures['jediExitMs']['p50']:6.0f} ms   "
+                     f"max {figures['jediExitMs']['max']:6.0f} ms")
+    lines.append(f"  agentls                p50 {exits['p50']:6.0f} ms   max {exits['max']:6.0f} ms")
     if not jedi:
         lines.append("  (jedi-language-server is not installed: pip install jedi-language-server for the ratios)")
     return "\n".join(lines)
