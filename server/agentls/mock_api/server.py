@@ -387,11 +387,12 @@ class _Handler(BaseHTTPRequestHandler):
             delay = per_event_delay + (chunk_delay if event.name == "content_block_delta" else 0.0)
             if mock.wait(delay):
                 self._drop(reset=False)
-            self._write_chunk(event.encode())
+            # noted before the write: once written, the client may act on it before this thread runs again
             if first_text and event.name == "content_block_delta" and mock.on_first_text_delta is not None:
                 if event.data.get("delta", {}).get("type") == "text_delta":
                     first_text = False
                     mock.on_first_text_delta()
+            self._write_chunk(event.encode())
         self._write_chunk(b"")  # terminating chunk
 
     # ------------------------------------------------------------ low level
