@@ -66,9 +66,9 @@ class EndpointModels:
         self._told: set[str] = set()
         self.setting_names = dict(setting_names or SETTING_NAMES)
 
-    def resolve(self, configured: str | None, base: ModelSettings, *, demo: bool, fetch: bool = True) -> ModelSettings:
-        """`base` with the model that answers and the catalog that describes it; the endpoint's list is
-        fetched now, or with `fetch=False` once `fetch()` is called."""
+    def resolve(self, configured: str | None, base: ModelSettings, *, demo: bool) -> ModelSettings:
+        """`base` with the model that answers and the catalog that describes it (the list known now:
+        `fetch()` asks the endpoint for a newer one)."""
         from ..model.catalog import DEMO_NOTE, ModelChoice, choose_model, fallback_catalog
         from ..model.thinking import thinking_request
 
@@ -80,8 +80,6 @@ class EndpointModels:
             self.thinking_note = ""
             return base
         self._endpoint = base
-        if fetch:
-            self.catalog.refresh(base)
         listed = self.catalog.current(base)
         self.models = listed if listed is not None else fallback_catalog(
             f"listing the models of {base.endpoint_host}…; until then this is agentls' offline list",
@@ -94,7 +92,7 @@ class EndpointModels:
         return replace(base, model=self.choice.model, catalog=self.models)
 
     def fetch(self) -> None:
-        """Fetch the list of the endpoint last resolved, unless it is cached and fresh."""
+        """Fetch the list of the endpoint last resolved (none for the demo model), unless cached and fresh."""
         if self._endpoint is not None:
             self.catalog.refresh(self._endpoint)
 

@@ -99,8 +99,7 @@ class AgentRuntime:
                     approve=self.approve, session=session, editor=self.editor, mcp_servers=settings.mcp_servers,
                     shell=self.shell))
             finally:
-                if self.demo is None:
-                    self.models.fetch()
+                self.models.fetch()  # nothing to fetch for the demo model
             return self.agent
 
     def preload(self) -> asyncio.Future[None]:
@@ -184,7 +183,10 @@ class AgentRuntime:
                 self.agent.retire(demo.close)  # a stream may still be reading from it
             else:
                 await demo.close()
-        return self.models.resolve(settings.model, model_settings(settings, self.api_key), demo=False, fetch=fetch)
+        resolved = self.models.resolve(settings.model, model_settings(settings, self.api_key), demo=False)
+        if fetch:
+            self.models.fetch()
+        return resolved
 
     def model_info(self) -> ActiveModel:
         info = self._models.info if self._models is not None else None
