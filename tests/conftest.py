@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 
 from agentls.mock_api import MockAnthropicServer
+import forkserver
 from slow_tests import SLOW_MODULES, listed_slow_tests
 
 SERVER = Path(__file__).resolve().parents[1] / "server" / "agentls"
+FORK_SERVER = pytest.StashKey[object]()
 
 
 def pytest_configure(config):
@@ -17,6 +19,14 @@ def pytest_configure(config):
     # an editable install under PYTHONDONTWRITEBYTECODE would compile every module in every server process.
     if not hasattr(config, "workerinput"):  # once: in the xdist controller, or a run without workers
         compileall.compile_dir(str(SERVER), quiet=1)
+    # Where tests run (each xdist worker, or this process without workers): a fork server for the
+    # `agentls` processes they start (tests/forkserver.py).
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        config.stash[FORK_SERVER] = forkserver.start_for_this_process()
+
+
+def pytest_unconfigure(config):
+    forkserver.stop(config.stash.get(FORK_SERVER, None))
 
 
 @pytest.fixture(autouse=True)

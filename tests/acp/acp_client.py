@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,8 +20,8 @@ from typing import Any
 import acp
 from acp import schema
 from agentls.mock_api import MockAnthropicServer
+from forkserver import agentls_command
 
-AGENT = [sys.executable, "-m", "agentls", "acp"]
 SECRET = "sk-ant-acp-test-DISTINCTIVE-51c0de"
 EXIT_SECONDS = 30.0  # after stdin closes, before the SDK's client side sends SIGTERM (a loaded machine is slow)
 
@@ -165,7 +164,7 @@ async def running_agent(client: EditorClient, env: dict[str, str], *, observers:
     kwargs: dict[str, Any] = {"observers": observers} if observers else {}
     # stderr inherited (pytest shows it on failure; an unread pipe could fill up), and time to exit by itself
     transport = {"stderr": None, "shutdown_timeout": EXIT_SECONDS}
-    async with acp.spawn_agent_process(client, *AGENT, env=env, transport_kwargs=transport,
+    async with acp.spawn_agent_process(client, *agentls_command("acp"), env=env, transport_kwargs=transport,
                                        **kwargs) as (conn, process):
         await asyncio.wait_for(conn.initialize(protocol_version=acp.PROTOCOL_VERSION,
                                                client_capabilities=capabilities(**offers)), 60)

@@ -3,12 +3,12 @@
 import logging
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from agentls.agent.loop import AgentError
 from agentls.mock_api import Fault
 from conftest import SECRET
+from forkserver import agentls_command
 
 
 def files_containing(folder: Path, needle: str) -> list[Path]:
@@ -38,7 +38,7 @@ def test_cli_error_output_and_session_files_do_not_contain_the_key(tmp_path):
     data = tmp_path / "data"
     env = {**os.environ, "ANTHROPIC_API_KEY": SECRET, "AGENTLS_DATA_DIR": str(data)}
     done = subprocess.run(
-        [sys.executable, "-m", "agentls", "ask", "hi", "--workspace", str(workspace),
+        [*agentls_command(), "ask", "hi", "--workspace", str(workspace),
          "--base-url", "http://127.0.0.1:9"],  # nothing listens there
         capture_output=True, text=True, env=env, timeout=120,
     )

@@ -2,13 +2,13 @@
 
 import os
 import subprocess
-import sys
+from forkserver import agentls_command
 
 
 def run(args, tmp_path, stdin=None, env=None):
     base = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
     env = {**base, **(env or {}), "AGENTLS_DATA_DIR": str(tmp_path / "data")}
-    return subprocess.run([sys.executable, "-m", "agentls", *args], input=stdin, capture_output=True,
+    return subprocess.run([*agentls_command(), *args], input=stdin, capture_output=True,
                           text=True, env=env, timeout=120)
 
 

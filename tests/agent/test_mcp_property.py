@@ -13,7 +13,7 @@ import asyncio
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentls.agent import events as ev
@@ -37,6 +37,10 @@ step = st.one_of(
     st.just(("read_file", {"path": "notes.md"})),
 )
 turn = st.lists(step, min_size=0, max_size=4)
+# Always tried, whatever is generated: a tool list that grows and shrinks between turns, and results big
+# enough for the layers to rewrite (a run of 20 random conversations has drawn neither change).
+BOTH_BREAKS = [[("mcp__web__grow", {})], [("mcp__web__big", {"lines": 1500}), ("mcp__web__big", {"lines": 1500})],
+               [("mcp__web__shrink", {}), ("mcp__web__big", {"lines": 1500})], [("read_file", {"path": "notes.md"})]]
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +98,7 @@ def test_tool_list_changes_never_break_append_only_between_batches(model_api, we
 
     @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
     @given(turns=st.lists(turn, min_size=1, max_size=5))
+    @example(turns=BOTH_BREAKS)
     def conversations(turns):
         workspace = tmp_path_factory.mktemp("ws")
         (workspace / "notes.md").write_text("# Notes\nThe answer is 42.\n")

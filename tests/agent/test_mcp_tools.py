@@ -24,6 +24,7 @@ from conftest import settings_for
 from mcp_fixtures import HttpServer, stdio_config
 from agentls.agent.runtime import ActiveModel
 from agentls.lsp import protocol
+from forkserver import agentls_command
 
 
 def wire_status(agent):
@@ -292,7 +293,7 @@ def test_repl_mcp_command_lists_the_servers(tmp_path, workspace):
                                                  "broken": {"command": "/nonexistent/server"}}}))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env["AGENTLS_DATA_DIR"] = str(tmp_path / "data")
-    done = subprocess.run([sys.executable, "-m", "agentls", "repl", "--workspace", str(workspace), "--mcp-config",
+    done = subprocess.run([*agentls_command(), "repl", "--workspace", str(workspace), "--mcp-config",
                            str(config)], input="/mcp\n/quit\n", capture_output=True, text=True, env=env, timeout=180)
     assert done.returncode == 0, done.stderr
     assert "test [running] stdio" in done.stdout and "(env TOKEN=***)" in done.stdout

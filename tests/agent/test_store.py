@@ -16,6 +16,7 @@ from agentls.agent.store import SessionStore, StoreError, open_session
 from agentls.agent.store.lease import LEASE_TTL
 from agentls.context.structure import request_problems
 from agentls.mock_api import Reply, Text, ToolUse
+from forkserver import agentls_command
 
 USAGE = {"input_tokens": 1000, "output_tokens": 100, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 
@@ -119,7 +120,7 @@ async def test_a_failed_write_does_not_end_the_turn(make_agent, mock_api):
 
 
 def run_cli(args, env, stdin=None):
-    return subprocess.run([sys.executable, "-m", "agentls", "sessions", *args], capture_output=True, text=True,
+    return subprocess.run([*agentls_command(), "sessions", *args], capture_output=True, text=True,
                           env=env, input=stdin, timeout=120)
 
 

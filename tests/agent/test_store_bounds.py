@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import subprocess
-import sys
 
 import pytest_asyncio
 
@@ -25,6 +24,7 @@ from agentls.agent.workspace import Workspace
 from agentls.mock_api import Reply, Text, ToolUse
 from conftest import settings_for
 from mcp_fixtures import stdio_config
+from forkserver import agentls_command
 
 # The documented figures (README, "Limits"; agent/result_cap.py).
 RESULT_CAP = 1_000_000  # bytes one tool result keeps
@@ -136,7 +136,7 @@ def test_old_sessions_originals_are_pruned_oldest_first_never_an_open_ones_and_v
     opened.close()
 
     env = {**os.environ, "AGENTLS_DATA_DIR": str(data_dir), "AGENTLS_STORE_LIMIT_MB": "0.5"}
-    done = subprocess.run([sys.executable, "-m", "agentls", "sessions", "--workspace", str(workspace), "vacuum"],
+    done = subprocess.run([*agentls_command(), "sessions", "--workspace", str(workspace), "vacuum"],
                           capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "stored originals of 1 session removed" in done.stdout, done.stdout

@@ -17,7 +17,7 @@ from pytest_lsp.client import LanguageClient, register_lsp_features
 
 from agentls.lsp.transport import raw_converter
 
-from .helpers import SERVER, Editor, full_capabilities, server_env
+from .helpers import Editor, full_capabilities, server_command, server_env
 
 
 @pytest.fixture
@@ -27,11 +27,14 @@ def data_dir(tmp_path) -> Path:
 
 @pytest_asyncio.fixture
 async def start_editor(workspace, data_dir):
-    """Start a server and initialize it: `await start_editor(options, capabilities, env=...)`."""
+    """Start a server and initialize it: `await start_editor(options, capabilities, env=...)`.
+
+    `plain=True`: a process of its own rather than a fork of the worker's fork server (tests/forkserver.py)."""
     started: list[LanguageClient] = []
 
     async def start(options: dict | None = None, capabilities: types.ClientCapabilities | None = None,
-                    env: dict[str, str] | None = None, folders: list[Path] | None = None) -> Editor:
+                    env: dict[str, str] | None = None, folders: list[Path] | None = None,
+                    plain: bool = False) -> Editor:
         client = LanguageClient(converter_factory=raw_converter)
         register_lsp_features(client)
         editor = Editor(client)
@@ -54,7 +57,7 @@ async def start_editor(workspace, data_dir):
             editor.edits.append(params)
             return editor.edit_answer
 
-        await client.start_io(*SERVER, env=env or server_env(data_dir))
+        await client.start_io(*server_command(plain), env=env or server_env(data_dir))
         started.append(client)
         roots = folders or [workspace]
         await client.initialize_session(types.InitializeParams(

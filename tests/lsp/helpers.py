@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,9 +13,14 @@ from lsprotocol import types
 from pytest_lsp.client import LanguageClient
 
 from agentls.mock_api import MockAnthropicServer
+from forkserver import agentls_command
 
 SECRET = "sk-ant-lsp-test-DISTINCTIVE-7f3e9a"
-SERVER = [sys.executable, "-m", "agentls", "serve", "--stdio"]
+
+
+def server_command(plain: bool = False) -> list[str]:
+    """`agentls serve --stdio`, through the worker's fork server unless `plain` (tests/forkserver.py)."""
+    return agentls_command("serve", "--stdio", plain=plain)
 
 
 def full_capabilities() -> types.ClientCapabilities:

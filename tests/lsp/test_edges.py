@@ -12,7 +12,7 @@ import pytest
 from pygls.exceptions import JsonRpcException
 
 from agentls.mock_api import Fault, Reply, Text, ToolUse
-from .helpers import SERVER, options_for, server_env, wait_until
+from .helpers import options_for, server_command, server_env, wait_until
 
 KEY = "sk-ant-env-key-DISTINCTIVE-0a1b2c"
 TOKEN = "proxy-token-DISTINCTIVE-9z8y7x"
@@ -25,7 +25,8 @@ def _env_options(mock_api) -> dict:
 
 async def test_an_approved_command_cannot_read_the_key_from_the_server(start_editor, mock_api, data_dir):
     env = server_env(data_dir, ANTHROPIC_API_KEY=KEY, ANTHROPIC_AUTH_TOKEN=TOKEN)
-    editor = await start_editor(_env_options(mock_api), env=env)
+    # plain: a forked server's /proc/<pid>/environ is its fork server's, which never held the key
+    editor = await start_editor(_env_options(mock_api), env=env, plain=True)
     mock_api.script(Reply([ToolUse("run_shell", {"command": LOOK})]), Reply([Text("seen")]))
     await editor.request("agent/chat", {"prompt": "look around"})
     output = mock_api.message_bodies[-1]["messages"][-1]["content"][0]["content"]
@@ -48,8 +49,8 @@ async def test_an_echoed_auth_token_is_masked(start_editor, mock_api, data_dir):
 
 
 def test_the_server_exits_when_its_client_closes_stdin(tmp_path, data_dir):
-    process = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               env=server_env(data_dir), cwd=tmp_path)
+    process = subprocess.Popen(server_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, env=server_env(data_dir), cwd=tmp_path)
     body = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"rootUri":null}}'
     process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
     process.stdin.flush()

@@ -14,7 +14,7 @@ import json
 import time
 
 from agentls.mock_api import Reply, Text, ToolUse
-from .helpers import SERVER, options_for, server_env
+from .helpers import options_for, server_command, server_env
 from .rawclient import RawClient
 
 PROCESSED = 10_000  # the documented cap (README, "Limits")
@@ -62,7 +62,7 @@ async def test_two_hundred_twenty_thousand_locations_are_capped_and_processed_of
     json.loads(answer)
     decoding = time.monotonic() - started  # what reading the answer's JSON takes on this machine, now
     gc.enable()
-    await client.start(*SERVER, env=server_env(data_dir))
+    await client.start(*server_command(), env=server_env(data_dir))
     try:
         options = {**options_for(mock_api), "editorQueries": ["references"]}
         await client.request("initialize", {"capabilities": {}, "rootUri": workspace.as_uri(),

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .helpers import SECRET, SERVER, server_env
+from .helpers import SECRET, server_command, server_env
 from .rawclient import RawClient
 
 pytestmark = pytest.mark.slow
@@ -117,7 +117,7 @@ def check_answer(method: str, params: Any, answer: dict) -> None:
 
 async def test_fuzzed_params_are_all_answered_and_never_leak_the_key(mock_api, workspace, data_dir):
     client = RawClient()
-    await client.start(*SERVER, env=server_env(data_dir))
+    await client.start(*server_command(), env=server_env(data_dir))
     try:
         init = await client.request("initialize", {
             "processId": None, "rootUri": workspace.as_uri(), "capabilities": {"window": {"showMessage": {}}},

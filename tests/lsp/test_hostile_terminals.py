@@ -19,6 +19,7 @@ from pathlib import Path
 from agentls.agent.mcp.names import qualified_name
 from agentls.mock_api import Reply, Text, ToolUse
 from .helpers import SECRET, server_env
+from forkserver import agentls_command
 
 ODD = str(Path(__file__).resolve().parent.parent / "mcp_odd_server.py")
 HOSTILE = "\x1b[2J\x9b31m\u202eevil\x1b]8;;http://x\x07"  # as mcp_odd_server.HOSTILE
@@ -35,7 +36,7 @@ def forbidden_in(text: str) -> list[str]:
 
 async def run(args: list[str], env: dict[str, str], stdin: str = "") -> tuple[str, str, int]:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "agentls", *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        *agentls_command(), *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, env=env)
     out, err = await asyncio.wait_for(process.communicate(stdin.encode()), 240)
     return out.decode(errors="replace"), err.decode(errors="replace"), process.returncode

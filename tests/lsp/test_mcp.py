@@ -11,6 +11,7 @@ from lsprotocol import types
 
 from agentls.mock_api import Reply, Text, ToolUse
 from .helpers import SECRET, options_for, server_env, wait_until
+from forkserver import agentls_command
 
 TEST_SERVER = str(Path(__file__).resolve().parent.parent / "mcp_test_server.py")
 TOKEN = "mcp-env-secret-5521"
@@ -88,7 +89,7 @@ async def test_agentls_chat_mcp_command_confirm_and_no_secret_in_any_output(work
     env = server_env(data_dir, ANTHROPIC_BASE_URL=mock_api.base_url, ANTHROPIC_API_KEY=SECRET, AGENTLS_LOG="debug")
     mock_api.script(Reply([ToolUse("mcp__test__echo", {"text": "from chat"})]), Reply([Text("echoed it")]))
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "agentls", "chat", "--workspace", str(workspace), "--mcp-config", str(config),
+        *agentls_command(), "chat", "--workspace", str(workspace), "--mcp-config", str(config),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
     lines = ["/mcp", "echo please", "y", "/context", "/quit"]
     out, err = await asyncio.wait_for(process.communicate("\n".join(lines).encode() + b"\n"), 180)

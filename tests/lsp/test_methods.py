@@ -129,10 +129,10 @@ async def test_requests_before_initialize_are_refused(data_dir):
 
     from agentls.lsp.transport import raw_converter
 
-    from .helpers import SERVER
+    from .helpers import server_command
 
     client = LanguageClient(converter_factory=raw_converter)
-    await client.start_io(*SERVER, env=server_env(data_dir))
+    await client.start_io(*server_command(), env=server_env(data_dir))
     client.capabilities = types.ClientCapabilities()  # pytest-lsp's own check, not an initialize
     try:
         with pytest.raises(JsonRpcException) as failure:

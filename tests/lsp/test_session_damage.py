@@ -13,7 +13,6 @@ import asyncio
 import hashlib
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from lsprotocol import types
 from agentls.context.structure import request_problems
 from agentls.mock_api import Reply, Text, ToolUse
 from .helpers import options_for, server_env
+from forkserver import agentls_command
 
 GOOD = [
     {"type": "message", "at": 1.0, "message": {"role": "user", "content": [{"type": "text", "text": "first prompt"}]}},
@@ -92,7 +92,7 @@ async def test_ask_on_a_damaged_session_prints_no_traceback(tmp_path, workspace)
     data = tmp_path / "data"
     legacy_session(data, workspace, DAMAGES["json-not-an-object"])
     done = await asyncio.to_thread(
-        subprocess.run, [sys.executable, "-m", "agentls", "ask", "What does notes.md say?", "--workspace",
+        subprocess.run, [*agentls_command(), "ask", "What does notes.md say?", "--workspace",
                          str(workspace)], capture_output=True, text=True, env=server_env(data), timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 0 and "The answer is 42." in done.stdout
@@ -133,7 +133,7 @@ async def test_ask_on_a_database_that_is_not_a_database_sets_it_aside_and_answer
     data.mkdir()
     (data / "sessions.db").write_bytes(b"this is not a database\n" * 100)
     done = await asyncio.to_thread(
-        subprocess.run, [sys.executable, "-m", "agentls", "ask", "What does notes.md say?", "--workspace",
+        subprocess.run, [*agentls_command(), "ask", "What does notes.md say?", "--workspace",
                          str(workspace)], capture_output=True, text=True, env=server_env(data), timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 0 and "The answer is 42." in done.stdout

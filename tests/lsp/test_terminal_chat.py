@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 
 from agentls.mock_api import Reply, Text, ToolUse
 from .helpers import SECRET, server_env
+from forkserver import agentls_command
 
 
 async def run_chat(workspace, env, lines: list[str], *flags: str) -> tuple[str, str, int]:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "agentls", "chat", "--workspace", str(workspace), *flags,
+        *agentls_command(), "chat", "--workspace", str(workspace), *flags,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
     out, err = await asyncio.wait_for(process.communicate("\n".join(lines).encode() + b"\n"), 120)
     return out.decode(), err.decode(), process.returncode

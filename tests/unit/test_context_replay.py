@@ -1,6 +1,5 @@
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +8,7 @@ from agentls.evaluation.replay import load_trace, replay_trace, total_of
 from agentls.evaluation.replay_compare import compare
 from agentls.context.structure import request_problems
 from synth import assistant_text, results, tool_call, user
+from forkserver import agentls_command
 
 SHARED_TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
 
@@ -28,7 +28,7 @@ def synthetic_trace(tmp_path: Path, turns: int = 60) -> Path:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "agentls", "replay", *args],
+    return subprocess.run([*agentls_command(), "replay", *args],
                           capture_output=True, text=True, timeout=120)
 
 

@@ -10,7 +10,6 @@ import asyncio
 import io
 import os
 import subprocess
-import sys
 
 from agentls.agent.approval import ApprovalRequest
 from agentls.agent.visible import visible
@@ -18,6 +17,7 @@ from agentls.cli.local import terminal_asker
 from agentls.cli.render import Renderer
 from agentls.lsp.confirm import message_text
 from agentls.mock_api import MockAnthropicServer, Reply, Text, ToolUse
+from forkserver import agentls_command
 
 SPOOF = "rm -rf ~/precious\r\x1b[2Kls -la"
 HIDDEN = ["\r", "\x1b", "\b", "\x07", "\x7f", "\x9b", "\u202e", "\u2066", "\u200b", "\u2028", "\ufeff"]
@@ -71,7 +71,7 @@ def test_agentls_ask_prompt_shows_the_real_command(tmp_path) -> None:
         mock.script(Reply([ToolUse("run_shell", {"command": SPOOF})]), Reply([Text("ok")]))
         env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
         env.update(AGENTLS_DATA_DIR=str(tmp_path / "data"), ANTHROPIC_BASE_URL=mock.base_url)
-        done = subprocess.run([sys.executable, "-m", "agentls", "ask", "list", "--workspace", str(root)],
+        done = subprocess.run([*agentls_command(), "ask", "list", "--workspace", str(root)],
                               input="n\n", capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "? run: rm -rf ~/precious\\r\\x1b[2Kls -la" in done.stderr and "allow? [y]es" in done.stderr
