@@ -110,7 +110,10 @@ def launch(address: str, args: list[str]) -> None:
         conn.connect(address)
     except OSError:
         os.execv(sys.executable, plain)  # no fork server (yet): start it plainly
-    request = json.dumps({"args": args, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
+    # signals ignored where this launcher was started (a pytest-xdist worker ignores SIGINT): a plain
+    # start inherits that, so the child must too
+    ignored = [int(signum) for signum in FORWARDED_SIGNALS if signal.getsignal(signum) == signal.SIG_IGN]
+    request = json.dumps({"args": args, "env": dict(os.environ), "cwd": os.getcwd(), "ignored": ignored}).encode()
     fds = array.array("i", [0, 1, 2])
     conn.sendmsg([struct.pack("!I", len(request))], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds.tobytes())])
     conn.sendall(request)
@@ -208,7 +211,7 @@ class ForkServer:
         if request is None:
             conn.close()
             return
-        args, env, cwd, fds = request
+        args, env, cwd, ignored, fds = request
         if startup_environment(env) != self.startup:
             _close(fds)
             conn.sendall(b"plain\n")
@@ -217,7 +220,7 @@ class ForkServer:
         pid = os.fork()
         if pid == 0:
             self.close_in_child()
-            run_child(conn, args, env, cwd, fds)  # never returns
+            run_child(conn, args, env, cwd, ignored, fds)  # never returns
         _close(fds)
         self.children[pid] = conn
         self.selector.register(conn, selectors.EVENT_READ, pid)
@@ -267,7 +270,7 @@ def _kill(pid: int) -> None:
         pass
 
 
-def _receive(conn: socket.socket) -> tuple[list[str], dict[str, str], str, list[int]] | None:
+def _receive(conn: socket.socket) -> tuple[list[str], dict[str, str], str, list[int], list[int]] | None:
     fds = array.array("i")
     header, ancillary, _, _ = conn.recvmsg(4, socket.CMSG_SPACE(3 * fds.itemsize))
     for level, kind, data in ancillary:
@@ -285,7 +288,7 @@ def _receive(conn: socket.socket) -> tuple[list[str], dict[str, str], str, list[
             return None
         body += chunk
     request = json.loads(body)
-    return request["args"], request["env"], request["cwd"], list(fds)
+    return request["args"], request["env"], request["cwd"], request["ignored"], list(fds)
 
 
 def _close(fds: list[int]) -> None:
@@ -296,11 +299,15 @@ def _close(fds: list[int]) -> None:
             pass
 
 
-def run_child(conn: socket.socket, args: list[str], env: dict[str, str], cwd: str, fds: list[int]) -> None:
+def run_child(conn: socket.socket, args: list[str], env: dict[str, str], cwd: str, ignored: list[int],
+              fds: list[int]) -> None:
     """In the forked child: become `python -m agentls *args` with the launcher's streams; never return."""
     code = 1
     try:
         conn.close()
+        for signum in FORWARDED_SIGNALS:  # what the interpreter sets at start-up, given what it inherited
+            default = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
+            signal.signal(signum, signal.SIG_IGN if signum in ignored else default)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         _close([fd for fd in fds if fd > 2])

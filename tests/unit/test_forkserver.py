@@ -76,8 +76,9 @@ def test_a_signal_to_the_launcher_reaches_the_server(fork_servers, tmp_path):
     codes = {}
     for way, plain, signum in (("plain", True, signal.SIGTERM), ("forked", False, signal.SIGTERM),
                                ("plain", True, signal.SIGINT), ("forked", False, signal.SIGINT)):
+        # SIGINT as a terminal leaves it (a pytest-xdist worker ignores it, and so would what it starts)
         process = subprocess.Popen(agentls_command("serve", "--stdio", plain=plain), stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=default_sigint,
                                    env={**os.environ, "AGENTLS_DATA_DIR": str(tmp_path / way / signum.name)})
         body = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"rootUri":null}}'
         process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
@@ -88,6 +89,30 @@ def test_a_signal_to_the_launcher_reaches_the_server(fork_servers, tmp_path):
     # SIGINT: the server's own handling (130); the launcher would die of it (-2) if it kept it
     assert [codes["forked", name] for name in ("SIGTERM", "SIGINT")] == \
         [codes["plain", name] for name in ("SIGTERM", "SIGINT")], codes
+
+
+def default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_an_ignored_signal_stays_ignored(fork_servers, tmp_path):
+    """What a plain start inherits: a pytest-xdist worker ignores SIGINT, so do the servers it starts."""
+    codes = {}
+    for way, plain in (("plain", True), ("forked", False)):
+        process = subprocess.Popen(agentls_command("serve", "--stdio", plain=plain), stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+                                   env={**os.environ, "AGENTLS_DATA_DIR": str(tmp_path / way)})
+        body = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"rootUri":null}}'
+        process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        process.stdin.flush()
+        assert process.stdout.readline().startswith(b"Content-Length")
+        process.send_signal(signal.SIGINT)
+        time.sleep(1.0)
+        codes[way] = process.poll()  # still running: the signal was ignored
+        process.stdin.close()  # the editor is gone: it ends
+        process.wait(60)
+    assert codes == {"plain": None, "forked": None}
 
 
 def test_a_killed_launcher_takes_its_server_with_it(fork_servers):
