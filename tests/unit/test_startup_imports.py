@@ -40,3 +40,36 @@ def test_the_agent_is_built_without_either_sdk():
 def test_the_entry_point_imports_no_more_than_the_server():
     # `python -m agentls serve`: the command-line dispatch adds nothing heavy either
     assert loaded_after("import agentls.cli", BEFORE_INITIALIZE) == []
+
+
+# Records which thread first imports each agentls module, runs `agentls acp` until its stdin ends, waits
+# for its other threads, and prints the threads that imported agentls modules.
+IMPORTING_THREADS = """
+import json, sys, threading
+seen = set()
+class Recorder:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name.startswith("agentls"):
+            seen.add(threading.current_thread().name)
+        return None
+sys.meta_path.insert(0, Recorder)
+from agentls.cli import main
+main(["acp"])
+for thread in threading.enumerate():
+    if thread is not threading.main_thread():
+        thread.join(60)
+open(sys.argv[1], "w").write(json.dumps(sorted(seen)))  # stdout belongs to the protocol
+"""
+
+
+def test_the_acp_agent_imports_its_modules_in_one_thread(tmp_path):
+    """The model SDK loads in a thread while the client initializes; the agent's own modules load in the main
+    thread only: two threads entering them at different points met each other's half-imported module (a
+    package and its submodule) and a start failed with "partially initialized module"."""
+    threads = tmp_path / "threads.json"
+    done = subprocess.run([sys.executable, "-c", IMPORTING_THREADS, str(threads)], capture_output=True, text=True,
+                          timeout=120,
+                          input="")  # a pipe that ends at once (epoll refuses /dev/null)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(threads.read_text()) == ["MainThread"]

@@ -32,19 +32,22 @@ def run_acp(args: argparse.Namespace) -> int:
     from .. import credentials
 
     credentials.take_from_environment()  # the agent's shell commands are our children
-    _warm_up()
     logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="agentls acp: %(levelname)s %(name)s: %(message)s")
     return asyncio.run(_serve())
 
 
-def _warm_up() -> None:
-    """Import the agent (and the anthropic SDK, slow to import) while the client initializes."""
-    import importlib
+def _load_sdk_meanwhile() -> None:
+    """Import the model SDK (the slowest import) in a thread while the client initializes.
+
+    Only once this front end's own modules are imported: two threads entering the agent's modules at
+    different points can each meet the other's half-imported module (a package and its submodule),
+    which failed a start with "partially initialized module … has no attribute" (a fresh-clone run)."""
     import threading
 
-    threading.Thread(target=importlib.import_module, args=("agentls.agent.loop",), name="acp-warm-up",
-                     daemon=True).start()
+    from ..model.client import load_sdk
+
+    threading.Thread(target=load_sdk, name="acp-sdk", daemon=True).start()
 
 
 async def _serve() -> int:
@@ -54,6 +57,8 @@ async def _serve() -> int:
 
     from .agent import AcpAgent
     from .transport import stdio_transport
+
+    _load_sdk_meanwhile()
 
     transport = await stdio_transport()
     agent = AcpAgent(after_answer=transport.after)
