@@ -11,7 +11,6 @@ import forkserver
 from slow_tests import SLOW_MODULES, listed_slow_tests
 
 SERVER = Path(__file__).resolve().parents[1] / "server" / "agentls"
-FORK_SERVER = pytest.StashKey[object]()
 
 
 def pytest_configure(config):
@@ -22,11 +21,11 @@ def pytest_configure(config):
     # Where tests run (each xdist worker, or this process without workers): a fork server for the
     # `agentls` processes they start (tests/forkserver.py).
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
-        config.stash[FORK_SERVER] = forkserver.start_for_this_process()
+        forkserver.start_for_this_process()
 
 
 def pytest_unconfigure(config):
-    forkserver.stop(config.stash.get(FORK_SERVER, None))
+    forkserver.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -2,7 +2,7 @@
 
 A test starts hundreds of `python -m agentls …` processes (language servers, ACP agents, terminal
 chats). Each spent ~2 s of CPU importing the same third-party packages (the anthropic SDK alone is
-~3,200 modules), over half of the suite's CPU. Each pytest worker therefore keeps one fork server
+~3,200 modules), over half of the suite's CPU. Each pytest worker therefore keeps fork servers
 that imported them once; a test's command is a small launcher (`python -I -S forkserver.py run …`)
 that hands the server its argv, environment, working folder and its three standard streams, and
 lives exactly as long as the forked `agentls` process: same pipes, same exit status (a signal
@@ -56,27 +56,24 @@ def startup_environment(env: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in env.items() if k.startswith("PYTHON") or k in STARTUP_VARIABLES}
 
 
-def start_for_this_process() -> list | None:
+def start_for_this_process() -> None:
     """Start this test process's fork servers (each serves once its imports are done; until then the
-    launchers start plainly). They end with this process. None where there is no fork or it is off."""
+    launchers start plainly). They end with this process (`stop`). None where there is no fork or it is off."""
     if os.environ.get("AGENTLS_TEST_FORKSERVER", "1") == "0" or not hasattr(os, "fork") \
             or not hasattr(socket, "AF_UNIX") or not hasattr(socket.socket, "sendmsg"):
-        return None
+        return
     import random
     import subprocess
     import tempfile
 
     folder = tempfile.mkdtemp(prefix="agentls-fork-")
-    processes = []
     for n in range(SERVERS):
         address = os.path.join(folder, f"socket{n}")
         seed = str(random.randrange(1, 2**32))
-        processes.append(subprocess.Popen([sys.executable, HERE, "serve", address, str(os.getpid()), seed],
-                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, cwd=folder,
-                                          env={**os.environ, "PYTHONHASHSEED": seed}))
+        _processes.append(subprocess.Popen([sys.executable, HERE, "serve", address, str(os.getpid()), seed],
+                                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, cwd=folder,
+                                           env={**os.environ, "PYTHONHASHSEED": seed}))
         _addresses.append(address)
-    _processes[:] = processes
-    return processes
 
 
 def serving(timeout: float) -> list[int]:
@@ -91,13 +88,13 @@ def serving(timeout: float) -> list[int]:
     return [process.pid for process in _processes]
 
 
-def stop(processes: list | None) -> None:
+def stop() -> None:
     _addresses.clear()
-    _processes.clear()
-    for process in processes or []:
+    for process in _processes:
         process.terminate()
-    for process in processes or []:
+    for process in _processes:
         process.wait(10)
+    _processes.clear()
 
 
 # -- the launcher (a test's process) -----------------------------------------------------------
@@ -322,9 +319,9 @@ def run_child(conn: socket.socket, args: list[str], env: dict[str, str], cwd: st
         try:
             runpy.run_module("agentls", run_name="__main__", alter_sys=True)
             code = 0
-        except SystemExit as done:
-            code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
-            if done.code is not None and not isinstance(done.code, int):
+        except SystemExit as done:  # as the interpreter ends on one: a code, or a message and 1
+            code = 0 if done.code is None else done.code if isinstance(done.code, int) else 1
+            if code == 1 and not isinstance(done.code, int):
                 print(done.code, file=sys.stderr)
         import threading
         threading._shutdown()  # type: ignore[attr-defined]  # what the interpreter does at its end

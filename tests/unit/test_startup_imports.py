@@ -43,7 +43,7 @@ def test_the_entry_point_imports_no_more_than_the_server():
 
 
 # Records which thread first imports each agentls module, runs `agentls acp` until its stdin ends, waits
-# for its other threads, and prints the threads that imported agentls modules.
+# for its other threads, and writes the names of the threads that imported agentls modules to argv[1].
 IMPORTING_THREADS = """
 import json, sys, threading
 seen = set()
@@ -68,8 +68,8 @@ def test_the_acp_agent_imports_its_modules_in_one_thread(tmp_path):
     thread only: two threads entering them at different points met each other's half-imported module (a
     package and its submodule) and a start failed with "partially initialized module"."""
     threads = tmp_path / "threads.json"
+    # stdin: a pipe that ends at once (epoll refuses /dev/null)
     done = subprocess.run([sys.executable, "-c", IMPORTING_THREADS, str(threads)], capture_output=True, text=True,
-                          timeout=120,
-                          input="")  # a pipe that ends at once (epoll refuses /dev/null)
+                          timeout=120, input="")
     assert done.returncode == 0, done.stderr
     assert json.loads(threads.read_text()) == ["MainThread"]
