@@ -97,6 +97,17 @@ def test_error_results_and_search_results_are_described():
     assert "Found 2 matching lines for `x`" in text
 
 
+def test_a_refused_command_and_a_failure_without_arguments_are_described():
+    uses = [{"type": "tool_use", "id": "t1", "name": "run_shell", "input": {"command": "ls -la"}},
+            {"type": "tool_use", "id": "t2", "name": "list_files", "input": {}}]
+    results = [{"type": "tool_result", "tool_use_id": "t1", "content": "The user did not approve running: ls -la",
+                "is_error": True},
+               {"type": "tool_result", "tool_use_id": "t2", "content": "no workspace", "is_error": True}]
+    (text,) = texts(ask(user("q"), {"role": "assistant", "content": uses}, user(results)))
+    assert "`run_shell` failed for `ls -la`: The user did not approve running: ls -la" in text
+    assert "`list_files` failed: no workspace" in text and "``" not in text
+
+
 def test_tools_not_offered_are_not_called():
     reply = ask(user("explain README.md"), tools=[])
     assert not tool_calls(reply)

@@ -147,7 +147,8 @@ def _describe_result(tool: dict, result: dict) -> str:
     preview = "\n".join(lines[:_PREVIEW_LINES])
     if result.get("is_error"):
         first = lines[0] if lines else "no details"
-        return f"`{name}` failed for `{args.get('path') or args.get('pattern') or ''}`: {first}"
+        subject = args.get("path") or args.get("pattern") or args.get("command")
+        return f"`{name}` failed for `{subject}`: {first}" if subject else f"`{name}` failed: {first}"
     if name == "read_file":
         path = str(args.get("path", "?"))
         more = f" It starts with:\n\n{_fence(preview, _language(path))}" if lines else " It is empty."
