@@ -7,7 +7,7 @@ import re
 import pytest
 
 from agentls.agent import events as ev
-from agentls.agent.loop import AgentError
+from agentls.agent.errors import AgentError
 from agentls.context import ContextConfig
 from agentls.mock_api import Fault, Reply, Text, ToolUse
 from agentls.mock_api.tokens import count_input_tokens
@@ -91,7 +91,7 @@ async def test_a_too_long_refusal_is_repaired_and_retried_exactly_once(make_agen
 async def test_a_session_saved_with_an_oversized_message_restarts_usable(make_agent, mock_api):
     mock_api.max_prompt_tokens = 20_000
     first = make_agent(context=WINDOW)
-    first._log({"role": "user", "content": [{"type": "text", "text": BIG}]})  # as the old code saved it
+    first.session.message({"role": "user", "content": [{"type": "text", "text": BIG}]})  # as the old code saved it
     await first.aclose()
     again = make_agent(context=WINDOW, new=False)
     assert again.context().report.utilization < 1

@@ -3,7 +3,7 @@ or ends with a clear error, and the session log always replays to a valid histor
 
 import random
 
-from agentls.agent.loop import AgentError
+from agentls.agent.errors import AgentError
 from agentls.agent.store.records import replay
 from agentls.context.structure import request_problems
 from agentls.mock_api import Fault

@@ -5,7 +5,7 @@ import pytest
 
 from agentls.agent import events as ev
 from agentls.agent.approval import deny_all
-from agentls.agent.loop import AgentError
+from agentls.agent.errors import AgentError
 from agentls.agent.store import SessionStore, open_session
 from agentls.context import ContextConfig
 from agentls.context.structure import request_problems

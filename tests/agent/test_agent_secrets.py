@@ -5,7 +5,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from agentls.agent.loop import AgentError
+from agentls.agent.errors import AgentError
 from agentls.mock_api import Fault
 from conftest import SECRET
 from forkserver import agentls_command

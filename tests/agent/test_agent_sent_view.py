@@ -9,7 +9,7 @@
 import pytest
 
 from agentls.agent import events as ev
-from agentls.agent.loop import AgentError
+from agentls.agent.errors import AgentError
 from agentls.context import ContextConfig
 from agentls.mock_api import Fault, Reply, Text, ToolUse
 from agentls.lsp import protocol
