@@ -44,8 +44,8 @@ from .turn.compaction import Compaction
 from .turn.conversation import Conversation
 from .turn.head import PromptHead
 from .turn.recording import Recording
-from .turn.restore import Restore
-from .turn.rewind import Rewind
+from .turn.restore import Restorer
+from .turn.rewind import Rewinder
 from .turn.steps import TurnResult, TurnSteps
 from .turn.tool_calls import ToolCalls
 from .userconfig import config_dir
@@ -54,6 +54,8 @@ from .workspace import Workspace
 
 
 class Agent:
+    """One conversation: its turns, its views, and the switch to another (new, resumed, rewound)."""
+
     def __init__(self, workspace: Workspace, model: ModelSettings | None = None, *,
                  context: ContextConfig | None = None, approve: ApprovalCallback = deny_all,
                  session: Session | None = None, clock: Callable[[], float] = time.time,
@@ -68,72 +70,75 @@ class Agent:
         self.editor = editor
         self.mcp = McpManager(mcp_servers, cwd=str(workspace.roots[0]) if workspace.roots else None)
         self.instructions = Instructions(config_dir())
-        self.conversation = Conversation(ModelClient(self.model_settings), context or ContextConfig(), session)
-        self.claim = Claim()
-        self.head = PromptHead(self.conversation, workspace, self.instructions, self.mcp, editor, self.policy)
-        self.conversation.engine = self.head.new_engine()
-        self.recording = Recording(self.conversation)
-        self.restorer = Restore(self.conversation, self.head, workspace, self.instructions)
-        self.compaction = Compaction(self.conversation, self.head, self.recording, self.claim)
-        self.tool_calls = ToolCalls(self.conversation, self.recording, self.head, workspace, approve, self.mcp,
-                                    self.instructions, editor=editor, shell=shell, shell_timeout=shell_timeout)
-        self.steps = TurnSteps(self.conversation, self.head, self.recording, self.tool_calls, self.compaction, clock)
-        self.rewinder = Rewind(self.conversation, self.head, self.restorer)
+        # the collaborators (agent/turn/), all over one Conversation: each reads the engine, the session
+        # and the transcript there, so a new chat or a rewind that replaces them is seen by all at once
+        conversation = self._conversation = Conversation(ModelClient(self.model_settings),
+                                                         context or ContextConfig(), session)
+        self._claim = Claim()
+        head = self._head = PromptHead(conversation, workspace, self.instructions, self.mcp, editor, self.policy)
+        conversation.engine = head.new_engine()
+        recording = self._recording = Recording(conversation)
+        self._restorer = Restorer(conversation, head, workspace, self.instructions)
+        self._compaction = Compaction(conversation, head, recording, self._claim)
+        tool_calls = ToolCalls(conversation, recording, head, workspace, approve, self.mcp, self.instructions,
+                               editor=editor, shell=shell, shell_timeout=shell_timeout)
+        self._steps = TurnSteps(conversation, head, recording, tool_calls, self._compaction, clock)
+        self._rewinder = Rewinder(conversation, head, self._restorer)
         if session is not None:
-            self.restorer.open_checkpoints(session)
-            self.restorer.restore(session)
+            self._restorer.open_checkpoints(session)
+            self._restorer.restore(session)
         self.instructions.refresh(self.workspace.roots)
-        self.head.resized()
+        self._head.resized()
 
     # -- the conversation's state, as the collaborators share it ------------------
 
     @property
     def engine(self) -> ContextEngine:
-        return self.conversation.engine
+        return self._conversation.engine
 
     @engine.setter
     def engine(self, engine: ContextEngine) -> None:
-        self.conversation.engine = engine
+        self._conversation.engine = engine
 
     @property
     def session(self) -> Session | None:
-        return self.conversation.session
+        return self._conversation.session
 
     @property
     def client(self) -> ModelClient:
-        return self.conversation.client
+        return self._conversation.client
 
     @property
     def sent(self) -> SentLog:
-        return self.conversation.sent
+        return self._conversation.sent
 
     @property
     def record(self) -> TranscriptBuilder:
-        return self.conversation.record
+        return self._conversation.record
 
     @property
     def task_list(self) -> TodoList:
-        return self.conversation.task_list
+        return self._conversation.task_list
 
     @property
     def checkpoints(self) -> Checkpoints | None:
-        return self.conversation.checkpoints
+        return self._conversation.checkpoints
 
     @property
     def system(self) -> str:
-        return self.head.system
+        return self._head.system
 
     @property
     def tools(self) -> list[dict[str, Any]]:
-        return self.head.tools
+        return self._head.tools
 
     @property
     def tool_list_changes(self) -> int:
-        return self.head.tool_list_changes
+        return self._head.tool_list_changes
 
     @property
     def instruction_changes(self) -> int:
-        return self.head.instruction_changes
+        return self._head.instruction_changes
 
     @property
     def policy(self) -> ApprovalPolicy | None:
@@ -156,20 +161,20 @@ class Agent:
             if changed and forget is not None:
                 forget(changed)  # an answer remembered for a server is not one for what replaced it
         if model is not None and model != self.model_settings:
-            old = self.conversation.client
+            old = self._conversation.client
             self.model_settings = model
-            self.conversation.client = ModelClient(model)
-            self.conversation.client.costs = old.costs
+            self._conversation.client = ModelClient(model)
+            self._conversation.client.costs = old.costs
             old.costs.retarget(model.model, model.prices)  # cost views name the model that answers now
             self.retire(old.aclose)
         if context is not None:
-            self.conversation.config = context
-            self.head.resized()
+            self._conversation.config = context
+            self._head.resized()
 
     async def aclose(self) -> None:
-        await self.claim.stop()  # the turn ends with a valid history before its client is closed
+        await self._claim.stop()  # the turn ends with a valid history before its client is closed
         await self.mcp.aclose()
-        await self.claim.close_retired(force=True)
+        await self._claim.close_retired(force=True)
         await self.client.aclose()
         if self.session is not None:
             self.session.close()
@@ -178,15 +183,15 @@ class Agent:
 
     @property
     def busy(self) -> bool:
-        return self.claim.busy
+        return self._claim.busy
 
     def exclusive(self, what: str) -> AbstractContextManager[None]:
         """Claim the conversation for `what` (turn/claim.py): AgentBusy while another holds it."""
-        return self.claim.exclusive(what)
+        return self._claim.exclusive(what)
 
     def retire(self, close: Callable[[], Awaitable[Any]]) -> None:
         """Close something a running call may still use (an old model client, a demo model) once idle."""
-        self.claim.retire(close)
+        self._claim.retire(close)
 
     # -- a turn, a compaction -------------------------------------------------------
 
@@ -196,17 +201,17 @@ class Agent:
         """One turn. Attachments are files and selections (text) and images; an image the API
         would refuse, or images too large for the window, raise AgentInputError before anything runs."""
         turn_id = turn_id or uuid.uuid4().hex[:12]
-        with self.claim.exclusive("turn"):
-            return await self.steps.run(turn_id, prompt, attachments or [], on_event)
+        with self._claim.exclusive("turn"):
+            return await self._steps.run(turn_id, prompt, attachments or [], on_event)
 
     def check_images(self, images: list[ImageAttachment]) -> None:
         """AgentInputError when these images, sent as one message, could not fit a request (a front
         end may ask before it starts a turn; run_turn asks again)."""
-        self.steps.check_images(images)
+        self._steps.check_images(images)
 
     async def compact(self, instructions: str | None = None, on_event: ev.EventSink | None = None) -> CompactionResult:
         """Manual compaction (/compact); the conversation must not be mid-turn."""
-        return await self.compaction.manual(instructions, on_event)
+        return await self._compaction.manual(instructions, on_event)
 
     # -- views -----------------------------------------------------------------------
 
@@ -215,7 +220,7 @@ class Agent:
 
     def context_usage(self) -> ContextReport:
         """The meter's figures (status bar, chat header, prompt)."""
-        return self.head.meter()
+        return self._head.meter()
 
     def todos(self) -> tuple[TodoItem, ...]:
         """The task list as the model last wrote it (todo_write)."""
@@ -261,33 +266,33 @@ class Agent:
 
     def clear(self, new_session: Session | None = None) -> None:
         """A fresh conversation; the old session stays on disk."""
-        with self.claim.exclusive("new chat"):
-            conversation = self.conversation
+        with self._claim.exclusive("new chat"):
+            conversation = self._conversation
             if conversation.session is not None:
                 conversation.session.close()
             conversation.session = new_session
-            self.restorer.open_checkpoints(new_session)
-            self.recording.forget_failure()
+            self._restorer.open_checkpoints(new_session)
+            self._recording.forget_failure()
             conversation.task_list, conversation.todos_seen = TodoList(), 0
-            self.head.new_conversation()
-            conversation.start(self.head.new_engine())
+            self._head.new_conversation()
+            conversation.start(self._head.new_engine())
             conversation.view.forget()
 
     def resume(self, session: Session) -> None:
         """Continue another conversation: its history, its costs; the current one stays on disk."""
-        with self.claim.exclusive("session switch"):
+        with self._claim.exclusive("session switch"):
             self.clear(session)
-            self.restorer.restore(session)
+            self._restorer.restore(session)
 
     def require_checkpoints(self) -> Checkpoints:
-        return self.rewinder.checkpoints()
+        return self._rewinder.checkpoints()
 
     async def rewind(self, checkpoint_id: str, restore: str, confirm) -> RewindResult:
         """Restore the files ("code"), cut the conversation back to before the checkpoint's prompt
         ("conversation"), or both. `confirm(plan)` is asked when files changed outside the agent."""
-        with self.claim.exclusive("rewind"):
-            return await self.rewinder.rewind(checkpoint_id, restore, confirm)
+        with self._claim.exclusive("rewind"):
+            return await self._rewinder.rewind(checkpoint_id, restore, confirm)
 
     async def fork_point(self, checkpoint_id: str) -> tuple[int, float]:
         """(record seq, time) where a fork at this checkpoint cuts the conversation."""
-        return await self.rewinder.fork_point(checkpoint_id)
+        return await self._rewinder.fork_point(checkpoint_id)

@@ -27,7 +27,7 @@ from .head import PromptHead
 log = logging.getLogger(__name__)
 
 
-class Restore:
+class Restorer:
     def __init__(self, conversation: Conversation, head: PromptHead, workspace: Workspace,
                  instructions: Instructions) -> None:
         self.conversation = conversation

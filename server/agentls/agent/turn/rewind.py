@@ -12,14 +12,14 @@ from ..checkpoints import CheckpointError, Checkpoints, RewindResult
 from ..store.rewind import cut_after
 from .conversation import Conversation
 from .head import PromptHead
-from .restore import Restore
+from .restore import Restorer
 
 
-class Rewind:
-    def __init__(self, conversation: Conversation, head: PromptHead, restore: Restore) -> None:
+class Rewinder:
+    def __init__(self, conversation: Conversation, head: PromptHead, restorer: Restorer) -> None:
         self.conversation = conversation
         self.head = head
-        self.restore = restore
+        self.restorer = restorer
 
     def checkpoints(self) -> Checkpoints:
         if self.conversation.checkpoints is None:
@@ -51,7 +51,7 @@ class Rewind:
         await asyncio.to_thread(session.flush)
         await asyncio.to_thread(cut_after, session.db, session.id, seq)
         self.conversation.start(self.head.new_engine())
-        self.restore.restore(session)  # a deliberate rewrite: the next request is a prefix of earlier ones
+        self.restorer.restore(session)  # a deliberate rewrite: the next request is a prefix of earlier ones
 
     async def fork_point(self, checkpoint_id: str) -> tuple[int, float]:
         """(record seq, time) where a fork at this checkpoint cuts the conversation."""
