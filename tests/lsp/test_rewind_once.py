@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from agentls.mock_api import Reply, Text, ToolUse
 
@@ -71,7 +72,5 @@ async def test_a_rewind_asks_about_each_conflict_once_and_returns_the_tasks_and_
 async def test_overwrite_must_be_a_list_of_paths(start_editor, mock_api):
     editor = await start_editor(options_for(mock_api), ON_DISK)
     await wait_until(lambda: editor.usages)
-    from pygls.exceptions import JsonRpcException
-
     with pytest.raises(JsonRpcException, match="overwrite must be an array of paths"):
         await editor.request("agent/rewind", {"checkpoint": "c", "restore": "code", "overwrite": "app.py"})
