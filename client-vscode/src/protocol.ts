@@ -419,6 +419,7 @@ export interface CheckpointFileDiff {
 export interface RewindParams {
   checkpoint: string;
   restore: RestoreWhat;
+  overwrite?: string[]; // conflicting paths the user already agreed to overwrite (not asked again)
 }
 
 export interface RewindResult {
@@ -430,6 +431,8 @@ export interface RewindResult {
   conversation: boolean;
   cancelled: boolean;
   transcript?: TranscriptEntry[];
+  todos: Todo[]; // the task list after the rewind
+  checkpoints: CheckpointInfo[]; // the list after the rewind (rewound marks, undo)
 }
 
 export interface ForkParams {

@@ -50,7 +50,7 @@ test("the restore question names conflicts first and asks to overwrite them", ()
 });
 
 test("the summary after a rewind says what happened", () => {
-  const base = { checkpoint: "c", undo: "u", restored: ["app.py"], conflicts: [], skipped: [], conversation: true, cancelled: false };
+  const base = { checkpoint: "c", undo: "u", restored: ["app.py"], conflicts: [], skipped: [], conversation: true, cancelled: false, todos: [], checkpoints: [] };
   assert.match(rewindSummary(base), /Restored `app.py`\..*back to before that message.*To undo/);
   assert.equal(rewindSummary({ ...base, cancelled: true }), "Restore cancelled: nothing changed.");
 });

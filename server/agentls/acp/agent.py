@@ -21,6 +21,7 @@ from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, schema
 
+from ..agent.conversations import ConversationError, delete_stored, stored_sessions
 from . import protocol
 from .session import AcpSession
 
@@ -106,19 +107,8 @@ class AcpAgent:
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
                             **kwargs: Any) -> schema.ListSessionsResponse:
-        from ..agent.store import SessionStore
-
         start = _page_start(cursor)
-        root = Path(cwd) if cwd else None
-
-        def listed() -> list[Any]:
-            store = SessionStore.open()
-            try:
-                return store.sessions(root)
-            finally:
-                store.close()
-
-        infos = await asyncio.to_thread(listed)
+        infos = await stored_sessions(Path(cwd) if cwd else None)
         page = infos[start:start + PAGE]
         more = start + PAGE < len(infos)
         return schema.ListSessionsResponse(sessions=[protocol.session_info(info) for info in page],
@@ -132,22 +122,12 @@ class AcpAgent:
         return schema.CloseSessionResponse()
 
     async def delete_session(self, session_id: str, **kwargs: Any) -> schema.DeleteSessionResponse:
-        from ..agent.store import SessionStore, StoreError
-
         session = self.sessions.pop(session_id, None)
         if session is not None:
             await session.aclose()  # ours: closed first, then it can go
-
-        def delete() -> bool:
-            store = SessionStore.open()
-            try:
-                return store.delete(session_id)
-            finally:
-                store.close()
-
         try:
-            deleted = await asyncio.to_thread(delete)
-        except StoreError as error:
+            deleted = await delete_stored(session_id)
+        except ConversationError as error:  # another window holds it
             raise RequestError.invalid_params({"sessionId": str(error)}) from None
         if not deleted:
             raise not_found(session_id)

@@ -21,6 +21,7 @@ from acp import RequestError
 
 from ..agent.approval import ApprovalPolicy
 from ..agent.commands import CommandError, custom_commands, expand_named
+from ..agent.conversations import SessionStoreBusy
 from ..agent.errors import AgentBusy, AgentError, AgentInputError
 from ..agent.runtime import AgentRuntime
 from ..agent.settings import AgentSettings
@@ -196,19 +197,15 @@ class AcpSession:
         await self.stream.usage()
 
     async def _new_conversation(self) -> None:
-        from ..agent.store import StoreBusy, open_session
-
-        try:  # a busy store is waited for (bounded), then refused: this conversation goes on
-            session = await asyncio.to_thread(open_session, self.runtime.session_root, new=True, raise_busy=True)
-        except StoreBusy as error:
+        had_tasks = bool(self.agent.todos())
+        try:
+            session_id = await self.runtime.conversations.new()
+        except SessionStoreBusy as error:  # refused after a bounded wait: this conversation goes on
             await self.stream.note(f"No new conversation: {error}. This one goes on.")
             return
-        had_tasks = bool(self.agent.todos())
-        self.agent.clear(session)
-        self.policy.forget()
         if had_tasks:
             await self.stream.send(protocol.plan(()))  # a new conversation has no task list
-        await self.stream.note(f"New conversation (saved as {session.id}); the previous one stays in the "
+        await self.stream.note(f"New conversation (saved as {session_id}); the previous one stays in the "
                                "session list.")
         await self.stream.usage(force=True)
 

@@ -5,8 +5,10 @@ conversation through an AgentRuntime, so they agree on what the settings
 mean: which model answers (the endpoint's own list decides, endpoint_models.py;
 the offline demo model when there is no key and no endpoint), which session a
 start resumes, and how a settings change or a newly fetched model list reaches
-a running agent without a restart. What runs one at a time and what is closed
-when is the Agent's own business (Agent.exclusive, Agent.retire).
+a running agent without a restart. What is done to the conversation (new,
+resume, fork, rewind, rename, delete) is its `conversations`
+(conversations.py). What runs one at a time and what is closed when is the
+Agent's own business (Agent.exclusive, Agent.retire).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..model.settings import DEFAULT_MODEL, DEMO_MODEL
 from .approval import ApprovalCallback, ApprovalPolicy
+from .conversations import Conversations
 from .endpoint_models import EndpointModels
 from .settings import AgentSettings, context_config, model_settings, wants_demo
 
@@ -60,6 +63,9 @@ class AgentRuntime:
         self.settings = AgentSettings()
         self.demo: DemoModel | None = None
         self.agent: Agent | None = None
+        # New, resume, fork, rewind…: the front ends' one way to change the conversation (once started).
+        self.conversations = Conversations(lambda: self.agent, session_root,
+                                           approve if isinstance(approve, ApprovalPolicy) else None)
         # Told when a fetched model list changed the model, window or thinking (warnings to show).
         self.on_models_changed: Callable[[], None] | None = None
         self._setting_names = setting_names

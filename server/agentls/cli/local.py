@@ -17,6 +17,7 @@ from .. import credentials
 from ..agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
 from ..agent.checkpoints.model import Checkpoint, RewindResult
 from ..agent.commands import CommandError, CustomCommand, custom_commands, expand_named
+from ..agent.conversations import ConversationError, SessionStoreBusy
 from ..agent.endpoint_models import ModelsView, models_view
 from ..agent.permissions import Rule
 from ..agent.todos import TodoItem
@@ -27,7 +28,7 @@ from ..agent.mcp.config import read_mcp_json
 from ..agent.mcp.status import McpServerStatus
 from ..agent.runtime import ActiveModel, AgentRuntime
 from ..agent.settings import AgentSettings, parse_settings
-from ..agent.store.sessions import SessionInfo, matches
+from ..agent.store.sessions import SessionInfo
 from ..agent.transcript import TranscriptEntry
 from ..agent.views import ContextDetails
 from ..agent.visible import visible
@@ -137,59 +138,33 @@ class LocalBackend:
             self.renderer.note(f"[agentls] {warning}", "33")
 
     async def new_session(self) -> None:
-        from ..agent.store import StoreBusy, open_session
-
-        try:  # a busy store is waited for (bounded), then refused: this conversation goes on
-            session = await asyncio.to_thread(open_session, self.runtime.session_root, new=True, raise_busy=True)
-        except StoreBusy as error:
+        try:
+            await self.runtime.conversations.new()
+        except SessionStoreBusy as error:  # refused after a bounded wait: this conversation goes on
             raise AgentError(f"cannot start a new conversation: {error}") from None
-        self.agent.clear(session)
-        self.policy.forget()
 
     async def sessions(self, query: str) -> list[tuple[SessionInfo, bool]]:
-        from ..agent.store import SessionStore
-
-        def listed() -> list[SessionInfo]:
-            store = SessionStore.open()
-            try:
-                return store.sessions(self.runtime.session_root)
-            finally:
-                store.close()
-
-        current = self.agent.session.id if self.agent.session is not None else None
-        return [(info, info.id == current) for info in await asyncio.to_thread(listed) if matches(info, query)]
+        listed = await self.runtime.conversations.sessions(query)
+        return [(info, info.id == listed.current) for info in listed.sessions]
 
     async def resume(self, session_id: str) -> list[TranscriptEntry]:
-        from ..agent.store import StoreError, open_session
-
         try:
-            session = await asyncio.to_thread(open_session, self.runtime.session_root, session_id=session_id,
-                                              raise_busy=True)
-        except StoreError as error:
+            return (await self.runtime.conversations.resume(session_id)).transcript
+        except (ConversationError, SessionStoreBusy) as error:
             raise AgentError(f"cannot resume: {error}") from None
-        self.agent.resume(session)
-        self.policy.forget()
-        return await self.agent.transcript()
 
     async def context(self) -> tuple[ContextDetails, ActiveModel]:
         return self.agent.context(), self.runtime.model_info()
 
     async def checkpoints(self) -> list[Checkpoint]:
-        return await self.agent.checkpoints.listed() if self.agent.checkpoints is not None else []
+        return await self.runtime.conversations.checkpoints()
 
     async def rewind(self, checkpoint_id: str, restore: str) -> RewindResult:
-        from ..agent.checkpoints import CheckpointError
-
-        ask = terminal_asker(self.renderer)
-
-        async def confirm(plan) -> bool:
-            request = ApprovalRequest("rewind", checkpoint=checkpoint_id, paths=tuple(f.path for f in plan.conflicts))
-            return (await ask(request)).approved
-
-        try:
-            return await self.agent.rewind(checkpoint_id, restore, confirm)
-        except CheckpointError as error:
+        try:  # files changed outside the agent are asked about here, before they are overwritten
+            rewound = await self.runtime.conversations.rewind(checkpoint_id, restore, terminal_asker(self.renderer))
+        except ConversationError as error:
             raise AgentError(f"cannot rewind: {error}") from None
+        return rewound.result
 
     async def mcp(self) -> tuple[list[McpServerStatus], int]:
         await self.agent.mcp.refresh(retry_failed=True)

@@ -44,6 +44,7 @@ from .transport import client_request
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
+    from ..agent.conversations import Conversations
     from ..agent.loop import Agent
     from ..context.report import ContextReport
 
@@ -176,6 +177,12 @@ class AgentHost:
         except Exception as error:  # noqa: BLE001 - the same message for every request after a failed start
             raise internal(f"the agent could not start: {type(error).__name__}: {error}") from None
 
+    async def conversations(self) -> Conversations:
+        """The core's conversation operations, once the agent stands."""
+        await self.agent()
+        assert self.runtime is not None
+        return self.runtime.conversations
+
     async def _build(self) -> Agent:
         await (self._warming if self._warming is not None else warm_up())  # only after initialize is answered
         assert self.runtime is not None
@@ -210,6 +217,11 @@ class AgentHost:
                 self.show(types.MessageType.Warning, "agentls: " + warning)
 
     # ---- notifications -----------------------------------------------------------------
+
+    def session_switched(self) -> None:
+        """Another session is the window's now: its problems told, the meter follows it."""
+        self.show_session_problems()
+        self.notify_context_usage()
 
     def show_session_problems(self) -> None:
         """Damage set aside or an unsaved conversation: told once here, and in the chat at the next turn."""

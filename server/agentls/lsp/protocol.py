@@ -19,6 +19,7 @@ from ..agent import events as ev
 from ..agent.approval import ApprovalDecision, ApprovalRequest
 from ..agent.checkpoints.model import ChangedFile, Checkpoint, FileDiff, RewindResult, Skipped
 from ..agent.commands import CustomCommand
+from ..agent.conversations import Rewound
 from ..agent.permissions import Rule
 from ..agent.mcp.status import McpServerStatus, McpToolStatus, McpToolTokens
 from ..agent.runtime import ActiveModel
@@ -377,6 +378,8 @@ class _RewindResultBase(TypedDict):
     skipped: list[SkippedFile]
     conversation: bool
     cancelled: bool
+    todos: list[TodoWire]
+    checkpoints: list[CheckpointInfo]
 
 
 class RewindResultWire(_RewindResultBase, total=False):
@@ -508,13 +511,16 @@ def checkpoint_diff(checkpoint_id: str, diffs: list[FileDiff], cannot: list[Skip
             "skipped": [skipped_file(s) for s in cannot]}
 
 
-def rewind_result(result: RewindResult, entries: list[TranscriptEntry] | None = None) -> RewindResultWire:
+def rewind_result(rewound: Rewound) -> RewindResultWire:
+    result = rewound.result
     answer: RewindResultWire = {
         "checkpoint": result.checkpoint, "undo": result.undo, "restored": list(result.restored),
         "conflicts": list(result.conflicts), "skipped": [skipped_file(s) for s in result.cannot],
-        "conversation": result.conversation, "cancelled": result.cancelled}
-    if entries is not None:
-        answer["transcript"] = transcript(entries)
+        "conversation": result.conversation, "cancelled": result.cancelled,
+        "todos": [todo(item) for item in rewound.todos],
+        "checkpoints": [checkpoint_info(item) for item in rewound.checkpoints]}
+    if rewound.transcript is not None:
+        answer["transcript"] = transcript(rewound.transcript)
     return answer
 
 
