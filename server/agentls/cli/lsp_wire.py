@@ -42,10 +42,11 @@ _THINKING = {"adaptive": frozenset({"adaptive"}), "manual": frozenset({"enabled"
 
 
 def _model_offer(data: dict[str, Any], _: Any) -> ModelOffer:
+    """A ModelInfo: the catalog's model with its price beside it (null members: the price is unknown)."""
+    thinking = _THINKING.get(str(data.get("thinking")), frozenset())
     model = ModelInfo(str(data.get("id", "")), str(data.get("label", "")), str(data.get("createdAt", "")),
-                      data.get("contextWindow"), data.get("maxOutput"), _THINKING.get(str(data.get("thinking")),
-                                                                                      frozenset()),
-                      tuple(data.get("efforts") or ()), lifecycle=str(data.get("lifecycle", "active")))
+                      data.get("contextWindow"), data.get("maxOutput"), thinking, tuple(data.get("efforts") or ()),
+                      lifecycle=str(data.get("lifecycle", "active")))
     prices = [data.get(k) for k in ("inputPerMTok", "outputPerMTok", "cacheWritePerMTok", "cacheReadPerMTok")]
     known = [float(p) for p in prices if isinstance(p, (int, float))]
     price = Price(known[0], known[1], known[2], known[3]) if len(known) == len(prices) else None  # else: unknown
