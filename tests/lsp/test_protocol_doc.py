@@ -11,7 +11,9 @@ import re
 import typing
 from pathlib import Path
 
+from agentls.cli import lsp_wire
 from agentls.lsp import protocol
+from agentls.lsp.converter import camel
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
@@ -81,7 +83,7 @@ def test_every_event_kind_has_the_documented_fields():
     documented = _event_variants()
     assert set(protocol.EVENT_KINDS.values()) == set(documented)
     for cls, kind in protocol.EVENT_KINDS.items():
-        wire = {"turnId", "kind"} | {protocol._camel(f.name) for f in dataclasses.fields(cls)}
+        wire = {"turnId", "kind"} | {camel(f.name) for f in dataclasses.fields(cls)}
         assert wire == documented[kind], f"fields of the {kind} event"
 
 
@@ -100,5 +102,5 @@ def test_events_read_back_from_the_wire_as_they_were_sent():
                ev.UsageEvent(Usage(1, 2, 3, 4)), ev.LayerApplied("batch", ["t1", "t2"], "cleared"),
                ev.RetryEvent(2, 1.5, "overloaded", True), ev.ToolsChanged(1, ["a"], [])]
     for event in samples:
-        assert protocol.event_from_wire(protocol.event(event, "turn")) == event
-    assert protocol.event_from_wire({"kind": "somethingNew", "turnId": "t"}) is None
+        assert lsp_wire.event_from_wire(protocol.event(event, "turn")) == event
+    assert lsp_wire.event_from_wire({"kind": "somethingNew", "turnId": "t"}) is None

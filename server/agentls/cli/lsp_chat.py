@@ -1,6 +1,6 @@
 """`agentls chat`: the terminal conversation as a real LSP client of a spawned `agentls serve --stdio`.
 
-It speaks only the protocol (docs/protocol.md, through lsp/protocol.py):
+It speaks only the protocol (docs/protocol.md; names from lsp/protocol.py, answers read by lsp_wire.py):
 agent/chat with streamed agent/event notifications, the session and view
 methods, the status from agent/contextUsage in the prompt, and agent/confirm
 answered on the terminal (or by --yes). The loop and what it prints are the
@@ -40,6 +40,7 @@ from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
 from ..lsp import protocol
 from ..lsp.transport import raw_converter
+from . import lsp_wire
 from ..model.pricing import CostReport
 from .render import Renderer
 from .repl import Repl, ask_yes_no_always
@@ -68,14 +69,14 @@ class LspBackend:
 
         @self.client.feature(protocol.EVENT)
         def event(ls, params: dict[str, Any]) -> None:
-            found = protocol.event_from_wire(params) if isinstance(params, dict) else None
+            found = lsp_wire.event_from_wire(params) if isinstance(params, dict) else None
             if found is not None:
                 renderer(found)
 
         @self.client.feature(protocol.CONTEXT_USAGE)
         def context_usage(ls, params: dict[str, Any]) -> None:
             if isinstance(params, dict):
-                self.usage = protocol.context_report_from_wire(params), protocol.model_info_from_wire(params)
+                self.usage = lsp_wire.context_report_from_wire(params), lsp_wire.model_info_from_wire(params)
 
         @self.client.feature(types.WINDOW_SHOW_MESSAGE)
         def show_message(ls, params: Any) -> None:
@@ -95,15 +96,15 @@ class LspBackend:
             return await self.ask(params)
 
     async def ask(self, params: Any) -> dict[str, bool]:
-        request = protocol.approval_request_from_wire(params if isinstance(params, dict) else {})
+        request = lsp_wire.approval_request_from_wire(params if isinstance(params, dict) else {})
         self.renderer.approval(request)
         if self.approve_all:
             self.renderer.note("    approved (--yes)", "2")
-            return protocol.confirm_result(True, False)
+            return lsp_wire.confirm_result(True, False)
         approved, remember = await ask_yes_no_always(self.renderer)
         if approved and remember:
             self.renderer.rules_added(request.rules)
-        return protocol.confirm_result(approved, remember)
+        return lsp_wire.confirm_result(approved, remember)
 
     # ---- connection ------------------------------------------------------------
 
@@ -120,7 +121,7 @@ class LspBackend:
         self.client.initialized(types.InitializedParams())
 
     def _init_options(self) -> dict[str, Any]:
-        return protocol.initialization_options(True, self.settings() or None)
+        return lsp_wire.initialization_options(True, self.settings() or None)
 
     def settings(self) -> dict[str, Any]:
         """The settings this client sends, in the agentls.* format (a change replaces them as a whole)."""
@@ -171,13 +172,13 @@ class LspBackend:
 
     async def compact(self, instructions: str | None) -> CompactionResult:
         answer = await self.request(protocol.COMPACT, {"instructions": instructions} if instructions else {})
-        return protocol.compaction_from_wire(answer)
+        return lsp_wire.compaction_from_wire(answer)
 
     async def cost(self) -> CostReport:
-        return protocol.cost_from_wire(await self.request(protocol.COST))
+        return lsp_wire.cost_from_wire(await self.request(protocol.COST))
 
     async def models(self) -> ModelsView:
-        return protocol.models_from_wire(await self.request(protocol.MODELS, {}))
+        return lsp_wire.models_from_wire(await self.request(protocol.MODELS, {}))
 
     async def choose_model(self, model: str) -> list[str]:
         """`/model ID`: the next request uses it (didChangeConfiguration, no restart)."""
@@ -191,39 +192,39 @@ class LspBackend:
 
     async def sessions(self, query: str) -> list[tuple[SessionInfo, bool]]:
         answer = await self.request(protocol.SESSIONS, {"query": query})
-        return [protocol.session_from_wire(item) for item in answer.get("sessions", [])]
+        return [lsp_wire.session_from_wire(item) for item in answer.get("sessions", [])]
 
     async def resume(self, session_id: str) -> list[TranscriptEntry]:
-        answer = await self.request(protocol.RESUME, protocol.resume_params(session_id))
-        return protocol.transcript_from_wire(answer.get("transcript", []))
+        answer = await self.request(protocol.RESUME, lsp_wire.resume_params(session_id))
+        return lsp_wire.transcript_from_wire(answer.get("transcript", []))
 
     async def context(self) -> tuple[ContextDetails, ActiveModel]:
         answer = await self.request(protocol.CONTEXT)
-        return protocol.context_from_wire(answer), protocol.model_info_from_wire(answer)
+        return lsp_wire.context_from_wire(answer), lsp_wire.model_info_from_wire(answer)
 
     async def checkpoints(self) -> list[Checkpoint]:
         answer = await self.request(protocol.CHECKPOINTS, {})
-        return [protocol.checkpoint_from_wire(item) for item in answer.get("checkpoints", [])]
+        return [lsp_wire.checkpoint_from_wire(item) for item in answer.get("checkpoints", [])]
 
     async def rewind(self, checkpoint_id: str, restore: str) -> RewindResult:
-        answer = await self.request(protocol.REWIND, protocol.rewind_params(checkpoint_id, restore))
-        return protocol.rewind_from_wire(answer)
+        answer = await self.request(protocol.REWIND, lsp_wire.rewind_params(checkpoint_id, restore))
+        return lsp_wire.rewind_from_wire(answer)
 
     async def mcp(self) -> tuple[list[McpServerStatus], int]:
         answer = await self.request(protocol.MCP_SERVERS, {})
-        return protocol.mcp_servers_from_wire(answer.get("servers", [])), int(answer.get("toolListChanges", 0))
+        return lsp_wire.mcp_servers_from_wire(answer.get("servers", [])), int(answer.get("toolListChanges", 0))
 
     def status(self) -> tuple[ContextReport | None, ActiveModel | None]:
         return self.usage if self.usage is not None else (None, None)
 
     async def todos(self) -> list[TodoItem]:
-        return protocol.todos_from_wire((await self.request(protocol.TODOS, {})).get("todos"))
+        return lsp_wire.todos_from_wire((await self.request(protocol.TODOS, {})).get("todos"))
 
     async def permissions(self) -> list[Rule]:
-        return protocol.permissions_from_wire((await self.request(protocol.PERMISSIONS, {})).get("rules"))
+        return lsp_wire.permissions_from_wire((await self.request(protocol.PERMISSIONS, {})).get("rules"))
 
     async def commands(self) -> list[CustomCommand]:
-        return protocol.commands_from_wire((await self.request(protocol.COMMANDS, {})).get("commands"))
+        return lsp_wire.commands_from_wire((await self.request(protocol.COMMANDS, {})).get("commands"))
 
     async def expand_command(self, name: str, arguments: str) -> str:
         answer = await self.request(protocol.EXPAND_COMMAND, {"name": name, "arguments": arguments})

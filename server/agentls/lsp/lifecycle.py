@@ -1,4 +1,4 @@
-"""The standard LSP notifications and requests agentls listens to.
+"""The standard LSP notifications and requests agentls listens to (methods/__init__.py registers them).
 
 initialize / initialized / shutdown drive the AgentHost; didChangeConfiguration
 reconfigures the agent; didChangeWorkspaceFolders moves the roots; the
@@ -8,38 +8,30 @@ EditorWorkspace that the editor's word about a document is fresh again.
 
 from __future__ import annotations
 
-import logging
-
 from lsprotocol import types
 
-log = logging.getLogger(__name__)
+
+def initialize(ls, params: types.InitializeParams) -> None:
+    ls.host.initialize(params)
 
 
-def register(server) -> None:
-    @server.feature(types.INITIALIZE)
-    def initialize(ls, params: types.InitializeParams) -> None:
-        ls.host.initialize(params)
+async def initialized(ls, params: types.InitializedParams) -> None:
+    await ls.host.initialized()
 
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls, params: types.InitializedParams) -> None:
-        await ls.host.initialized()
 
-    @server.feature(types.SHUTDOWN)
-    async def shutdown(ls, params: None) -> None:
-        await ls.host.shutdown()
+async def shutdown(ls, params: None) -> None:
+    await ls.host.shutdown()
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(ls, params: types.DidChangeConfigurationParams) -> None:
-        await ls.host.settings_changed(params.settings)
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    def did_change_workspace_folders(ls, params: types.DidChangeWorkspaceFoldersParams) -> None:
-        ls.host.folders_changed()
+async def did_change_configuration(ls, params: types.DidChangeConfigurationParams) -> None:
+    await ls.host.settings_changed(params.settings)
 
-    def document_reported(ls, params) -> None:
-        if ls.host.workspace is not None:
-            ls.host.workspace.forget(params.text_document.uri)
 
-    for method in (types.TEXT_DOCUMENT_DID_OPEN, types.TEXT_DOCUMENT_DID_CHANGE,
-                   types.TEXT_DOCUMENT_DID_SAVE, types.TEXT_DOCUMENT_DID_CLOSE):
-        server.feature(method)(document_reported)
+def did_change_workspace_folders(ls, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    ls.host.folders_changed()
+
+
+def document_reported(ls, params) -> None:
+    """didOpen, didChange, didSave, didClose: the editor's word about the document is fresh again."""
+    if ls.host.workspace is not None:
+        ls.host.workspace.forget(params.text_document.uri)

@@ -18,7 +18,7 @@ from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__, credentials
-from . import lifecycle, methods
+from .methods import HANDLERS
 from .errors import EXPECTED_CODES
 from .host import AgentHost
 from .redact import SECRETS, learn_environment_secrets, setup_logging
@@ -43,12 +43,8 @@ class AgentServer(LanguageServer):
 
 def build_server(warming: asyncio.Future[Any] | None = None) -> AgentServer:
     server = AgentServer(warming)
-    lifecycle.register(server)
-    for method in methods.ALL:
-        server.feature(method.METHOD)(method.handle)
-    for family in methods.FAMILIES:
-        for name, handler in family.HANDLERS.items():
-            server.feature(name)(handler)
+    for method, handler in HANDLERS.items():
+        server.feature(method)(handler)
     return server
 
 
