@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from .tokens import CHARS_PER_TOKEN, estimate_tokens
+
 
 @dataclass
 class ContextConfig:
@@ -12,7 +14,7 @@ class ContextConfig:
     window: int = 200_000
     output_reserve: int | None = None  # None: 10% of the window, at most 32K
     system_tokens: int = 0  # system prompt + tool definitions, counted in every request
-    chars_per_token: float = 4.0
+    chars_per_token: float = CHARS_PER_TOKEN
 
     # L0: one huge result is cut at append time (chars).
     truncate_chars: int = 50_000
@@ -115,7 +117,7 @@ class ContextConfig:
         return self.min_batch_tokens
 
     def tokens(self, chars: int) -> int:
-        return int(-(-chars // self.chars_per_token))
+        return estimate_tokens(chars, self.chars_per_token)
 
     def updated(self, **changes: Any) -> ContextConfig:
         """A copy with the known fields changed; unknown names are an error."""
