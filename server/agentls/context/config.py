@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from .caps import TRUNCATE_CHARS
 from .tokens import CHARS_PER_TOKEN, estimate_tokens
 
 
@@ -17,7 +18,7 @@ class ContextConfig:
     chars_per_token: float = CHARS_PER_TOKEN
 
     # L0: one huge result is cut at append time (chars).
-    truncate_chars: int = 50_000
+    truncate_chars: int = TRUNCATE_CHARS  # caps.py: the last of the three caps on a result
     # ...and any other block (text, tool input field) over this share of the window, so
     # that every message fits whatever the window (a summary and the rest need room too).
     oversized_fraction: float = 0.25

@@ -26,6 +26,7 @@ import hashlib
 
 from ..context.blocks import (Message, block_chars, blocks_of, canonical_json, message_chars, message_sha1,
                               result_text, tool_result_ids, tool_use_ids)
+from ..context.caps import TRUNCATE_CHARS
 from ..context.config import ContextConfig
 from ..context.pipeline import ContextEngine, NothingToGain
 from ..context.prompt_cache import (DEFAULT_MINIMUM_TOKENS, FIVE_MINUTES, LOOKBACK_BLOCKS, Block,
@@ -202,9 +203,9 @@ def recall_of(messages: list[Message], recent: list[tuple[str, str]]) -> float:
 
 
 def _l0(text: str) -> str:
-    if len(text) <= 50_000:
+    if len(text) <= TRUNCATE_CHARS:
         return text
-    keep = 25_000
+    keep = TRUNCATE_CHARS // 2
     return text[:keep] + text[-keep:]  # only the verbatim parts matter for recall
 
 
