@@ -80,7 +80,7 @@ async def test_a_four_megabyte_mcp_result_grows_the_database_by_at_most_the_docu
     assert view.original.startswith("row 00001 of the big result")
     sent = mock_api.message_bodies[-1]["messages"][-1]["content"][0]["content"]
     assert "context://toolu_huge" in sent and len(sent) < 60_000  # the model sees the L0 cut of it, as before
-    from agentls.agent.result_cap import RESULT_CAP_BYTES, STORE_GROWTH_PER_CALL
+    from agentls.context.caps import RESULT_CAP_BYTES, STORE_GROWTH_PER_CALL
 
     assert (RESULT_CAP_BYTES, STORE_GROWTH_PER_CALL) == (RESULT_CAP, GROWTH_PER_CALL)
 

@@ -10,7 +10,7 @@ from agentls.lsp.confirm import decision, message_text
 from agentls.lsp.protocol import confirm_params
 from agentls.lsp.methods import chat
 from agentls.lsp.progress import progress_message
-from agentls.lsp.redact import Secrets
+from agentls.agent.secrets import Secrets
 from agentls.agent.settings import context_config, model_settings, parse_settings, settings_section, wants_demo
 
 

@@ -24,16 +24,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import sys
 
 
 def run_acp(args: argparse.Namespace) -> int:
     """Serve ACP on stdin/stdout until the client closes stdin."""
     from .. import credentials
+    from ..agent.secrets import log_to_stderr
 
     credentials.take_from_environment()  # the agent's shell commands are our children
-    logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if args.verbose else logging.WARNING,
-                        format="agentls acp: %(levelname)s %(name)s: %(message)s")
+    log_to_stderr(logging.DEBUG if args.verbose else logging.WARNING, "agentls acp:")
     return asyncio.run(_serve())
 
 

@@ -30,7 +30,7 @@ from acp.schema import TerminalToolCallContent
 
 from .. import credentials
 from ..agent import events as ev
-from ..agent.mask import mask_values
+from ..agent.secrets import mask_values
 from ..agent.transcript import tool_summary
 from ..agent.workspace import WorkspaceError
 from ..context.compact import FILES_MARK, IMAGES_MARK, SUMMARY_MARK, USER_TEXTS_MARK

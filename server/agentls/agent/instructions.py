@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from ..context.tokens import estimate_tokens
 from .userconfig import file_stamp
 
 NAMES = ("AGENTS.md", "CLAUDE.md")  # the first one found in a folder applies
@@ -135,7 +136,7 @@ class Instructions:
         return InstructionFile(path, shown, scope, known.text, len(known.text))
 
     def tokens(self) -> int:
-        return len(self.section) // 4  # as the agent counts the rest of the system prompt
+        return estimate_tokens(len(self.section))  # as the agent counts the rest of the system prompt
 
 
 def _pick(folder: Path) -> Path | None:

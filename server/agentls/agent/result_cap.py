@@ -1,27 +1,15 @@
-"""How much of one tool result agentls keeps: a documented cap (README, "Limits").
+"""Cutting one tool result to what agentls keeps: RESULT_CAP_BYTES (UTF-8), a documented cap (README, "Limits").
 
-One MCP call used to bring a 150 MB result into the history, the database
-(150 MB) and its WAL (150 MB more). Every tool result, MCP items included,
-is cut to RESULT_CAP_BYTES (UTF-8) before agentls turns it into text or
-stores it, and the cut says so. The model itself sees far less (the L0
-layer keeps 50,000 characters and stores the rest behind a `context://`
-ref), so the cap bounds what is stored, not what is shown.
+The caps themselves, and why there are three, are in context/caps.py. Every
+tool result, MCP items included, is cut here before agentls turns it into text
+or stores it, and the cut says so; the user's own material (an attachment, a
+pasted text read back through its ref) is kept up to ATTACHMENT_CAP_BYTES.
 """
 
 from __future__ import annotations
 
+from ..context.caps import ATTACHMENT_CAP_BYTES, RESULT_CAP_BYTES
 from ..context.oversize import USER_REF_PREFIX
-
-RESULT_CAP_BYTES = 1_000_000
-# What one tool call may add to sessions.db and its WAL together: the original (at most the cap) and
-# the model's copy in the history (L0 keeps 50,000 characters, at most 300 KB as JSON), each written
-# once to the WAL and once more to the database when SQLite checkpoints it.
-STORE_GROWTH_PER_CALL = 2 * (RESULT_CAP_BYTES + 300_000) + 400_000  # + pages of the few small rows
-
-
-# The original of an attachment or pasted text the window could not hold is the user's own material, read
-# back through its ref ("cut losslessly"): it is kept whole up to a larger cap.
-ATTACHMENT_CAP_BYTES = 16_000_000
 
 
 def cut_note(total_chars: int, cap: int = RESULT_CAP_BYTES) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import json
+import logging
 import os
 import sys
 from typing import NoReturn
@@ -81,13 +82,17 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _ask(args: argparse.Namespace) -> int:
     from .local import run_ask
+    from .logs import terminal_logging
 
+    terminal_logging()
     return run_ask(args)
 
 
 def _repl(args: argparse.Namespace) -> int:
     from .local import run_repl
+    from .logs import terminal_logging
 
+    terminal_logging()
     return run_repl(args)
 
 
@@ -104,8 +109,10 @@ def _acp(args: argparse.Namespace) -> int:
 
 
 def _chat(args: argparse.Namespace) -> int:
+    from .logs import terminal_logging
     from .lsp_chat import run_chat
 
+    terminal_logging(logging.WARNING)  # AGENTLS_LOG raises the log of the server it spawns (forwarded)
     return run_chat(args) or 0
 
 

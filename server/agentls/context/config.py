@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from .caps import TRUNCATE_CHARS
+from .tokens import CHARS_PER_TOKEN, estimate_tokens
+
 
 @dataclass
 class ContextConfig:
@@ -12,10 +15,10 @@ class ContextConfig:
     window: int = 200_000
     output_reserve: int | None = None  # None: 10% of the window, at most 32K
     system_tokens: int = 0  # system prompt + tool definitions, counted in every request
-    chars_per_token: float = 4.0
+    chars_per_token: float = CHARS_PER_TOKEN
 
     # L0: one huge result is cut at append time (chars).
-    truncate_chars: int = 50_000
+    truncate_chars: int = TRUNCATE_CHARS  # caps.py: the last of the three caps on a result
     # ...and any other block (text, tool input field) over this share of the window, so
     # that every message fits whatever the window (a summary and the rest need room too).
     oversized_fraction: float = 0.25
@@ -115,7 +118,7 @@ class ContextConfig:
         return self.min_batch_tokens
 
     def tokens(self, chars: int) -> int:
-        return int(-(-chars // self.chars_per_token))
+        return estimate_tokens(chars, self.chars_per_token)
 
     def updated(self, **changes: Any) -> ContextConfig:
         """A copy with the known fields changed; unknown names are an error."""

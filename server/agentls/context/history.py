@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 
 from .blocks import Block, Message, block_chars, blocks_of, message_chars, result_text
 from .images import message_image_tokens
+from .tokens import estimate_tokens
 
 
 @dataclass
@@ -70,7 +71,7 @@ class History:
 
     large_result_chars: int = 15_000
     large_input_chars: int = 400
-    token_of: Callable[[int], int] = lambda chars: -(-chars // 4)
+    token_of: Callable[[int], int] = estimate_tokens
     messages: list[Message] = field(default_factory=list)
     msg_tokens: list[int] = field(default_factory=list)
     total_tokens: int = 0

@@ -1,9 +1,20 @@
-"""Token accounting: the last real prompt size plus an estimate of what came since.
+"""Token accounting: the one chars/4 estimate, and the last real prompt size plus the estimate of what came since.
+
+`estimate_tokens` is the only estimate of tokens from characters, for every
+caller (the context engine, the agent's prompt head and instructions, the mock
+API's usage and cache, the demo): characters / 4, rounded up, so that a non-empty
+text is never 0 tokens. Rounded up rather than down because the history
+(`History.token_of`), the engine's thresholds (`ContextConfig.tokens`) and the mock
+API (which the tests compare against the agent's own accounting) already rounded
+up; the agent's prompt head rounded down, and no test asserts one of its figures.
+The replay's price model (evaluation/) divides by CHARS_PER_TOKEN without
+rounding: a cost is fractional, and its ledger is repriced independently from
+the recorded characters to 1e-9 (tests/unit/test_context_replay.py).
 
 The real size of a prompt is input + cache write + cache read tokens: with
 caching on, ``input_tokens`` alone is only the uncached tail and badly
-under-counts. Between calls we add the estimated change of the history
-(chars / 4) to that anchor, so utilization is known before the next call.
+under-counts. Between calls we add the estimated change of the history to
+that anchor, so utilization is known before the next call.
 """
 
 from __future__ import annotations
@@ -12,7 +23,14 @@ from dataclasses import dataclass
 
 from .usage import Usage
 
-__all__ = ["TokenMeter", "Usage"]
+__all__ = ["CHARS_PER_TOKEN", "TokenMeter", "Usage", "estimate_tokens"]
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(chars: int, chars_per_token: float = CHARS_PER_TOKEN) -> int:
+    """Tokens of `chars` characters: chars / chars_per_token, rounded up."""
+    return int(-(-chars // chars_per_token))
 
 
 @dataclass

@@ -28,6 +28,7 @@ default policy's (the prompt as a request plus 2,000 output tokens).
 from __future__ import annotations
 
 from ..context.blocks import Message, blocks_of, message_chars
+from ..context.tokens import CHARS_PER_TOKEN
 
 CLEAR_TRIGGER, KEEP_TOOL_USES = 100_000, 3
 COMPACT_TRIGGER = 150_000
@@ -47,10 +48,10 @@ class AnthropicEditing:
 
     def append(self, message: Message) -> None:
         self.messages.append(message)
-        self.tokens += message_chars(message) / 4
+        self.tokens += message_chars(message) / CHARS_PER_TOKEN
 
     def _size(self, messages: list[Message]) -> float:
-        return self.system_tokens + sum(message_chars(m) / 4 for m in messages)
+        return self.system_tokens + sum(message_chars(m) / CHARS_PER_TOKEN for m in messages)
 
     def _edited(self) -> list[Message]:
         """The prompt as the server sees it after clearing tool uses."""
@@ -79,7 +80,7 @@ class AnthropicEditing:
             summaries.append(prompt)
             summary = {"role": "user", "content": [{"type": "text", "text": summarize(prompt)}]}
             self.messages = [summary, *self.messages[-2:]]
-            self.tokens = sum(message_chars(m) / 4 for m in self.messages)
+            self.tokens = sum(message_chars(m) / CHARS_PER_TOKEN for m in self.messages)
             self._cleared = {}
             prompt = self._edited()
         return prompt, summaries

@@ -5,7 +5,7 @@ API does (context/prompt_cache.py: breakpoints, the 20-block lookback, the
 minimum cacheable length, TTLs), with the breakpoints the model client would
 place (``breakpoints``: ``frontier`` or today's ``legacy``); ``ideal`` reads
 whatever prefix a request shares with the previous one. Reads cost 0.1x,
-5-minute writes 1.25x, 1-hour writes 2x, plain input 1x; tokens = chars / 4
+5-minute writes 1.25x, 1-hour writes 2x, plain input 1x; tokens = chars / 4 unrounded
 per block; a fixed system prompt of 3,000 tokens (with its breakpoint) in
 every request; the clock advances 10 s per recorded message. A summary call
 is a request too plus 2,000 output tokens at 5x. Every request can be
@@ -26,12 +26,13 @@ import hashlib
 
 from ..context.blocks import (Message, block_chars, blocks_of, canonical_json, message_chars, message_sha1,
                               result_text, tool_result_ids, tool_use_ids)
+from ..context.caps import TRUNCATE_CHARS
 from ..context.config import ContextConfig
 from ..context.pipeline import ContextEngine, NothingToGain
 from ..context.prompt_cache import (DEFAULT_MINIMUM_TOKENS, FIVE_MINUTES, LOOKBACK_BLOCKS, Block,
                                     can_carry_breakpoint, message_breakpoints, new_cache, stable_ttl)
 from ..context.store import MemoryStore
-from ..context.tokens import Usage
+from ..context.tokens import CHARS_PER_TOKEN, Usage
 from .anthropic_editing import AnthropicEditing
 from .seed_policy import SeedPolicy
 
@@ -90,7 +91,7 @@ def _facts_of(message: Message) -> _MessageFacts:
     blocks = blocks_of(message)
     hashes = tuple(hashlib.sha1(canonical_json({"role": message["role"], **b}).encode()).hexdigest()[:16]
                    for b in blocks)
-    cached = tuple(Block(h, block_chars(b) / 4) for h, b in zip(hashes, blocks))
+    cached = tuple(Block(h, block_chars(b) / CHARS_PER_TOKEN) for h, b in zip(hashes, blocks))
     mark = next((j for j in range(len(blocks) - 1, -1, -1) if can_carry_breakpoint(blocks[j])), None)
     return _MessageFacts(message_sha1(message), message_chars(message), cached, hashes, mark)
 
@@ -159,12 +160,12 @@ class Pricer:
         line = {
             "trace": self.trace, "request": self.count, "now": now, "cache": self.cache_name,
             "minimum_tokens": self.minimum_tokens, "lookback_blocks": LOOKBACK_BLOCKS,
-            "system_chars": SYSTEM_TOKENS * 4, "system_ttl": system_ttl,
+            "system_chars": SYSTEM_TOKENS * CHARS_PER_TOKEN, "system_ttl": system_ttl,
             "breakpoints": [{"message": i, "block": j, "ttl": ttls[i]} for i, j in sorted(marked.items())],
             "compacted": compacted, "summary": summary,
             "messages": [
                 {"role": m["role"], "sha1": f.sha, "chars": f.chars,
-                 "blocks": [[h, int(b.tokens * 4)] for h, b in zip(f.hashes, f.blocks)],
+                 "blocks": [[h, int(b.tokens * CHARS_PER_TOKEN)] for h, b in zip(f.hashes, f.blocks)],
                  "tool_use_ids": tool_use_ids(m), "tool_result_ids": tool_result_ids(m)}
                 for m, f in zip(messages, facts)
             ],
@@ -202,9 +203,9 @@ def recall_of(messages: list[Message], recent: list[tuple[str, str]]) -> float:
 
 
 def _l0(text: str) -> str:
-    if len(text) <= 50_000:
+    if len(text) <= TRUNCATE_CHARS:
         return text
-    keep = 25_000
+    keep = TRUNCATE_CHARS // 2
     return text[:keep] + text[-keep:]  # only the verbatim parts matter for recall
 
 

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from pygls.exceptions import JsonRpcException
 
 from ..agent.errors import AgentBusy, AgentError, AgentInputError
-from .redact import SECRETS
+from ..agent.secrets import SECRETS
 
 log = logging.getLogger(__name__)
 

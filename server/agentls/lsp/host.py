@@ -38,7 +38,7 @@ from .confirm import EditorAsker
 from .editor_query import EditorQueryClient, declared_kinds
 from .editor_workspace import EditorWorkspace
 from .errors import internal, not_initialized
-from .redact import SECRETS
+from ..agent.secrets import SECRETS
 from .transport import client_request
 
 if TYPE_CHECKING:

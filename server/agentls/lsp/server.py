@@ -21,7 +21,8 @@ from .. import __version__, credentials
 from .methods import HANDLERS
 from .errors import EXPECTED_CODES
 from .host import AgentHost
-from .redact import SECRETS, learn_environment_secrets, setup_logging
+from ..agent.secrets import SECRETS, learn_environment_secrets
+from .redact import setup_logging
 from .transport import open_stdio, raw_converter, serve_messages
 
 log = logging.getLogger(__name__)

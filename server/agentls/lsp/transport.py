@@ -25,7 +25,7 @@ from pygls.protocol import default_converter
 
 from ..agent.mcp.config import raw_secret_values
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
-from .redact import SECRETS
+from ..agent.secrets import SECRETS
 
 log = logging.getLogger(__name__)
 

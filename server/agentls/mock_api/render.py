@@ -15,7 +15,8 @@ from typing import Any
 from collections.abc import Callable
 
 from .script import RedactedThinking, Reply, Text, Thinking, ToolUse
-from .tokens import CacheUsage, estimate_tokens
+from ..context.tokens import estimate_tokens
+from .tokens import CacheUsage
 
 _WORDS = re.compile(r"\S+\s*|\s+")
 
@@ -62,7 +63,7 @@ def output_tokens(blocks: list) -> int:
         b.text if isinstance(b, Text) else b.thinking if isinstance(b, Thinking)
         else json.dumps(b.input) if isinstance(b, ToolUse) else "" for b in blocks
     )
-    return max(1, estimate_tokens(text))
+    return max(1, estimate_tokens(len(text)))
 
 
 def usage_json(cache: CacheUsage, output: int, override: dict | None) -> dict:

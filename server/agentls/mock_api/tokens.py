@@ -1,8 +1,8 @@
 """Token estimates and the prompt cache of the mock API.
 
-Tokens are estimated as characters / 4 (rounded up) of the *textual* parts of
-a request, so the numbers stay close to what a chars/4 context accountant on
-the client side computes for the same history. An image is counted by the
+Tokens are estimated by the agent's own estimate (context/tokens.py: characters
+/ 4, rounded up) of the *textual* parts of a request, so the numbers stay close to
+what the context accountant on the client side computes for the same history. An image is counted by the
 vision guide's rule from its pixel dimensions (context/images.py, where the
 source is named), never by its base64.
 """
@@ -10,7 +10,6 @@ source is named), never by its base64.
 from __future__ import annotations
 
 import json
-import math
 import threading
 import time
 from typing import Any
@@ -18,13 +17,10 @@ from collections.abc import Callable
 
 from ..context.images import block_image_tokens, is_image
 from ..context.prompt_cache import FIVE_MINUTES, Block, CacheUsage, minimum_cacheable_tokens, new_cache
+from ..context.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 # A document (PDF) has no text here; counted as this much, as before (images: by their pixels).
 _DOCUMENT_TOKENS = 1_500
-
-
-def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text) / 4)
 
 
 def block_text(block: Any) -> str:
@@ -47,14 +43,14 @@ def block_text(block: Any) -> str:
     if kind == "image":
         return ""  # counted by block_tokens, from its pixels
     if kind == "document":
-        return "x" * (_DOCUMENT_TOKENS * 4)
+        return "x" * (_DOCUMENT_TOKENS * CHARS_PER_TOKEN)
     stripped = {k: v for k, v in block.items() if k != "cache_control"}
     return json.dumps(stripped, sort_keys=True)
 
 
 def block_tokens(block: Any) -> int:
-    """Tokens of one content block: its text / 4, plus its images (nested in a tool result too) by their pixels."""
-    tokens = estimate_tokens(block_text(block))
+    """Tokens of one content block: its text's, plus its images (nested in a tool result too) by their pixels."""
+    tokens = estimate_tokens(len(block_text(block)))
     if is_image(block):
         return tokens + block_image_tokens(block)
     content = block.get("content") if isinstance(block, dict) and block.get("type") == "tool_result" else None
@@ -93,7 +89,8 @@ def _identity(block: Any) -> str:
 
 def request_blocks(body: dict) -> list[Block]:
     """The request as the API caches it: tools, then system, then messages, block by block."""
-    blocks = [Block(f"tool:{_identity(t)}", estimate_tokens(tool_text(t)), _ttl(t)) for t in body.get("tools") or []]
+    blocks = [Block(f"tool:{_identity(t)}", estimate_tokens(len(tool_text(t))), _ttl(t))
+              for t in body.get("tools") or []]
     system = body.get("system") or []
     for block in [{"type": "text", "text": system}] if isinstance(system, str) else system:
         blocks.append(Block(f"system:{_identity(block)}", block_tokens(block), _ttl(block)))

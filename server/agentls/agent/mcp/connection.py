@@ -23,7 +23,7 @@ import tempfile
 import threading
 from typing import Any
 
-from ..mask import mask_values
+from ..secrets import mask_values
 from .config import ServerConfig
 from .limits import OverLimit, check_limits
 

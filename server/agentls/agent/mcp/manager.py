@@ -21,6 +21,7 @@ from typing import Any
 
 from ...context.store import ResultStore
 from ..approval import ApprovalCallback, ApprovalRequest
+from ..secrets import SECRETS
 from ..tools.base import ToolOutput, error
 from .config import ServerConfig
 from .connection import FAILED, IDLE, STOPPED, McpConnection, McpFailure, describe, warm_sdk
@@ -46,6 +47,8 @@ class McpManager:
         """New settings: unchanged servers keep running, changed or removed ones are stopped (and never
         started again: a call waiting for its approval is cancelled). The names changed or removed."""
         wanted = {config.name: config for config in servers}
+        for value in (value for config in servers for value in config.secret_values()):
+            SECRETS.add(value)  # scrubbed from every front end's log and messages from now on
         changed = set()
         for name, connection in list(self.connections.items()):
             if wanted.get(name) != connection.config:

@@ -8,7 +8,7 @@ the result carries a one-line placeholder naming that ref instead.
 Items are read by their `type` field, not their class: the SDK has one class
 per protocol version.
 
-One result keeps at most RESULT_CAP_BYTES (agent/result_cap.py) in all, its
+One result keeps at most RESULT_CAP_BYTES (context/caps.py) in all, its
 text and the binary items it stores together: the budget is checked before an
 item is copied, decoded or stored, and what does not fit is cut with a note.
 """
@@ -18,8 +18,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...context.caps import RESULT_CAP_BYTES
 from ...context.store import ResultStore, result_ref
-from ..result_cap import RESULT_CAP_BYTES, base64_bytes, capped, cut_note, utf8_prefix
+from ..result_cap import base64_bytes, capped, cut_note, utf8_prefix
 
 
 def item_ref(tool_use_id: str, index: int) -> str:

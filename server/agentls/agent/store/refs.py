@@ -4,7 +4,7 @@ the same transactional store as the message that names it.
 A text is stored once per session: `ref_index` keeps each ref's sha256, and a
 ref whose text an earlier ref already holds only gets an index row (reading
 a stored ref back, which the L0 layer would store again under the new call's
-ref, adds nothing). Every text is cut to RESULT_CAP_BYTES before it is stored.
+ref, adds nothing). Every text is cut to RESULT_CAP_BYTES (context/caps.py) before it is stored.
 """
 
 from __future__ import annotations

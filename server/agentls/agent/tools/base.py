@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...context.caps import TOOL_OUTPUT_CHARS
 from ...context.store import ResultStore
 from ..approval import ApprovalCallback
 from ..editor_queries import EditorQueries
@@ -22,7 +23,7 @@ class ToolContext:
     approve: ApprovalCallback
     store: ResultStore | None = None
     shell_timeout: float = 120.0
-    output_cap: int = 50_000
+    output_cap: int = TOOL_OUTPUT_CHARS  # context/caps.py: the first of the three caps
     grep_cap: int = 200
     editor: EditorQueries | None = None  # the client answers agent/editorQuery
     grep_file_seconds: float = 5.0  # time budget of one file
