@@ -58,6 +58,14 @@ def default_problems(where: str, declared: dict[str, Any], schema: dict[str, Any
     return [f"{where}: default {ours!r}, the server's {theirs!r}"]
 
 
+def at(schema: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The schema of a dotted setting (`thresholds.warn`), None when there is none."""
+    node: dict[str, Any] | None = schema
+    for part in name.split("."):
+        node = (node or {}).get("properties", {}).get(part)
+    return node
+
+
 def problems_of(where: str, declared: dict[str, Any], schema: dict[str, Any]) -> list[str]:
     """What package.json says of one setting (or a part of one) that the server's schema does not."""
     found = []
@@ -89,9 +97,7 @@ def disagreements(declared: dict[str, dict[str, Any]], schema: dict[str, Any]) -
     found = []
     sent = {name: value for name, value in declared.items() if name.split(".")[0] not in CLIENT_ONLY}
     for name, value in sorted(sent.items()):
-        node: dict[str, Any] | None = schema
-        for part in name.split("."):
-            node = (node or {}).get("properties", {}).get(part)
+        node = at(schema, name)
         if node is None:
             found.append(f"{name}: the server has no such setting")
         else:
@@ -176,3 +182,25 @@ def test_the_schema_is_what_the_server_accepts():
     assert parse_settings({"thresholds": {"warn": warn.maximum}})[1] == []
     assert parse_settings({"thresholds": {"warn": warn.minimum}})[1]  # exclusive: 0 itself is refused
     assert SPECS["thinking"].choices == THINKING_MODES
+
+
+def test_docs_protocol_names_the_server_keys_and_choices():
+    """docs/protocol.md's AgentSettings (which src/protocol.ts mirrors, test/unit/protocol.test.ts) has the
+    schema's keys, the parts of thresholds and approvals, and the same choices."""
+    doc = (CLIENT.parent / "docs" / "protocol.md").read_text(encoding="utf-8")
+    block = re.search(r"^interface AgentSettings \{\n(.*?)^\}", doc, re.S | re.M)
+    assert block, "docs/protocol.md no longer declares `interface AgentSettings`"
+    declared: dict[str, str] = {}
+    group = ""
+    for line in block.group(1).splitlines():
+        field = re.match(r"( *)(\w+)\?: ([^/]*)", line)
+        if field:
+            nested = len(field.group(1)) > 2
+            group = group if nested else (field.group(2) if field.group(3).strip() == "{" else "")
+            declared[f"{group}.{field.group(2)}" if nested else field.group(2)] = field.group(3)
+    schema = settings_schema()
+    keys = schema["properties"]
+    expected = [*keys, *(f"{key}.{part}" for key in ("thresholds", "approvals") for part in keys[key]["properties"])]
+    assert sorted(declared) == sorted(expected)
+    for name, written in declared.items():
+        assert re.findall(r'"([^"]+)"', written) == (at(schema, name) or {}).get("enum", []), name
