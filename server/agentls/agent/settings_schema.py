@@ -79,14 +79,14 @@ CONFIRM_TIMEOUT = 300.0  # seconds an agent/confirm may stay unanswered before i
 MAX_CONFIRM_TIMEOUT = 86_400
 DIAGNOSTICS_WAIT_MS = 2000  # after an edit, for the file's diagnostics to settle
 MAX_DIAGNOSTICS_WAIT_MS = 60_000
-MAX_THRESHOLD = 10  # a fraction of the window; above 1 means "never", and 10 is far enough
+MAX_THRESHOLD = 10  # thresholds are fractions of the window: this bound only keeps absurd values out
 # protocol name → ContextConfig field
 THRESHOLDS = {"budgetSoft": "budget_soft_at", "budgetHard": "budget_hard_at", "autoCompact": "compact_at",
               "warn": "warn_at", "high": "high_at"}
 
 _MODEL_ID = Spec("string", max_length=MODEL_CHARS, nullable=True)
 _STRINGS = Spec("object", values=Spec("string"))  # a map of names to strings (env, headers)
-_MCP_SERVER = Spec("object", fields={  # agent/mcp/config.py validates these
+_MCP_SERVER = Spec("object", fields={  # described here; agent/mcp/config.py validates them, with its constants
     "command": Spec("string"), "args": Spec("array", values=Spec("string")), "env": _STRINGS, "cwd": Spec("string"),
     "url": Spec("string"), "headers": _STRINGS, "approval": Spec("string", default="ask", choices=MODES),
     "tools": Spec("object", values=Spec("string", choices=MODES)),
