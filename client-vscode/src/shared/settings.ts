@@ -1,7 +1,16 @@
-/** The `agentls.*` configuration → the `AgentSettings` the server accepts. */
+/**
+ * The `agentls.*` configuration → the `AgentSettings` the server accepts.
+ *
+ * No bounds or defaults here: package.json declares them and the server
+ * enforces them (tests/unit/test_settings_schema.py keeps both, and these two
+ * key lists, equal to the server's schema, agent/settings_schema.py).
+ */
 import type { AgentSettings } from "../protocol";
 
-const CLIENT_ONLY = new Set(["pythonPath"]);
+/** The keys sent to the server: the AgentSettings of docs/protocol.md. */
+export const SERVER_KEYS = ["model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens", "cacheTtl", "cacheControl", "thinking", "prices", "thresholds", "approvals", "diagnosticsWaitMs", "mcpServers", "permissions"];
+/** The keys the extension reads itself and never sends (the interpreter that starts the server). */
+export const CLIENT_ONLY = ["pythonPath"];
 
 function clean(v: unknown): unknown {
   if (v === null || v === undefined) return undefined;
@@ -21,14 +30,13 @@ function clean(v: unknown): unknown {
 }
 
 /**
- * Drops client-only keys (pythonPath), empty strings and nulls ("use the
- * server default") and anything that is not a known field.
+ * Keeps the server's keys only (so not pythonPath), without empty strings
+ * and nulls ("use the server default").
  */
 export function toAgentSettings(section: Record<string, unknown> | undefined): AgentSettings {
   const out: Record<string, unknown> = {};
-  const known = ["model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens", "cacheTtl", "cacheControl", "thinking", "prices", "thresholds", "approvals", "diagnosticsWaitMs", "mcpServers", "permissions"];
-  for (const key of known) {
-    if (CLIENT_ONLY.has(key) || !section) continue;
+  for (const key of SERVER_KEYS) {
+    if (!section) continue;
     const c = clean(section[key]);
     if (c !== undefined) out[key] = c;
   }

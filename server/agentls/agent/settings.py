@@ -18,33 +18,16 @@ from typing import TYPE_CHECKING, Any
 from .. import credentials
 from .mcp.config import ServerConfig, parse_servers, valid_url
 from .permissions import SETTINGS, Rule, parse_rules
+from .settings_schema import (APPROVAL_KINDS, CONFIRM_TIMEOUT, DIAGNOSTICS_WAIT_MS, MAX_PRICE, MODEL_CHARS,
+                              PRICE, PRICE_FIELDS, SPECS, THRESHOLDS)
 
 if TYPE_CHECKING:
     from ..context import ContextConfig
     from ..model import ModelSettings
     from ..model.catalog import ModelInfo
 
-# protocol name → ContextConfig field
-THRESHOLDS = {"budgetSoft": "budget_soft_at", "budgetHard": "budget_hard_at", "autoCompact": "compact_at",
-              "warn": "warn_at", "high": "high_at"}
-APPROVAL_KINDS = ("shell", "write")
-APPROVAL_MODES = ("ask", "always", "never")
-CONFIRM_TIMEOUT = 300.0  # seconds an agent/confirm may stay unanswered before it counts as a refusal
-KNOWN_KEYS = {"model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens",
-              "thresholds", "approvals", "diagnosticsWaitMs", "cacheTtl", "cacheControl", "mcpServers", "thinking",
-              "prices", "permissions"}
-PRICE_FIELDS = ("input", "output", "cache_write", "cache_read", "cache_write_1h")  # model/pricing.py
-CACHE_TTLS = ("auto", "5m", "1h")
-THINKING = ("auto", "off", "low", "medium", "high", "xhigh", "max")  # model/thinking.py THINKING_MODES
 SECTION = "agentls"
-DIAGNOSTICS_WAIT_MS = 2000  # after an edit, for the file's diagnostics to settle
-MAX_DIAGNOSTICS_WAIT_MS = 60_000
-# Integer settings: (lowest, highest) accepted (docs/protocol.md). A 401-digit contextWindow used to stop
-# the agent ("OverflowError"), a maxTokens of 10^400 went to the API as is.
-BOUNDS = {"contextWindow": (1_000, 10_000_000), "outputReserve": (0, 10_000_000), "maxTokens": (1, 1_000_000),
-          "diagnosticsWaitMs": (0, MAX_DIAGNOSTICS_WAIT_MS)}
-MODEL_CHARS = 200
-MAX_PRICE = 1_000_000  # USD per million tokens
+KNOWN_KEYS = set(SPECS)
 
 
 @dataclass(frozen=True)
@@ -122,9 +105,10 @@ def _parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
         value = raw.get(name)
         if value is None:
             return None
-        low, high = BOUNDS[name]
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            problems.append(f"settings.{name} must be an integer from {low:,} to {high:,}")  # never the value
+        spec = SPECS[name]
+        if not spec.in_range(value):
+            # never the value
+            problems.append(f"settings.{name} must be an integer from {spec.minimum:,} to {spec.maximum:,}")
             return None
         return value
 
@@ -138,16 +122,16 @@ def _parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
         problems.append("settings.outputReserve must be smaller than the context window")
         reserve = None
     cache_ttl = raw.get("cacheTtl")
-    if cache_ttl is not None and cache_ttl not in CACHE_TTLS:
-        problems.append(f"settings.cacheTtl must be one of {', '.join(CACHE_TTLS)}")
+    if cache_ttl is not None and cache_ttl not in SPECS["cacheTtl"].choices:
+        problems.append(f"settings.cacheTtl must be one of {', '.join(SPECS['cacheTtl'].choices)}")
         cache_ttl = None
     cache_control = raw.get("cacheControl")
     if cache_control is not None and not isinstance(cache_control, bool):
         problems.append("settings.cacheControl must be a boolean")
         cache_control = None
     thinking = raw.get("thinking")
-    if thinking is not None and thinking not in THINKING:
-        problems.append(f"settings.thinking must be one of {', '.join(THINKING)}")
+    if thinking is not None and thinking not in SPECS["thinking"].choices:
+        problems.append(f"settings.thinking must be one of {', '.join(SPECS['thinking'].choices)}")
         thinking = None
     mcp_servers, mcp_problems = parse_servers(raw.get("mcpServers"))
     problems.extend(mcp_problems)
@@ -177,8 +161,7 @@ def _prices(raw: Any, problems: list[str]) -> dict[str, dict[str, float]]:
             continue
         values = {}
         for name, value in entry.items():
-            if name not in PRICE_FIELDS or isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not 0 <= value <= MAX_PRICE:  # a 400-digit integer would overflow float()
+            if name not in PRICE_FIELDS or not PRICE.in_range(value):  # a 400-digit integer would overflow float()
                 problems.append(f"settings.prices.{fragment}.{name}: one of {', '.join(PRICE_FIELDS)}, "
                                 f"a number from 0 to {MAX_PRICE:,} (USD per million tokens)")
                 continue
@@ -201,7 +184,7 @@ def _thresholds(raw: Any, problems: list[str]) -> dict[str, Any]:
         value = raw.get(name)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 10:
+        if not SPECS["thresholds"].fields[name].in_range(value):
             problems.append(f"settings.thresholds.{name} must be a number above 0 (a fraction of the window)")
             continue
         found[target] = float(value)
@@ -219,8 +202,9 @@ def _approvals(raw: Any, problems: list[str]) -> dict[str, str]:
         value = raw.get(kind)
         if value is None:
             continue
-        if value not in APPROVAL_MODES:
-            problems.append(f"settings.approvals.{kind} must be one of {', '.join(APPROVAL_MODES)}")
+        modes = SPECS["approvals"].fields[kind].choices
+        if value not in modes:
+            problems.append(f"settings.approvals.{kind} must be one of {', '.join(modes)}")
             continue
         found[kind] = value
     return found
@@ -230,8 +214,10 @@ def _confirm_timeout(raw: Any, problems: list[str]) -> float:
     value = raw.get("timeoutSeconds") if isinstance(raw, dict) else None
     if value is None:
         return CONFIRM_TIMEOUT
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 86_400:
-        problems.append("settings.approvals.timeoutSeconds must be a number of seconds above 0 (at most 86400)")
+    spec = SPECS["approvals"].fields["timeoutSeconds"]
+    if not spec.in_range(value):
+        problems.append(f"settings.approvals.timeoutSeconds must be a number of seconds above {spec.minimum} "
+                        f"(at most {spec.maximum})")
         return CONFIRM_TIMEOUT
     return float(value)
 
