@@ -1,6 +1,7 @@
 """MCP servers as tools: the real agent, the SDK-written test server (stdio and HTTP), the local mock API."""
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -15,6 +16,8 @@ from agentls.agent import events as ev
 from agentls.agent.approval import ApprovalRequest
 from agentls.agent.loop import Agent
 from agentls.agent.mcp.config import parse_servers
+from agentls.agent.mcp.connection import McpConnection
+from agentls.agent.mcp.results import result_text
 from agentls.agent.store import open_session
 from agentls.agent.workspace import Workspace
 from agentls.context import ContextConfig
@@ -331,3 +334,52 @@ async def test_a_turn_cancelled_while_a_server_starts_leaves_it_startable(make_m
     mock_api.script(Reply([ToolUse("mcp__test__echo", {"text": "after"})]), Reply([Text("ok")]))
     assert (await agent.run_turn("again")).text == "ok"
     assert connection.state == "running" and results_of(mock_api.message_bodies[1])[0]["content"] == "echo: after"
+
+
+class SlowToClose(McpConnection):
+    """The first server it starts hangs at its start and, once let go, closes only when `closed` is set
+    (what a busy machine does to a server still starting); the servers after it are the test server as is."""
+
+    def __init__(self, config) -> None:
+        super().__init__(config)
+        self.opened = 0
+        self.hanging = asyncio.Event()
+        self.closed = asyncio.Event()
+
+    def _open(self):
+        client = super()._open()
+        self.opened += 1
+        if self.opened > 1:
+            return client
+
+        @contextlib.asynccontextmanager
+        async def hangs_then_closes_late():
+            try:
+                async with client:
+                    self.hanging.set()
+                    await asyncio.Event().wait()  # its start never ends
+                    yield client
+            finally:
+                await self.closed.wait()
+
+        return hangs_then_closes_late()
+
+
+async def test_a_start_let_go_that_closes_late_leaves_the_next_start_running():
+    configs, _ = parse_servers({"test": stdio_config()})
+    connection = SlowToClose(configs[0])
+    first = asyncio.ensure_future(connection.ensure_started())
+    await connection.hanging.wait()
+    first.cancel()  # a turn cancelled while its server starts
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    assert connection.state == "stopped"
+    await connection.ensure_started()  # the next turn, while the first server is still closing
+    assert connection.state == "running"
+    connection.closed.set()
+    await connection.stopped()  # the first start's task has ended now: it speaks no more for the connection
+    assert (connection.state, connection.error) == ("running", "")
+    result = await connection.call("echo", {"text": "still"})
+    assert result_text(result, "toolu_1", None) == "echo: still" and connection.opened == 2  # not started again
+    await connection.stop()
+    connection.close_log()

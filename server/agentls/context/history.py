@@ -3,7 +3,7 @@
 The index answers "which tool produced this result, with what input, where"
 without rescanning, and keeps the small candidate sets the layers read:
 results not yet rewritten (in arrival order), stale duplicates, large
-results and large tool inputs. Every rewrite is copy-on-write on the
+results and large tool inputs, and where the images are (keep_images.py). Every rewrite is copy-on-write on the
 message, so a request handed out earlier never changes under its holder.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 from collections.abc import Callable, Iterable
 
 from .blocks import Block, Message, block_chars, blocks_of, message_chars, result_text
-from .images import message_image_tokens
+from .images import image_data_chars, is_image, message_image_tokens
 from .tokens import estimate_tokens
 
 
@@ -85,6 +85,10 @@ class History:
     large: dict[str, None] = field(default_factory=dict)  # live results above large_result_chars
     live_inputs: dict[str, None] = field(default_factory=dict)  # large tool inputs not yet cleared
     live_texts: dict[int, None] = field(default_factory=dict)  # assistant messages with long text, not yet cleared
+    # user messages holding images -> (block index, base64 chars) of each, and their totals
+    images: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    image_count: int = 0
+    image_chars: int = 0
     _latest_by_key: dict[str, str] = field(default_factory=dict)
     protected_tools: frozenset[str] = frozenset({"edit_file", "write_file"})
     kept_input_tools: frozenset[str] = frozenset()  # their inputs are never cleared
@@ -122,6 +126,10 @@ class History:
     def recent_results(self, count: int) -> list[str]:
         return self.results[-count:] if count > 0 else []
 
+    def image_positions(self) -> list[tuple[int, int, int]]:
+        """(message, block, base64 chars) of every image of a user message, oldest first (from the index)."""
+        return [(i, j, chars) for i in sorted(self.images) for j, chars in self.images[i]]
+
     # -- appending -----------------------------------------------------------
 
     def append(self, message: Message) -> None:
@@ -149,6 +157,7 @@ class History:
         self.msg_tokens.append(tokens)
         self.total_tokens += tokens
         self._count(message, +1, chars)
+        self._index_images(index, message, blocks)
         if role == "assistant" and prose_chars(message) >= self.large_input_chars:
             self.live_texts[index] = None
         for block in blocks:
@@ -191,6 +200,19 @@ class History:
                 self.stale[older] = None
             self._latest_by_key[record.key] = record.id
 
+    def _index_images(self, index: int, message: Message, blocks: list[Block]) -> None:
+        """Keep `images` in step with message `index`, just appended or replaced."""
+        old = self.images.pop(index, ())
+        self.image_count -= len(old)
+        self.image_chars -= sum(chars for _, chars in old)
+        if message["role"] != "user" or isinstance(message.get("content"), str):
+            return
+        found = tuple((j, image_data_chars(b)) for j, b in enumerate(blocks) if is_image(b))
+        if found:
+            self.images[index] = found
+            self.image_count += len(found)
+            self.image_chars += sum(chars for _, chars in found)
+
     def tokens_of(self, message: Message) -> int:
         """A message's estimate: its characters by token_of, its images by their pixels (images.py)."""
         return self.token_of(message_chars(message)) + message_image_tokens(blocks_of(message))
@@ -215,6 +237,7 @@ class History:
         new_message = {**old, "content": [*blocks_of(old), *blocks]}
         self._count(new_message, +1)
         self.messages[-1] = new_message
+        self._index_images(len(self.messages) - 1, new_message, blocks_of(new_message))
         tokens = self.tokens_of(new_message)
         self.total_tokens += tokens - self.msg_tokens[-1]
         self.msg_tokens[-1] = tokens
@@ -230,6 +253,7 @@ class History:
         self._count(old, -1)
         self._count(new_message, +1)
         self.messages[msg_index] = new_message
+        self._index_images(msg_index, new_message, blocks_of(new_message))
         tokens = self.tokens_of(new_message)
         self.total_tokens += tokens - self.msg_tokens[msg_index]
         self.msg_tokens[msg_index] = tokens

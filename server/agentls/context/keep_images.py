@@ -13,29 +13,23 @@ it). Two rules replace the oldest images, each by a placeholder naming it
 
 The newest user message's images are never dropped: the front door
 (ContextEngine.add_user_turn) refused that turn if they could not fit.
+
+Both read where the images are from the history's index (History.images,
+kept on every append and rewrite), never by scanning the messages: this runs
+before every request, and its work must not grow with the history.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from .blocks import blocks_of
 from .history import History
-from .images import KEEP_IMAGE_BYTES, KEEP_IMAGES, image_data_chars, is_image, placeholder
+from .images import KEEP_IMAGE_BYTES, KEEP_IMAGES, placeholder
 
 OVER_COUNT = f"let go to keep at most {KEEP_IMAGES} images in a request"
 OVER_BYTES = "let go to keep the request under the API's size limit"
 OVER_WINDOW = "let go to fit the context window"
-
-
-def image_positions(history: History) -> Iterator[tuple[int, int]]:
-    """(message, block) of every image in the history, oldest first."""
-    for i, message in enumerate(history.messages):
-        if message.get("role") != "user" or isinstance(message.get("content"), str):
-            continue
-        for j, block in enumerate(blocks_of(message)):
-            if is_image(block):
-                yield i, j
 
 
 def _drop(history: History, i: int, j: int, why: str) -> None:
@@ -45,10 +39,8 @@ def _drop(history: History, i: int, j: int, why: str) -> None:
 
 def keep_within_limits(history: History) -> int:
     """Drop the oldest images beyond the count and size the history keeps; how many went."""
-    found = list(image_positions(history))
-    sizes = [image_data_chars(blocks_of(history.messages[i])[j]) for i, j in found]
-    total, count, dropped = sum(sizes), len(found), 0
-    for (i, j), size in zip(found, sizes):
+    total, count, dropped = history.image_chars, history.image_count, 0
+    for i, j, size in history.image_positions():
         if count <= KEEP_IMAGES and total <= KEEP_IMAGE_BYTES:
             break
         _drop(history, i, j, OVER_COUNT if count > KEEP_IMAGES else OVER_BYTES)
@@ -60,7 +52,7 @@ def drop_to_fit(history: History, over: Callable[[], bool]) -> int:
     """Drop the oldest images before the newest message while `over()`; how many went."""
     last = len(history.messages) - 1
     dropped = 0
-    for i, j in list(image_positions(history)):
+    for i, j, _ in history.image_positions():
         if not over() or i >= last:
             break
         _drop(history, i, j, OVER_WINDOW)

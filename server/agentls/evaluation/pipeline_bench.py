@@ -11,14 +11,14 @@ import statistics
 import time
 
 from ..context.config import ContextConfig
-from ..context.pipeline import ContextEngine
+from ..context.pipeline import ContextEngine, Prepared
 from ..context.tokens import Usage
 
 SIZES = (250, 1_000, 4_000)
 MEASURED_CALLS = 200
 
 
-def _armed_config() -> ContextConfig:
+def armed_config() -> ContextConfig:
     return ContextConfig(window=4_000_000, clear_at=0.0, snip_at=0.0, budget_soft_at=0.0,
                          budget_hard_at=0.0, compact_at=0.99, min_batch_tokens=3_000)
 
@@ -51,23 +51,33 @@ def _call(engine: ContextEngine, n: int) -> None:
     ]})
 
 
-def _measure(size: int) -> dict[str, float]:
-    engine = ContextEngine(config=_armed_config())
+def grown_engine(results: int) -> ContextEngine:
+    """An engine after `results` steady-state model turns (each prepared and answered)."""
+    engine = ContextEngine(config=armed_config())
     engine.append({"role": "user", "content": [{"type": "text", "text": "Start."}]})
-    clock = 0.0
-    for n in range(size - MEASURED_CALLS):
-        _call(engine, n)
-        clock += 1.0
-        engine.prepare(clock)
-        engine.record_usage(Usage(cache_read_input_tokens=engine.raw_estimate), clock)
-    timings = []
-    for n in range(size - MEASURED_CALLS, size):
-        _call(engine, n)
-        clock += 1.0
-        started = time.perf_counter()
-        prepared = engine.prepare(clock)
+    for n in range(results):
+        steady_call(engine, n)
+    return engine
+
+
+def steady_call(engine: ContextEngine, n: int, timings: list[float] | None = None) -> Prepared:
+    """Model turn `n` (at second n + 1): its tool call and result, the request prepared (timed into
+    `timings`, in ms) and answered."""
+    _call(engine, n)
+    clock = float(n + 1)
+    started = time.perf_counter()
+    prepared = engine.prepare(clock)
+    if timings is not None:
         timings.append((time.perf_counter() - started) * 1000)
-        engine.record_usage(Usage(cache_read_input_tokens=engine.raw_estimate), clock)
+    engine.record_usage(Usage(cache_read_input_tokens=engine.raw_estimate), clock)
+    return prepared
+
+
+def _measure(size: int) -> dict[str, float]:
+    engine = grown_engine(size - MEASURED_CALLS)
+    timings: list[float] = []
+    for n in range(size - MEASURED_CALLS, size):
+        prepared = steady_call(engine, n, timings)
     assert not prepared.compaction_due
     rewritten = sum(stat.count for stat in engine.stats.values())
     return {

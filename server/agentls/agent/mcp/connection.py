@@ -82,7 +82,7 @@ class McpConnection:
         try:
             await import_sdk()  # once per process, warmed as soon as a server is configured (warm_sdk)
             deadline = loop.time() + timeout
-            self._task = asyncio.ensure_future(self._hold(ready))
+            self._task = asyncio.ensure_future(self._hold(ready, self._stop))
             await asyncio.wait_for(asyncio.shield(ready), max(0.0, deadline - loop.time()))
         except asyncio.TimeoutError:
             ready.cancel()
@@ -102,27 +102,36 @@ class McpConnection:
             self._fail(f"could not start: {describe(error)}")
         self.state = RUNNING
 
-    async def _hold(self, ready: asyncio.Future[None]) -> None:
+    async def _hold(self, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
+        """Hold the client open until `stop`. Only the connection's current holding task speaks for it: one
+        let go by _halt (a start cancelled or past its deadline) may end its server after the next start is
+        running (slow to close on a busy machine), and must touch neither that one's client nor its state."""
         try:
             async with self._open() as client:
                 tools = await _list_tools(client, self.config.startup_timeout)
                 check_limits(tools)
-                self.tools = tools
-                self._client = client
+                if self._holds():
+                    self.tools = tools
+                    self._client = client
                 if not ready.done():
                     ready.set_result(None)
-                await self._stop.wait()
+                await stop.wait()
         except BaseException as error:  # noqa: BLE001 - reported through `ready` or the state
             if not ready.done():
                 ready.set_exception(error if isinstance(error, Exception) else McpFailure(describe(error)))
-            elif self.state == RUNNING and not self._stop.is_set():
+            elif self.state == RUNNING and self._holds():
                 self.state, self.error = FAILED, self.scrub(f"the connection ended: {describe(error)}")
             if isinstance(error, asyncio.CancelledError):
                 raise
         finally:
-            self._client = None
-            if self.state == RUNNING and not self._stop.is_set():
-                self.state, self.error = FAILED, self.error or "the connection ended"
+            if self._holds():  # the server ended by itself: a stop lets the task go first (_halt)
+                self._client = None
+                if self.state == RUNNING:
+                    self.state, self.error = FAILED, self.error or "the connection ended"
+
+    def _holds(self) -> bool:
+        """Whether the running task is the connection's current holding task."""
+        return self._task is not None and self._task is asyncio.current_task()
 
     def _open(self) -> Any:
         from mcp import Client
@@ -158,9 +167,10 @@ class McpConnection:
         """End the holding task (closing the server), waiting for it until `deadline` (loop time; default
         STOP_TIMEOUT from now). A task not done by then is cancelled and finishes in the background:
         the SDK's own shutdown (stdin closed, SIGTERM, SIGKILL) is bounded, and `stopped()` waits for it."""
-        task, self._task = self._task, None
+        task, self._task = self._task, None  # let go: from now on it speaks no more for the connection
         if task is None:
             return
+        self._client = None
         self._stop.set()
         loop = asyncio.get_running_loop()
         wait = STOP_TIMEOUT if deadline is None else max(0.0, deadline - loop.time())
