@@ -109,10 +109,6 @@ export class ChatController implements vscode.Disposable {
     this.parts.panel.notice(markdown, level);
   }
 
-  get busy(): boolean {
-    return this.parts.turns.busy;
-  }
-
   stop(): void {
     this.parts.turns.stop();
   }
