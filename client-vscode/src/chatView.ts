@@ -95,7 +95,7 @@ export class ChatController implements vscode.Disposable {
       void this.parts.slash.refreshCommands();
     }
     if (s.phase === "error" && s.message) this.notice(s.message, "error");
-    if (s.phase === "error" || s.phase === "stopped") this.sessions.giveUpRestore();
+    if (s.phase === "error" || s.phase === "stopped") this.sessions.stopWaiting();
   }
 
   // ------------------------------------------------------ what commands call

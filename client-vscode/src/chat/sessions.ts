@@ -24,7 +24,8 @@ import type { Turns } from "./turns";
 const OLD_STORE_KEY = "agentls.transcript.v1";
 
 export class Sessions {
-  private restored = false; // the server's conversation is shown (or there was none to show)
+  private restored = false; // the server's record was asked for (once per extension start)
+  private shown = 0; // conversations shown: one shown while the record was on its way wins
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -46,6 +47,7 @@ export class Sessions {
   async restoreOnStart(): Promise<void> {
     if (this.restored) return;
     this.restored = true;
+    const shown = this.shown;
     const restored: T.Transcript = T.emptyTranscript();
     try {
       const { current } = await this.agent.request<SessionsResult>(Methods.sessions, {});
@@ -56,7 +58,7 @@ export class Sessions {
     } catch (e) {
       this.agent.log.info(`the conversation's transcript of record is not available: ${(e as Error).message ?? e}`);
     }
-    if (!this.panel.loading) return; // another conversation is shown already
+    if (this.shown !== shown) return; // another conversation is shown already
     const now = this.panel.transcript.items;
     if (now.some((it) => it.role !== "notice")) {
       this.panel.loading = false; // a prompt went out meanwhile: the views show it already
@@ -65,11 +67,9 @@ export class Sessions {
     this.show({ items: [...restored.items, ...now] });
   }
 
-  /** The server could not start: there is nothing to restore, the views stop waiting for it. */
-  giveUpRestore(): void {
-    if (!this.panel.loading) return;
-    this.restored = true;
-    this.panel.show(this.panel.transcript);
+  /** The server could not start: the views stop waiting for its record (asked once it runs). */
+  stopWaiting(): void {
+    if (this.panel.loading) this.panel.show(this.panel.transcript);
   }
 
   /** A new conversation; the current one stays in the history (Agent: Show Chat History). */
@@ -103,7 +103,7 @@ export class Sessions {
 
   /** Another transcript in every view; the selections kept for the old one are dropped. */
   show(transcript: T.Transcript): void {
-    this.restored = true;
+    this.shown++;
     this.attachments.forget();
     this.panel.show(transcript);
   }

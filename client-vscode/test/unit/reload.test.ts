@@ -52,3 +52,12 @@ test("a prompt sent before the record arrives wins; a server without the record 
   await older.sessions.restoreOnStart();
   assert.deepEqual(inits(older.posted).map((m) => [m.items.length, m.loading]), [[0, undefined]]);
 });
+
+test("a server that fails to start: the views stop waiting; once it runs, its record is shown", async () => {
+  const chat = scriptedChat(server);
+  chat.panel.notice("The agent server failed to start.", "error");
+  chat.sessions.stopWaiting();
+  assert.deepEqual(inits(chat.posted).map((m) => [m.items.length, m.loading]), [[1, undefined]]);
+  await chat.sessions.restoreOnStart();
+  assert.deepEqual(inits(chat.posted).map((m) => m.items.map((i) => i.role)), [["notice"], ["user", "assistant", "notice"]]);
+});
