@@ -8,7 +8,7 @@ import * as T from "../src/shared/transcript";
 import { approvalCard } from "./approvalCard";
 import { post } from "./host";
 import { input, log } from "./layout";
-import { schedule } from "./schedule";
+import { flush, schedule } from "./schedule";
 import { state } from "./state";
 
 const approvals = new Map<string, ConfirmParams>();
@@ -43,7 +43,9 @@ function answer(id: string, choice: PanelChoice, reason: string): void {
   reasons.delete(id);
   post({ type: "approvalAnswer", id, choice, reason });
   if (params.toolUseId) T.answerApproval(state.transcript, params.toolUseId, choice === "approve" ? "approved" : choice === "always" ? "always" : "rejected");
+  // the card goes as the key or click that answered it is handled, not a frame later
   schedule(true);
+  flush();
   input.focus(); // back where the user types
 }
 
