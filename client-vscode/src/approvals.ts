@@ -81,14 +81,6 @@ export async function showApprovalDiff(docs: VirtualDocs, p: ConfirmParams): Pro
   };
 }
 
-/** Checkpoints whose restore the user already confirmed in the panel's modal (conflicts listed there). */
-const preapproved = new Set<string>();
-
-export function preapproveRewind(checkpoint: string): () => void {
-  preapproved.add(checkpoint);
-  return () => preapproved.delete(checkpoint);
-}
-
 /** Where "Always" keeps its rules: `agentls.permissions` of the workspace when a folder is open, else the user's. */
 export interface KeptRules {
   where: string; // said to the user
@@ -142,7 +134,6 @@ export function makeConfirmHandler(
     return result;
   };
   return async (p: ConfirmParams, token?: vscode.CancellationToken): Promise<ConfirmResult> => {
-    if (p.kind === "rewind" && p.checkpoint && preapproved.has(p.checkpoint)) return { approved: true, remember: false };
     const inPanel = askedInPanel(p) ? panel?.(p, token, () => native(p, token)) : undefined;
     const result = await (inPanel ?? native(p, token));
     // "Always", in the panel or in the fallback dialog, keeps the request's rules where the user sees them

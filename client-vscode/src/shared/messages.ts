@@ -1,17 +1,8 @@
 /** Messages between the extension and the chat webview. */
-import type {
-  AgentEvent,
-  CommandInfo,
-  ConfirmParams,
-  ContextUsage,
-  ModelInfo,
-  RestoreWhat,
-  Todo,
-  ToolResult,
-} from "../protocol";
+import type { CommandInfo, ContextUsage, ModelInfo, RestoreWhat, Todo } from "../protocol";
 import type { PanelChoice } from "./confirm";
 import type { SlashName } from "./slash";
-import type { TranscriptItem } from "./transcript";
+import type { TranscriptItem, TranscriptMessage } from "./transcript";
 
 export interface PendingAttachment {
   uri: string;
@@ -19,26 +10,21 @@ export interface PendingAttachment {
   range?: { start: { line: number; character: number }; end: { line: number; character: number } };
 }
 
+/** `init`: the whole transcript (a view opening, another conversation); `loading`: the extension is still
+ * fetching the server's transcript of record (after a reload), another `init` follows. */
 export type ToWebview =
-  | { type: "init"; items: TranscriptItem[]; busy: boolean; server: ServerStatus; modelLabel: string }
-  | { type: "userMessage"; text: string; attachments: string[] }
-  | { type: "turnStarted" }
-  | { type: "event"; event: AgentEvent }
-  | { type: "turnEnded"; outcome: "done" | "cancelled" | "error"; message?: string; usageText?: string }
+  | TranscriptMessage
+  | { type: "init"; items: TranscriptItem[]; busy: boolean; server: ServerStatus; modelLabel: string; loading?: boolean }
   | { type: "progress"; message: string }
-  | { type: "notice"; markdown: string; level?: "info" | "warn" | "error" }
-  | { type: "cleared" }
   | { type: "server"; status: ServerStatus }
   | { type: "model"; label: string }
   | { type: "models"; models: ModelInfo[]; source: "endpoint" | "fallback"; note: string; current: string; configured: string; demo: boolean }
   | { type: "contextUsage"; usage: ContextUsage }
   | { type: "mentionResults"; query: string; items: string[]; seq?: number }
-  | { type: "toolResult"; toolUseId: string; result?: ToolResult; error?: string }
   | { type: "insertText"; text: string }
   | { type: "focusInput" }
   | { type: "todos"; todos: Todo[] } // the task list (agent/todos, `todos` events)
   | { type: "commands"; commands: CommandInfo[] } // custom slash commands (agent/commands)
-  | { type: "approval"; id: string; params: ConfirmParams } // asked in the transcript, on the call's card
   | { type: "approvalDone"; id: string }; // answered (here or in another view), or withdrawn by the server
 
 export interface ServerStatus {

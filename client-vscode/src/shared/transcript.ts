@@ -1,9 +1,11 @@
 /**
- * The conversation as the panel shows it: a reducer over user messages and
- * `agent/event`s. Shared by the webview (rendering) and the extension (the
- * store that restores history when the view reloads). Pure.
+ * The conversation as the panel shows it: one reducer over the messages the extension posts to
+ * its chat views (user messages, `agent/event`s, turn ends, notices, approvals). The extension
+ * folds each message into its live copy as it posts it (a view that opens later starts from that
+ * copy), and every webview folds the same message the same way. Nothing here is stored: after a
+ * reload the panel starts from the server's transcript of record (transcriptOfRecord.ts). Pure.
  */
-import type { AgentEvent, ToolApproval, ToolMarker, TranscriptEntry, TranscriptTool } from "../protocol";
+import type { AgentEvent, ConfirmParams, ToolApproval, ToolMarker, ToolResult } from "../protocol";
 import { formatTokens } from "./format";
 
 export interface ToolCard {
@@ -59,67 +61,6 @@ export function emptyTranscript(): Transcript {
   return { items: [] };
 }
 
-/** A card of the transcript of record as the panel shows it. */
-export function cardOf(t: TranscriptTool): ToolCard {
-  const card: ToolCard = {
-    toolUseId: t.id,
-    tool: t.name,
-    summary: t.summary,
-    done: true,
-    isError: t.isError || t.done === false,
-    resultChars: t.resultChars,
-    marker: t.marker ?? "",
-  };
-  if (t.approval) card.approval = t.approval;
-  if (t.diff) card.diff = t.diff;
-  if (t.reason) card.reason = t.reason;
-  if (t.done === false) card.stopped = true;
-  return card;
-}
-
-function dividerOf(e: TranscriptEntry): Divider {
-  const c = e.compaction ?? { tokensBefore: 0, tokensAfter: 0, reason: "auto" as const, summary: "" };
-  return { tokensBefore: c.tokensBefore, tokensAfter: c.tokensAfter, reason: c.reason, summary: c.summary };
-}
-
-/**
- * A resumed session's transcript of record (agent/resume) as the panel showed it live: the replies,
- * notes and automatic compactions of one turn are one assistant item, in the order they happened.
- */
-export function fromSession(entries: TranscriptEntry[]): Transcript {
-  const items: TranscriptItem[] = [];
-  let checkpoint: string | undefined;
-  let open: Assistant | undefined; // the assistant item of the turn being read
-  entries.forEach((e, i) => {
-    if (e.role === "user") {
-      checkpoint = e.checkpoint;
-      const item: TranscriptItem = { role: "user", text: e.text, attachments: e.attachments ?? [] };
-      if (e.checkpoint) item.checkpoint = e.checkpoint;
-      items.push(item);
-      open = undefined;
-      return;
-    }
-    const turnId = e.turnId ?? "";
-    const inTurn = open !== undefined && turnId !== "" && open.turnId === turnId;
-    if (e.kind === "compaction" || e.kind === "note") {
-      const block: Block = e.kind === "compaction" ? { kind: "compaction", divider: dividerOf(e) } : { kind: "note", text: e.text, level: e.level ?? "info" };
-      if (inTurn) open!.blocks.push(block);
-      else if (block.kind === "compaction") items.push({ role: "compaction", divider: block.divider });
-      else items.push({ role: "notice", markdown: block.text, level: block.level });
-      return;
-    }
-    if (!inTurn) {
-      // a turn's checkpoint has the turn's id: the reply keeps it, so a restore can grey its cards
-      open = { role: "assistant", turnId: turnId || checkpoint || `resumed-${i}`, blocks: [], status: "done" };
-      items.push(open);
-    }
-    if (e.text) open!.blocks.push({ kind: "text", text: e.text });
-    for (const t of e.tools) open!.blocks.push({ kind: "tool", card: cardOf(t) });
-  });
-  for (const it of items) if (it.role === "assistant" && it.blocks.some((b) => b.kind === "note" && b.text === "Stopped.")) it.status = "cancelled";
-  return { items: items.slice(-MAX_ITEMS) };
-}
-
 type Assistant = Extract<TranscriptItem, { role: "assistant" }>;
 
 function lastAssistant(t: Transcript): Assistant | undefined {
@@ -169,7 +110,7 @@ function findAssistant(t: Transcript, turnId: string): Assistant {
   return item;
 }
 
-function findCard(t: Transcript, toolUseId: string): ToolCard | undefined {
+export function findCard(t: Transcript, toolUseId: string): ToolCard | undefined {
   for (let i = t.items.length - 1; i >= 0; i--) {
     const it = t.items[i];
     if (it.role !== "assistant") continue;
@@ -396,7 +337,46 @@ export function isBusy(t: Transcript): boolean {
   return !!openAssistant(t);
 }
 
-/** Close any dangling streaming item (e.g. after a reload while nothing runs). */
-export function settle(t: Transcript, message = "Interrupted."): void {
-  if (isBusy(t)) endTurn(t, "error", message);
+/** The messages to the chat views that change the transcript (part of messages.ts `ToWebview`). */
+export type TranscriptMessage =
+  | { type: "userMessage"; text: string; attachments: string[] }
+  | { type: "turnStarted" }
+  | { type: "event"; event: AgentEvent }
+  | { type: "turnEnded"; outcome: "done" | "cancelled" | "error"; message?: string; usageText?: string }
+  | { type: "notice"; markdown: string; level?: "info" | "warn" | "error" }
+  | { type: "cleared" }
+  | { type: "approval"; id: string; params: ConfirmParams } // asked in the transcript, on the call's card
+  | { type: "toolResult"; toolUseId: string; result?: ToolResult; error?: string };
+
+/** Folds one message into the transcript: the extension as it posts it, each webview as it receives it. */
+export function applyMessage(t: Transcript, m: TranscriptMessage): void {
+  switch (m.type) {
+    case "userMessage":
+      addUser(t, m.text, m.attachments);
+      return;
+    case "turnStarted":
+      startTurn(t);
+      return;
+    case "event":
+      applyEvent(t, m.event);
+      return;
+    case "turnEnded":
+      endTurn(t, m.outcome, m.message, m.usageText);
+      return;
+    case "notice":
+      addNotice(t, m.markdown, m.level ?? "info");
+      return;
+    case "cleared":
+      t.items = [];
+      return;
+    case "approval":
+      if (m.params.toolUseId) awaitApproval(t, m.params.toolUseId);
+      return;
+    case "toolResult": {
+      // the server knows what was sent: the badge follows it (e.g. a stale one after a reload)
+      const card = findCard(t, m.toolUseId);
+      if (card && m.result && m.result.marker !== "compacted") card.marker = m.result.marker;
+      return;
+    }
+  }
 }

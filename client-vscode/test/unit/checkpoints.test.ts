@@ -3,6 +3,7 @@ import { test } from "node:test";
 import type { CheckpointDiffResult } from "../../src/protocol";
 import { OVERWRITE_BUTTON, RESTORE_BUTTON, previewText, restoreQuestion, rewindSummary } from "../../src/shared/checkpoints";
 import * as T from "../../src/shared/transcript";
+import { fromSession } from "../../src/shared/transcriptOfRecord";
 
 const DIFF: CheckpointDiffResult = {
   checkpoint: "t1",
@@ -28,7 +29,7 @@ test("a live turn links its user message to the checkpoint (the turn id) and a r
 });
 
 test("a resumed transcript keeps each message's checkpoint, and the reply takes its id", () => {
-  const t = T.fromSession([
+  const t = fromSession([
     { kind: "message", role: "user", text: "first", tools: [], turnId: "", checkpoint: "c1" },
     { kind: "message", role: "assistant", text: "done", tools: [], turnId: "" },
     { kind: "message", role: "user", text: "second", tools: [], turnId: "" },

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import type { SessionInfo, TranscriptEntry } from "../../src/protocol";
 import { ago, sessionRow } from "../../src/shared/sessionItems";
 import { parseInput } from "../../src/shared/slash";
-import { fromSession } from "../../src/shared/transcript";
+import { fromSession } from "../../src/shared/transcriptOfRecord";
 
 const session = (over: Partial<SessionInfo> = {}): SessionInfo => ({
   id: "s1", title: "fix the build", workspace: "/ws", created: 1000, updated: 1000,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as T from "../../src/shared/transcript";
+import { fromSession } from "../../src/shared/transcriptOfRecord";
 
 test("a turn: text, thinking, tool cards, usage footer", () => {
   const t = T.emptyTranscript();
@@ -79,13 +80,6 @@ test("an automatic compaction mid-turn is a divider inside the turn; nothing to 
   assert.match((a.blocks[1] as { text: string }).text, /Nothing compacted/);
 });
 
-test("settle closes a dangling streaming item", () => {
-  const t = T.emptyTranscript();
-  T.startTurn(t);
-  T.settle(t, "Interrupted.");
-  assert.equal(T.isBusy(t), false);
-});
-
 test("a turn ends on its own item even when notices were posted after it", () => {
   const t = T.emptyTranscript();
   T.addUser(t, "crash please");
@@ -150,7 +144,7 @@ test("a card waits for approval in the panel, then shows how it was decided", ()
 
 test("the transcript of record comes back as the panel showed it live", () => {
   const tool = (id: string, name: string, over = {}) => ({ id, name, summary: `${name} done`, isError: false, resultChars: 10, marker: "" as const, input: { path: "a.py" }, diff: "", approval: "" as const, reason: "", done: true, ...over });
-  const t = T.fromSession([
+  const t = fromSession([
     { kind: "message", role: "user", text: "line one\nline two", tools: [], turnId: "t1", checkpoint: "t1", attachments: ["a.py:3-9"] },
     { kind: "message", role: "assistant", text: "Reading.", tools: [tool("u1", "read_file")], turnId: "t1" },
     { kind: "compaction", role: "system", text: "", tools: [], turnId: "t1", compaction: { tokensBefore: 27000, tokensAfter: 6000, reason: "auto", summary: "[Conversation summary] s" } },

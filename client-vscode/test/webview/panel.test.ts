@@ -9,6 +9,7 @@ import path from "node:path";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
 import * as T from "../../src/shared/transcript";
+import { fromSession } from "../../src/shared/transcriptOfRecord";
 import type { TranscriptEntry } from "../../src/protocol";
 import { clearPosted, host, posted, root, usePage } from "./harness";
 
@@ -191,7 +192,7 @@ test("a resumed conversation shows its transcript of record, and each card fetch
     { kind: "message", role: "assistant", text: "It says 42.", tools: [], turnId: "t1" },
     { kind: "compaction", role: "system", text: "", tools: [], turnId: "", compaction: { tokensBefore: 8000, tokensAfter: 2000, reason: "manual", summary: "s" } },
   ];
-  await host(page, { type: "init", items: T.fromSession(entries).items, busy: false, server: { phase: "running" }, modelLabel: "" });
+  await host(page, { type: "init", items: fromSession(entries).items, busy: false, server: { phase: "running" }, modelLabel: "" });
   assert.deepEqual(await page.locator(".log > .msg").evaluateAll((m) => m.map((e) => e.classList[1])), ["user", "assistant", "notice"]);
   assert.match((await page.locator(".compaction-divider").textContent()) ?? "", /Compacted: 8K → 2K tokens/);
   await clearPosted(page);
@@ -201,7 +202,7 @@ test("a resumed conversation shows its transcript of record, and each card fetch
   // another conversation whose card has the same id: it asks the server again, never shows the old text
   const other = entries.slice(0, 2).map((e) => ({ ...e, text: e.role === "user" ? "read app" : e.text }));
   await clearPosted(page);
-  await host(page, { type: "init", items: T.fromSession(other).items, busy: false, server: { phase: "running" }, modelLabel: "" });
+  await host(page, { type: "init", items: fromSession(other).items, busy: false, server: { phase: "running" }, modelLabel: "" });
   assert.equal(await page.locator(".tool-card").evaluate((d) => (d as HTMLDetailsElement).open), true, "still open");
   assert.deepEqual((await posted(page)).filter((m) => m.type === "toolResult"), [{ type: "toolResult", toolUseId: "toolu_demo_001_0" }]);
   assert.equal(await page.locator(".tool-output", { hasText: "FIRST CONVERSATION" }).count(), 0);

@@ -1,0 +1,113 @@
+/**
+ * Restore (code / conversation / both) to before a message, and fork a new chat from there.
+ * A restore of code shows its diff first, then one modal asks, naming the files changed outside
+ * the agent; the paths agreed to there go with the request (`overwrite`), so the server does not
+ * ask again. Its result carries the task list and the checkpoints as they are after it.
+ */
+import * as vscode from "vscode";
+import type { AgentClient } from "../client";
+import {
+  Methods,
+  type CheckpointDiffResult,
+  type CheckpointInfo,
+  type ForkResult,
+  type RestoreWhat,
+  type RewindParams,
+  type RewindResult,
+  type Todo,
+} from "../protocol";
+import { previewText, restoreQuestion, restoresCode, rewindSummary } from "../shared/checkpoints";
+import { fromSession } from "../shared/transcriptOfRecord";
+import type { VirtualDocs } from "../virtualDocs";
+import type { Panel } from "./panel";
+import type { Sessions } from "./sessions";
+import type { Turns } from "./turns";
+
+/** `overwrite`: the conflicting paths the user agreed to overwrite (a server that knows it asks nothing more). */
+export type RewindRequest = RewindParams & { overwrite?: string[] };
+/** `todos` and `checkpoints` as they are after the rewind (absent from an older server: asked for). */
+export type RewindReply = RewindResult & { todos?: Todo[]; checkpoints?: CheckpointInfo[] };
+
+/** What a yes in the restore modal agreed to overwrite: the files changed outside the agent. */
+export function agreedOverwrites(diff: CheckpointDiffResult | undefined): string[] {
+  return diff?.files.filter((f) => f.conflict).map((f) => f.path) ?? [];
+}
+
+export class Checkpoints {
+  constructor(
+    private readonly agent: AgentClient,
+    private readonly panel: Panel,
+    private readonly sessions: Sessions,
+    private readonly turns: Turns,
+    private readonly docs?: VirtualDocs,
+  ) {}
+
+  /**
+   * Restore to before a message: the diff is shown first (code), then a modal asks, naming
+   * files changed outside the agent; the request says which of them the user agreed to overwrite.
+   */
+  async restore(checkpoint: string, restore: RestoreWhat, prompt: string): Promise<boolean> {
+    if (this.turns.busy) {
+      void vscode.window.showWarningMessage("Agent: stop the running turn before restoring.");
+      return false;
+    }
+    let closePreview: (() => Promise<void>) | undefined;
+    try {
+      let diff: CheckpointDiffResult | undefined;
+      if (restoresCode(restore)) {
+        diff = await this.agent.request<CheckpointDiffResult>(Methods.checkpointDiff, { checkpoint });
+        closePreview = await this.showPreview(checkpoint, previewText(diff));
+      }
+      const question = restoreQuestion(prompt, restore, diff);
+      const choice = await vscode.window.showWarningMessage(question.message, { modal: true, detail: question.detail }, question.button);
+      if (choice !== question.button) return false;
+      const params: RewindRequest = { checkpoint, restore };
+      const overwrite = agreedOverwrites(diff);
+      if (overwrite.length) params.overwrite = overwrite;
+      const result = await this.agent.request<RewindReply>(Methods.rewind, params);
+      if (result.transcript) this.sessions.show(fromSession(result.transcript));
+      // the task list as it was before that message (saved with the conversation)
+      if (result.todos) this.panel.setTodos(result.todos);
+      else if (result.transcript) await this.sessions.refreshTodos();
+      await this.sessions.markRewound(result.checkpoints);
+      this.panel.notice(rewindSummary(result), result.cancelled ? "warn" : "info");
+      return !result.cancelled;
+    } catch (e) {
+      this.panel.notice(`Restore failed: ${(e as Error).message ?? e}`, "error");
+      return false;
+    } finally {
+      if (closePreview) await closePreview();
+    }
+  }
+
+  /** Start a new session from the conversation before a message (Agent: Checkpoints → Fork). */
+  async fork(checkpoint: string): Promise<void> {
+    try {
+      const r = await this.agent.request<ForkResult>(Methods.fork, { checkpoint });
+      this.sessions.show(fromSession(r.transcript));
+      await this.sessions.refreshTodos();
+      await this.sessions.markRewound();
+      this.panel.notice("Forked: a new chat holds the conversation up to that message; the old one stays in the history.", "info");
+    } catch (e) {
+      this.panel.notice(`Fork failed: ${(e as Error).message ?? e}`, "error");
+    }
+  }
+
+  private async showPreview(checkpoint: string, text: string): Promise<() => Promise<void>> {
+    if (!this.docs) return async () => undefined;
+    const uri = this.docs.set(`/checkpoint/${checkpoint}/restore preview.diff`, text);
+    let doc = await vscode.workspace.openTextDocument(uri);
+    doc = await vscode.languages.setTextDocumentLanguage(doc, "diff");
+    await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+    return async () => {
+      for (const group of vscode.window.tabGroups.all) {
+        for (const tab of group.tabs) {
+          if (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri.toString()) {
+            await vscode.window.tabGroups.close(tab).then(undefined, () => undefined);
+          }
+        }
+      }
+      this.docs?.delete(uri);
+    };
+  }
+}

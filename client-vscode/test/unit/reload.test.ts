@@ -1,0 +1,63 @@
+/**
+ * Issue 28: nothing of the transcript is stored by the extension or the webview; after a reload
+ * the panel shows the conversation the server holds, from its transcript of record.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { CheckpointInfo, TranscriptEntry } from "../../src/protocol";
+import type { ToWebview } from "../../src/shared/messages";
+import { scriptedChat, type Answers } from "./scriptedChat";
+
+const RECORD: TranscriptEntry[] = [
+  { kind: "message", role: "user", text: "make it say hi", tools: [], turnId: "t1", checkpoint: "t1" },
+  { kind: "message", role: "assistant", text: "It says hi.", tools: [], turnId: "t1" },
+];
+const CHECKPOINTS: CheckpointInfo[] = [{ id: "t1", prompt: "make it say hi", at: 0, kind: "turn", files: [], skipped: [], rewound: true }];
+
+const server: Answers = {
+  "agent/sessions": async () => ({ sessions: [], current: "s1" }),
+  "agent/resume": async () => ({ sessionId: "s1", transcript: RECORD }),
+  "agent/checkpoints": async () => ({ checkpoints: CHECKPOINTS }),
+};
+const inits = (posted: ToWebview[]) => posted.filter((m) => m.type === "init") as Extract<ToWebview, { type: "init" }>[];
+
+test("after a reload the views show the server's transcript of record, rewound turns greyed, notices kept after it", async () => {
+  const chat = scriptedChat(server);
+  assert.equal(chat.panel.loading, true, "views wait for the record instead of showing an empty chat");
+  chat.panel.notice("The agent server restarted.", "info");
+  await chat.sessions.restoreOnStart();
+  assert.deepEqual(chat.calls.map(([m, p]) => [m, p]), [
+    ["agent/sessions", {}],
+    ["agent/resume", { sessionId: "s1" }],
+    ["agent/checkpoints", {}],
+  ]);
+  const [init] = inits(chat.posted);
+  assert.equal(init.loading, undefined);
+  assert.deepEqual(init.items.map((i) => i.role), ["user", "assistant", "notice"]);
+  assert.ok(init.items[1].role === "assistant" && init.items[1].rewound);
+  await chat.sessions.restoreOnStart(); // a restarted server: the panel keeps what it shows
+  assert.equal(chat.calls.length, 3);
+});
+
+test("a prompt sent before the record arrives wins; a server without the record leaves an empty chat", async () => {
+  const chat = scriptedChat(server);
+  const restoring = chat.sessions.restoreOnStart();
+  chat.panel.emit({ type: "userMessage", text: "hello", attachments: [] });
+  await restoring;
+  assert.deepEqual(inits(chat.posted), []);
+  assert.deepEqual(chat.panel.transcript.items.map((i) => i.role), ["user"]);
+  assert.equal(chat.panel.loading, false);
+
+  const older = scriptedChat({});
+  await older.sessions.restoreOnStart();
+  assert.deepEqual(inits(older.posted).map((m) => [m.items.length, m.loading]), [[0, undefined]]);
+});
+
+test("a server that fails to start: the views stop waiting; once it runs, its record is shown", async () => {
+  const chat = scriptedChat(server);
+  chat.panel.notice("The agent server failed to start.", "error");
+  chat.sessions.stopWaiting();
+  assert.deepEqual(inits(chat.posted).map((m) => [m.items.length, m.loading]), [[1, undefined]]);
+  await chat.sessions.restoreOnStart();
+  assert.deepEqual(inits(chat.posted).map((m) => m.items.map((i) => i.role)), [["notice"], ["user", "assistant", "notice"]]);
+});

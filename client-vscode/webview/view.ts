@@ -1,0 +1,84 @@
+/** Renders the view: the log (whole, or the items that changed), the approvals, and the chrome around it. */
+import { meterText, nextRequestSentence, usableWindowSentence } from "../src/shared/format";
+import type { ServerStatus } from "../src/shared/messages";
+import { focusAfterRender, focusBeforeRender, placeLooseApprovals } from "./approvals";
+import { el } from "./dom";
+import { persist, post } from "./host";
+import { app, ctxEl, follower, log, modelEl, picker, progressEl, sendBtn, serverEl, stopBtn, todoPanel } from "./layout";
+import { renderItem } from "./render";
+import { state } from "./state";
+
+const PHASE_LABEL: Record<ServerStatus["phase"], string> = {
+  starting: "Starting the agent server…",
+  running: "",
+  restarting: "The agent server is restarting…",
+  stopped: "The agent server is stopped.",
+  error: "The agent server is not running.",
+  setup: "Setting up the agent's Python environment…",
+};
+
+function emptyHint(): HTMLElement {
+  return el(
+    "div",
+    { class: "empty" },
+    el("p", {}, "Ask the agent about your workspace."),
+    el("p", {}, "Type / for commands, @ to attach a file; Add Selection to Chat (Ctrl+Alt+A) quotes the editor selection."),
+  );
+}
+
+export function render(all: boolean, dirty: Set<number>): void {
+  // a re-rendered approval card keeps the focus it had (which button, or the reason field)
+  const refocus = focusBeforeRender();
+  const items = state.transcript.items;
+  if (all) {
+    log.replaceChildren(...items.map(renderItem));
+    if (items.length === 0 && !state.loading) log.append(emptyHint());
+  } else {
+    for (const i of dirty) {
+      const item = items[i];
+      const old = log.querySelector(`:scope > [data-idx="${i}"]`);
+      if (!item) continue;
+      const next = renderItem(item, i);
+      if (old) old.replaceWith(next);
+      else {
+        log.querySelector(":scope > .empty")?.remove();
+        log.append(next);
+      }
+    }
+  }
+  placeLooseApprovals();
+  renderChrome();
+  follower.afterRender();
+  focusAfterRender(refocus);
+  persist();
+}
+
+function renderChrome(): void {
+  const { model, usage, server, busy } = state;
+  modelEl.textContent = model ? model : "";
+  modelEl.hidden = !model || picker.ready;
+  if (usage) {
+    ctxEl.textContent = meterText(usage);
+    ctxEl.title = [`Context: ${usableWindowSentence(usage)}`, nextRequestSentence(usage.nextRequest)].filter(Boolean).join("\n");
+    ctxEl.className = `ctx level-${usage.level}`;
+    ctxEl.hidden = false;
+  } else ctxEl.hidden = true;
+  const text = server.phase === "running" ? "" : server.message ? server.message : PHASE_LABEL[server.phase];
+  serverEl.replaceChildren();
+  serverEl.className = `server phase-${server.phase}`;
+  if (text) {
+    serverEl.append(el("span", {}, text));
+    if (server.phase === "error" || server.phase === "stopped") {
+      const b = el("button", { type: "button", class: "restart" }, "Restart server");
+      b.addEventListener("click", () => post({ type: "restartServer" }));
+      serverEl.append(b);
+    }
+  }
+  serverEl.hidden = !text;
+  stopBtn.hidden = !busy;
+  // aria-disabled, not disabled: Send stays in the Tab order (input → Send → Stop) while a turn runs
+  sendBtn.setAttribute("aria-disabled", String(busy));
+  app.classList.toggle("busy", busy);
+  if (!busy) progressEl.textContent = "";
+  todoPanel.render(state.todos);
+}
