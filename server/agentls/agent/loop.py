@@ -24,6 +24,7 @@ from ..context.attachments import Attachment
 from ..context.images import ImageAttachment
 from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
+from ..context.tokens import estimate_tokens
 from ..model import ModelClient, ModelSettings
 from ..model.pricing import CostReport
 from . import events as ev
@@ -242,10 +243,10 @@ class Agent:
 
     def context(self) -> ContextDetails:
         """The meter's figures and what explains them (agent/context, /context)."""
-        files = tuple(InstructionFileView(item.shown, item.scope, len(item.text) // 4, item.chars, item.cut)
+        files = tuple(InstructionFileView(item.shown, item.scope, estimate_tokens(len(item.text)), item.chars, item.cut)
                       for item in self.instructions.files)
         report = self.context_usage()
-        per_server = tuple(self.mcp.tool_tokens(lambda chars: chars // 4))  # as the prompt head counts
+        per_server = tuple(self.mcp.tool_tokens(estimate_tokens))  # as the prompt head counts
         return ContextDetails(report, tuple(self.engine.placeholders()), per_server, self.tool_list_changes,
                               files, self.instruction_changes, tuple(tool_token_warnings(per_server, report.window)))
 

@@ -7,8 +7,7 @@ import logging
 
 from pygls.exceptions import JsonRpcException
 
-# SECRETS: lsp/methods/mcp_servers.py still imports it from here (its import line is another change's).
-from ..agent.secrets import SECRETS, log_level, log_to_stderr  # noqa: F401
+from ..agent.secrets import log_level, log_to_stderr
 
 
 class _QuietExpectedErrors(logging.Filter):

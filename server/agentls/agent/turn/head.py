@@ -14,6 +14,7 @@ from typing import Any
 
 from ...context import ContextEngine
 from ...context.report import ContextReport
+from ...context.tokens import estimate_tokens
 from .. import events as ev
 from ..approval import ApprovalPolicy
 from ..instructions import Instructions
@@ -59,8 +60,8 @@ class PromptHead:
 
     def _tokens(self) -> tuple[int, int]:
         """(the whole head, its tools) in estimated tokens."""
-        tools = len(json.dumps(self.tools)) // 4
-        return len(self.system) // 4 + tools, tools
+        tools = estimate_tokens(len(json.dumps(self.tools)))
+        return estimate_tokens(len(self.system)) + tools, tools
 
     def new_engine(self) -> ContextEngine:
         total, _ = self._tokens()

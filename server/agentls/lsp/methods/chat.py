@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-METHOD = protocol.CHAT
 MAX_ATTACHMENTS = 100
 
 

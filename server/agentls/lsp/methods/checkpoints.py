@@ -17,8 +17,6 @@ from .. import protocol
 from ..errors import answers, invalid_params
 from ..params import as_object, required_text
 
-LIST, DIFF, REWIND, FORK = protocol.CHECKPOINTS, protocol.CHECKPOINT_DIFF, protocol.REWIND, protocol.FORK
-
 
 @answers
 async def list_checkpoints(ls, params: Any) -> protocol.CheckpointsResult:
@@ -59,6 +57,3 @@ async def fork(ls, params: Any) -> protocol.ForkResult:
     forked = await (await ls.host.conversations()).fork(checkpoint_id)
     ls.host.session_switched()
     return {"sessionId": forked.session_id, "transcript": protocol.transcript(forked.transcript)}
-
-
-HANDLERS = {LIST: list_checkpoints, DIFF: checkpoint_diff, REWIND: rewind, FORK: fork}

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import protocol
 from ..errors import answers
 from .sessions import new_session
 
-METHOD = protocol.CLEAR
 
 
 @answers

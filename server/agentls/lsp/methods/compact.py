@@ -9,7 +9,6 @@ from .. import protocol
 from ..errors import answers
 from ..params import as_object, optional_text
 
-METHOD = protocol.COMPACT
 
 
 @answers

@@ -8,7 +8,6 @@ from .. import protocol
 from ..errors import answers
 from ..params import as_object
 
-METHOD = protocol.CONTEXT
 
 
 @answers

@@ -7,9 +7,8 @@ from typing import Any
 from .. import protocol
 from ..errors import answers, invalid_params
 from ..params import as_object
-from ..redact import SECRETS
+from ...agent.secrets import SECRETS
 
-METHOD = protocol.MCP_SERVERS
 
 
 @answers

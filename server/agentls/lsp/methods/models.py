@@ -10,7 +10,6 @@ from .. import protocol
 from ..errors import answers
 from ..params import as_object
 
-METHOD = protocol.MODELS
 
 
 @answers

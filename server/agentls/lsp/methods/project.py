@@ -51,7 +51,3 @@ async def permissions(ls, params: Any) -> protocol.PermissionsResult:
         return {"rules": []}
     await asyncio.to_thread(policy.rules.load_workspace, list(agent.workspace.roots))
     return protocol.permissions(policy.rules.rules())
-
-
-HANDLERS = {protocol.TODOS: todos, protocol.COMMANDS: commands, protocol.EXPAND_COMMAND: expand_command,
-            protocol.PERMISSIONS: permissions}

@@ -16,9 +16,6 @@ from .. import protocol
 from ..errors import answers
 from ..params import as_object, optional_text, required_text
 
-LIST, NEW, RESUME, RENAME, DELETE = (protocol.SESSIONS, protocol.NEW_SESSION, protocol.RESUME,
-                                     protocol.RENAME_SESSION, protocol.DELETE_SESSION)
-
 
 @answers
 async def list_sessions(ls, params: Any) -> protocol.SessionsResult:
@@ -61,6 +58,3 @@ async def delete(ls, params: Any) -> dict[str, Any]:
     session_id = required_text(as_object(params), "sessionId")
     await (await ls.host.conversations()).delete(session_id)
     return {}
-
-
-HANDLERS = {LIST: list_sessions, NEW: new_session, RESUME: resume, RENAME: rename, DELETE: delete}

@@ -9,7 +9,6 @@ from .. import protocol
 from ..errors import answers, invalid_params
 from ..params import as_object, required_text
 
-METHOD = protocol.TOOL_RESULT
 
 
 @answers
