@@ -15,6 +15,7 @@ from pathlib import Path
 from agentls.agent.approval import ApprovalRequest
 from agentls.agent.checkpoints.model import Checkpoint, FileChange, FileDiff, RewindResult, Skipped
 from agentls.agent.commands import CustomCommand
+from agentls.agent.conversations import Rewound
 from agentls.agent.endpoint_models import ModelOffer, ModelsView
 from agentls.agent.mcp.status import McpServerStatus, McpToolStatus, McpToolTokens
 from agentls.agent.permissions import Rule
@@ -51,7 +52,8 @@ MODELS = ModelsView((ModelOffer(ModelInfo("m1", "One", "2025-01-01", 200_000, 64
 SERVER = McpServerStatus("s", "stdio", "cmd", "failed", "boom", ("K",), ("H",),
                          (McpToolStatus("t", "mcp__s__t", "ask", "desc"),))
 SESSION = SessionInfo("s1", "/w", "", 1.0, 2.0, 3, 4, 0.1234567, True)
-REWIND = RewindResult("c1", "u1", ["a"], ["b"], [Skipped("c", "deleted", "symlink")], True)
+REWOUND = RewindResult("c1", "u1", ["a"], ["b"], [Skipped("c", "deleted", "symlink")], True)
+REWIND = Rewound(REWOUND, None, (TodoItem("fix it", "pending"),), [CHECKPOINT])
 
 # (the TypedDict, what the server sends); nested shapes are checked through their own samples
 SAMPLES: list[tuple[type, typing.Any]] = [
@@ -71,7 +73,7 @@ SAMPLES: list[tuple[type, typing.Any]] = [
     (protocol.CheckpointDiffResult, protocol.checkpoint_diff("c1", [FileDiff("a", "modified", "@@", True)], [])),
     (shapes.CheckpointFileDiff, protocol.checkpoint_diff("c1", [FileDiff("a", "added", "@@", False)], [])["files"][0]),
     (protocol.RewindResultWire, protocol.rewind_result(REWIND)),
-    (protocol.RewindResultWire, protocol.rewind_result(REWIND, ENTRIES)),
+    (protocol.RewindResultWire, protocol.rewind_result(Rewound(REWOUND, ENTRIES, (), []))),
     (shapes.ContextUsageWire, protocol.context_usage(REPORT, MODEL)),
     (shapes.LayerStat, protocol.context_usage(REPORT, MODEL)["layers"][0]),
     (protocol.ContextResult, protocol.context(DETAILS, MODEL)),
@@ -108,7 +110,7 @@ def test_optional_members_appear_only_where_they_apply():
 
 def test_the_terminal_client_reads_back_what_the_server_wrote():
     assert lsp_wire.transcript_from_wire(protocol.transcript(ENTRIES)) == ENTRIES
-    assert lsp_wire.rewind_from_wire(protocol.rewind_result(REWIND)) == REWIND
+    assert lsp_wire.rewind_from_wire(protocol.rewind_result(REWIND)) == REWOUND
     assert lsp_wire.mcp_servers_from_wire([protocol.mcp_server(SERVER)]) == [SERVER]
     assert lsp_wire.context_from_wire(protocol.context(DETAILS, MODEL)) == DETAILS
     assert lsp_wire.model_info_from_wire(protocol.context_usage(REPORT, MODEL)) == MODEL
