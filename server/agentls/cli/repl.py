@@ -29,7 +29,8 @@ from ..agent.views import ContextDetails
 from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
 from ..model.pricing import CostReport
-from .render import HELP, REWIND_USAGE, Renderer, parse_rewind, pick_session
+from .lines import parse_rewind, pick_session
+from .render import HELP, REWIND_USAGE, Renderer
 
 ASK = "    allow? [y]es / [n]o / [a]lways: "
 
