@@ -12,14 +12,15 @@ import anthropic
 import httpx2
 import pytest
 
-from agentls.mock_api import DEMO_LABEL, Fault, MockAnthropicServer, Reply, Text, Thinking, ToolUse
+from agentls.demo.brain import DEMO_LABEL, demo_reply
+from agentls.mock_api import Fault, MockAnthropicServer, Reply, Text, Thinking, ToolUse
 
 USER_HI = [{"role": "user", "content": "hi"}]
 
 
 @pytest.fixture(scope="module")
 def api():
-    with MockAnthropicServer() as server:
+    with MockAnthropicServer(responder=demo_reply) as server:
         yield server
 
 
@@ -138,7 +139,7 @@ def test_requests_are_recorded_with_headers(sdk, api):
 
 
 async def test_async_context_manager():
-    async with MockAnthropicServer() as server:
+    async with MockAnthropicServer(responder=demo_reply) as server:
         client = anthropic.AsyncAnthropic(base_url=server.base_url, api_key="k", max_retries=0)
         server.script(Reply("async ok"))
         message = await client.messages.create(**messages_body())
@@ -255,7 +256,7 @@ def test_cli_serves_a_script_file_then_the_demo_agent(tmp_path):
         {"content": [{"type": "text", "text": "scripted one"}]},
         {"content": [{"type": "tool_use", "name": "run_shell", "input": {"command": "ls"}}]},
     ]))
-    with subprocess.Popen([sys.executable, "-m", "agentls.mock_api", "--script", str(script)],
+    with subprocess.Popen([sys.executable, "-m", "agentls.demo", "--script", str(script)],
                           stdout=subprocess.PIPE, text=True) as process:
         try:
             line = process.stdout.readline().strip()

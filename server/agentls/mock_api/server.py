@@ -24,11 +24,10 @@ from typing import Any, TypeVar
 from collections.abc import Callable, Iterable
 
 from ..context.images import MAX_REQUEST_BYTES
-from .demo_agent import demo_reply
 from .faults import Fault, error_body, fault_from_json, is_fault_entry
 from .models import model_entry, models_page, request_problem
 from .render import SseEvent, assign_tool_ids, message_json, output_tokens, stream_events, usage_json
-from .script import Reply, reply_from_json
+from .script import Reply, Text, reply_from_json
 from .tokens import MockCache, count_input_tokens
 from .validation import request_error
 
@@ -36,6 +35,8 @@ ScriptEntry = Reply | Fault
 _Entry = TypeVar("_Entry", Reply, Fault)
 # Faults that cut a streamed answer short; the client's retry should get it whole.
 _INTERRUPTING = ("disconnect", "truncate", "stream_error", "bad_data")
+# The answer to a request nothing was scripted for, when the server was given no responder.
+UNSCRIPTED = "[mock API] nothing was scripted for this request, and no responder was given"
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,12 @@ class MockAnthropicServer:
     """
 
     def __init__(self, port: int = 0, *, script: Iterable[Any] = (), verbose: bool = False,
-                 cache: MockCache | None = None, models: Iterable[dict[str, Any]] | None = None) -> None:
+                 cache: MockCache | None = None, models: Iterable[dict[str, Any]] | None = None,
+                 responder: Callable[[dict], Reply] | None = None) -> None:
         self._port = port
+        # Answers a request nothing was scripted for (the offline demo passes its brain, demo/brain.py);
+        # None: such a request gets the UNSCRIPTED text, so a test that forgot a reply says so plainly.
+        self._responder = responder
         # The Models API's entries (mock_model(...)); None: an endpoint without a Models API.
         self.models: list[dict[str, Any]] | None = list(models) if models is not None else None
         self.verbose = verbose
@@ -205,7 +210,9 @@ class MockAnthropicServer:
             reply = self._take(Reply)
             if reply is not None and fault is not None and fault.kind in _INTERRUPTING:
                 self._script.appendleft(reply)
-        return fault, reply if reply is not None else demo_reply(body)
+        if reply is not None:
+            return fault, reply
+        return fault, self._responder(body) if self._responder is not None else Reply([Text(UNSCRIPTED)])
 
     def _take(self, kind: type[_Entry]) -> _Entry | None:
         """The script's next entry if it is a `kind` (taken off the script), else None. Under the lock."""
