@@ -14,6 +14,7 @@ import pytest
 
 from agentls.demo.brain import DEMO_LABEL, demo_reply
 from agentls.mock_api import Fault, MockAnthropicServer, Reply, Text, Thinking, ToolUse
+from agentls.mock_api.server import UNSCRIPTED
 
 USER_HI = [{"role": "user", "content": "hi"}]
 
@@ -245,6 +246,13 @@ def test_demo_agent_answers_when_nothing_is_scripted(sdk, api):
     message = sdk.messages.create(**messages_body([{"role": "user", "content": "explain src/app.py"}], tools=tools))
     assert message.content[0].text.startswith(DEMO_LABEL)
     assert message.content[1].input == {"path": "src/app.py"}
+
+
+def test_without_a_responder_an_unscripted_request_is_told_nothing_was_scripted():
+    with MockAnthropicServer() as bare, anthropic.Anthropic(base_url=bare.base_url, api_key="k", max_retries=0) as sdk:
+        message = sdk.messages.create(**messages_body([{"role": "user", "content": "explain src/app.py"}]))
+    assert [block.text for block in message.content] == [UNSCRIPTED]
+    assert message.stop_reason == "end_turn"
 
 
 # ---------------------------------------------------------------- CLI
