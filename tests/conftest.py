@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from agentls.demo.brain import demo_reply
 from agentls.mock_api import MockAnthropicServer
 import forkserver
 from slow_tests import SLOW_MODULES, listed_slow_tests
@@ -39,7 +40,7 @@ def user_config_dir(tmp_path_factory, monkeypatch) -> Path:
 
 @pytest.fixture
 def mock_api():
-    with MockAnthropicServer() as server:
+    with MockAnthropicServer(responder=demo_reply) as server:
         yield server
 
 

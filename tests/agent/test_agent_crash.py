@@ -23,7 +23,7 @@ SCRIPT = [
 def start_mock(tmp_path: Path):
     script = tmp_path / "script.json"
     script.write_text(json.dumps(SCRIPT))
-    mock = subprocess.Popen([sys.executable, "-m", "agentls.mock_api", "--script", str(script)],
+    mock = subprocess.Popen([sys.executable, "-m", "agentls.demo", "--script", str(script)],
                             stdout=subprocess.PIPE, text=True)
     line = mock.stdout.readline()
     return mock, line.strip().rsplit(" ", 1)[-1]

@@ -9,7 +9,8 @@ from agentls.agent.errors import AgentError
 from agentls.agent.store import SessionStore, open_session
 from agentls.context import ContextConfig
 from agentls.context.structure import request_problems
-from agentls.mock_api import DEMO_LABEL, Fault, Reply, Text, Thinking, ToolUse
+from agentls.demo.brain import DEMO_LABEL
+from agentls.mock_api import Fault, Reply, Text, Thinking, ToolUse
 from conftest import SECRET
 from agentls.lsp import protocol
 

@@ -78,12 +78,13 @@ def test_repl_resume_shows_the_transcript_of_record_with_its_divider(tmp_path):
 
 
 def test_repl_slash_model_lists_the_endpoints_models_and_switches(tmp_path):
+    from agentls.demo.brain import demo_reply
     from agentls.mock_api import MockAnthropicServer, Reply, Text, mock_model
 
     root = workspace(tmp_path)
     models = [mock_model("acme-sonnet-9", window=750_000, max_tokens=64_000, thinking=("enabled",)),
               mock_model("acme-deep-9", window=1_000_000, max_tokens=128_000, thinking=("adaptive",))]
-    with MockAnthropicServer(models=models) as api:
+    with MockAnthropicServer(models=models, responder=demo_reply) as api:
         api.script(Reply([Text("one")]), Reply([Text("two")]))
         env = {"ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-ant-repl-test"}
         lines = "/model\nfirst\n/model claude-opus-4-1\n/model acme-deep-9\nsecond\n/cost\n/quit\n"

@@ -23,6 +23,7 @@ from agentls.agent.mcp.config import parse_servers
 from agentls.agent.workspace import Workspace
 from agentls.context import ContextConfig
 from agentls.context.structure import request_problems
+from agentls.demo.brain import demo_reply
 from agentls.mock_api import MockAnthropicServer, Reply, Text, ToolUse
 from conftest import settings_for
 from mcp_fixtures import HttpServer
@@ -45,7 +46,7 @@ BOTH_BREAKS = [[("mcp__web__grow", {})], [("mcp__web__big", {"lines": 1500}), ("
 
 @pytest.fixture(scope="module")
 def model_api():
-    with MockAnthropicServer() as server:
+    with MockAnthropicServer(responder=demo_reply) as server:
         yield server
 
 

@@ -9,7 +9,8 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from agentls.mock_api import DEMO_LABEL, Reply, Text, ToolUse
+from agentls.demo.brain import DEMO_LABEL
+from agentls.mock_api import Reply, Text, ToolUse
 from .helpers import options_for, server_env, wait_until
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
+from agentls.demo.brain import demo_reply
 from agentls.mock_api import MockAnthropicServer, Reply, Text, Thinking, mock_model
 from agentls.model.catalog import FALLBACK_MODELS, OFFLINE_DEFAULT_MODEL
 from .helpers import options_for, wait_until
@@ -31,7 +32,7 @@ TABLE_IDS = {m.id for m in FALLBACK_MODELS}
 
 @pytest.fixture
 def listing_api():
-    with MockAnthropicServer(models=ENDPOINT_MODELS) as server:
+    with MockAnthropicServer(models=ENDPOINT_MODELS, responder=demo_reply) as server:
         yield server
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from agentls.demo.brain import demo_reply
 from agentls.mock_api import Reply, Text, ToolUse
 from .helpers import SECRET, server_env
 from forkserver import agentls_command
@@ -84,7 +85,7 @@ async def test_slash_model_lists_the_endpoints_models_and_switches(workspace, da
 
     models = [mock_model("acme-sonnet-9", window=750_000, max_tokens=64_000, thinking=("enabled",)),
               mock_model("acme-deep-9", window=1_000_000, max_tokens=128_000, thinking=("adaptive",))]
-    with MockAnthropicServer(models=models) as api:
+    with MockAnthropicServer(models=models, responder=demo_reply) as api:
         api.script(Reply([Text("one")]), Reply([Text("two")]))
         env = server_env(data_dir, ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY=SECRET)
         out, err, code = await run_chat(workspace, env, ["/model", "first", "/model acme-deep-9", "second",

@@ -12,14 +12,16 @@ import anthropic
 import httpx2
 import pytest
 
-from agentls.mock_api import DEMO_LABEL, Fault, MockAnthropicServer, Reply, Text, Thinking, ToolUse
+from agentls.demo.brain import DEMO_LABEL, demo_reply
+from agentls.mock_api import Fault, MockAnthropicServer, Reply, Text, Thinking, ToolUse
+from agentls.mock_api.server import UNSCRIPTED
 
 USER_HI = [{"role": "user", "content": "hi"}]
 
 
 @pytest.fixture(scope="module")
 def api():
-    with MockAnthropicServer() as server:
+    with MockAnthropicServer(responder=demo_reply) as server:
         yield server
 
 
@@ -138,7 +140,7 @@ def test_requests_are_recorded_with_headers(sdk, api):
 
 
 async def test_async_context_manager():
-    async with MockAnthropicServer() as server:
+    async with MockAnthropicServer(responder=demo_reply) as server:
         client = anthropic.AsyncAnthropic(base_url=server.base_url, api_key="k", max_retries=0)
         server.script(Reply("async ok"))
         message = await client.messages.create(**messages_body())
@@ -248,6 +250,13 @@ def test_demo_agent_answers_when_nothing_is_scripted(sdk, api):
     assert message.content[1].input == {"path": "src/app.py"}
 
 
+def test_without_a_responder_an_unscripted_request_is_told_nothing_was_scripted():
+    with MockAnthropicServer() as bare, anthropic.Anthropic(base_url=bare.base_url, api_key="k", max_retries=0) as sdk:
+        message = sdk.messages.create(**messages_body([{"role": "user", "content": "explain src/app.py"}]))
+    assert [block.text for block in message.content] == [UNSCRIPTED]
+    assert message.stop_reason == "end_turn"
+
+
 # ---------------------------------------------------------------- CLI
 
 def test_cli_serves_a_script_file_then_the_demo_agent(tmp_path):
@@ -257,7 +266,7 @@ def test_cli_serves_a_script_file_then_the_demo_agent(tmp_path):
         {"content": [{"type": "text", "text": "scripted one"}]},
         {"content": [{"type": "tool_use", "name": "run_shell", "input": {"command": "ls"}}]},
     ]))
-    with subprocess.Popen([sys.executable, "-m", "agentls.mock_api", "--script", str(script)],
+    with subprocess.Popen([sys.executable, "-m", "agentls.demo", "--script", str(script)],
                           stdout=subprocess.PIPE, text=True) as process:
         try:
             line = process.stdout.readline().strip()

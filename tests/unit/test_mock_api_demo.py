@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentls.mock_api import DEMO_LABEL, Text, Thinking, ToolUse, demo_reply
-from agentls.mock_api.demo_agent import named_paths
+from agentls.demo.brain import DEMO_LABEL, demo_reply, named_paths
+from agentls.mock_api import Text, Thinking, ToolUse
 
 ALL_TOOLS = [{"name": n, "input_schema": {"type": "object"}}
              for n in ("read_file", "list_files", "grep_search", "run_shell", "edit_file", "write_file")]

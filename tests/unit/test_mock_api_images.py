@@ -10,13 +10,14 @@ import anthropic
 import pytest
 
 from agentls.context.images import MAX_REQUEST_BYTES, image_tokens
-from agentls.mock_api import DEMO_LABEL, MockAnthropicServer
+from agentls.demo.brain import DEMO_LABEL, demo_reply
+from agentls.mock_api import MockAnthropicServer
 from pictures import gif, image_block, jpeg, png, png_header, webp_extended
 
 
 @pytest.fixture(scope="module")
 def api():
-    with MockAnthropicServer() as server:
+    with MockAnthropicServer(responder=demo_reply) as server:
         yield server
 
 

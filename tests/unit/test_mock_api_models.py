@@ -9,6 +9,7 @@ import sys
 import anthropic
 import pytest
 
+from agentls.demo.brain import demo_reply
 from agentls.mock_api import MockAnthropicServer, mock_model
 
 USER_HI = [{"role": "user", "content": "hi"}]
@@ -21,7 +22,7 @@ MODELS = [mock_model(f"acme-{i:02d}", window=10_000 * (i + 1), max_tokens=1_000 
 
 @pytest.fixture(scope="module")
 def api():
-    with MockAnthropicServer(models=MODELS) as server:
+    with MockAnthropicServer(models=MODELS, responder=demo_reply) as server:
         yield server
 
 
@@ -92,7 +93,8 @@ def test_the_models_limits_are_enforced(sdk):
 
 
 def test_without_a_list_there_is_no_models_api_and_any_model_is_accepted():
-    with MockAnthropicServer() as api, anthropic.Anthropic(base_url=api.base_url, api_key="k", max_retries=0) as sdk:
+    with (MockAnthropicServer(responder=demo_reply) as api,
+          anthropic.Anthropic(base_url=api.base_url, api_key="k", max_retries=0) as sdk):
         with pytest.raises(anthropic.NotFoundError):
             sdk.models.list()
         assert sdk.messages.create(model="any/model-id", max_tokens=10, messages=USER_HI).stop_reason == "end_turn"
@@ -101,7 +103,7 @@ def test_without_a_list_there_is_no_models_api_and_any_model_is_accepted():
 def test_the_cli_serves_a_models_file(tmp_path):
     models = tmp_path / "models.json"
     models.write_text(json.dumps([mock_model("acme-cli", window=123_000)]))
-    process = subprocess.Popen([sys.executable, "-m", "agentls.mock_api", "--models", str(models)],
+    process = subprocess.Popen([sys.executable, "-m", "agentls.demo", "--models", str(models)],
                                stdout=subprocess.PIPE, text=True)
     try:
         line = process.stdout.readline()  # printed once it listens

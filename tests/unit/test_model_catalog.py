@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from agentls.demo.brain import demo_reply
 from agentls.mock_api import MockAnthropicServer, mock_model
 from agentls.model import ModelSettings
 from agentls.model.catalog import (
@@ -117,7 +118,7 @@ def test_parse_reads_windows_limits_and_capabilities():
 
 async def test_every_page_is_read_through_the_sdk():
     models = [mock_model(f"acme-{i:02d}", window=1000 * (i + 1)) for i in range(45)]
-    async with MockAnthropicServer(models=models) as api:
+    async with MockAnthropicServer(models=models, responder=demo_reply) as api:
         catalog = await fetch_catalog(ModelSettings(base_url=api.base_url, api_key=SECRET))
         pages = [r for r in api.requests if r.path == "/v1/models"]
     assert catalog.source == ENDPOINT and catalog.ids == [f"acme-{i:02d}" for i in range(45)]
@@ -126,7 +127,7 @@ async def test_every_page_is_read_through_the_sdk():
 
 
 async def test_an_endpoint_without_a_models_api_falls_back_and_says_why():
-    async with MockAnthropicServer() as api:
+    async with MockAnthropicServer(responder=demo_reply) as api:
         catalog = await fetch_catalog(ModelSettings(base_url=api.base_url, api_key=SECRET))
     assert catalog.source == FALLBACK and "no Models API" in catalog.note and catalog.models
 

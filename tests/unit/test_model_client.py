@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from agentls.demo.brain import demo_reply
 from agentls.mock_api import Fault, MockAnthropicServer, RedactedThinking, Reply, Text, Thinking, ToolUse
 from agentls.lsp import protocol
 from agentls.mock_api import mock_model
@@ -37,7 +38,7 @@ TOOLS = [
 
 @pytest.fixture
 def api():
-    with MockAnthropicServer() as server:
+    with MockAnthropicServer(responder=demo_reply) as server:
         yield server
 
 
@@ -179,7 +180,7 @@ LISTED = [
 
 @pytest.fixture
 def listed_api():
-    with MockAnthropicServer(models=LISTED) as server:
+    with MockAnthropicServer(models=LISTED, responder=demo_reply) as server:
         yield server
 
 
@@ -365,7 +366,7 @@ async def test_auth_error_is_not_retried(api, client):
 
 
 async def test_connection_refused_is_retried_then_reported():
-    with MockAnthropicServer() as server:
+    with MockAnthropicServer(responder=demo_reply) as server:
         dead_url = server.base_url  # closed below: nothing listens there any more
     settings = ModelSettings(base_url=dead_url, api_key=SECRET, max_retries=2, retry_base_delay=0.01)
     async with ModelClient(settings) as model_client:

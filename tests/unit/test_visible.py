@@ -15,6 +15,7 @@ from agentls.agent.approval import ApprovalRequest
 from agentls.agent.visible import visible
 from agentls.cli.local import terminal_asker
 from agentls.cli.render import Renderer
+from agentls.demo.brain import demo_reply
 from agentls.lsp.confirm import message_text
 from agentls.mock_api import MockAnthropicServer, Reply, Text, ToolUse
 from forkserver import agentls_command
@@ -67,7 +68,7 @@ def test_mcp_approvals_show_escapes_in_every_python_front_end() -> None:
 def test_agentls_ask_prompt_shows_the_real_command(tmp_path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
-    with MockAnthropicServer() as mock:
+    with MockAnthropicServer(responder=demo_reply) as mock:
         mock.script(Reply([ToolUse("run_shell", {"command": SPOOF})]), Reply([Text("ok")]))
         env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
         env.update(AGENTLS_DATA_DIR=str(tmp_path / "data"), ANTHROPIC_BASE_URL=mock.base_url)

@@ -16,6 +16,7 @@ import json
 import signal
 import sys
 
+from agentls.demo.brain import demo_reply
 from agentls.mock_api import MockAnthropicServer, mock_model
 from agentls.mock_api.server import RecordedRequest, load_script_file
 
@@ -37,7 +38,8 @@ def main(script: str, record: str, models: str | None = None) -> int:
     if models:
         with open(models, encoding="utf-8") as handle:
             listed = [mock_model(**spec) for spec in json.load(handle)]
-    server = RecordingMockApi(record, script=load_script_file(script), models=listed).start()
+    server = RecordingMockApi(record, script=load_script_file(script), models=listed,
+                              responder=demo_reply).start()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(f"listening on {server.base_url}", flush=True)
     try:

@@ -22,8 +22,9 @@ class DemoModel:
     @classmethod
     async def start(cls) -> DemoModel:
         from ..mock_api import MockAnthropicServer  # imported only when needed (http.server is not free)
+        from .brain import demo_reply
 
-        return cls(await asyncio.to_thread(MockAnthropicServer().start))
+        return cls(await asyncio.to_thread(MockAnthropicServer(responder=demo_reply).start))
 
     async def close(self) -> None:
         await asyncio.to_thread(self._server.close)

@@ -33,6 +33,7 @@ from pygls.lsp.client import LanguageClient
 
 from .. import __version__
 from ..lsp.transport import raw_converter
+from ..demo.brain import demo_reply
 from ..mock_api import MockAnthropicServer
 from .generated_session import generate_session
 
@@ -116,7 +117,7 @@ async def spawn_agentls(root: Path, data_dir: Path, mock: MockAnthropicServer,
 async def bench_startup(spawns: int, resume_messages: int, with_jedi: bool | None = None) -> dict[str, Any]:
     with_jedi = jedi_installed() if with_jedi is None else with_jedi
     compile_agentls()
-    with tempfile.TemporaryDirectory() as tmp, MockAnthropicServer() as mock:
+    with tempfile.TemporaryDirectory() as tmp, MockAnthropicServer(responder=demo_reply) as mock:
         empty, resumed = Path(tmp) / "ws", Path(tmp) / "resumed-ws"
         for root in (empty, resumed):
             root.mkdir()

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 # The error "type" the real API puts in its error body for each status.
+# Faults that cut a streamed answer short; the client's retry should get it whole.
+INTERRUPTING = ("disconnect", "truncate", "stream_error", "bad_data")
+
 ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..context.attachments import parse_attachment, typed_text
 from ..context.images import ImageAttachment, image_of_block, is_image
-from .script import Reply, Text, Thinking, ToolUse
+from ..mock_api.script import Reply, Text, Thinking, ToolUse
 
 DEMO_LABEL = "[demo model — offline, no API key]"
 
