@@ -81,8 +81,8 @@ class Agent:
         recording = self._recording = Recording(conversation)
         self._restorer = Restorer(conversation, head, workspace, self.instructions)
         self._compaction = Compaction(conversation, head, recording, self._claim)
-        tool_calls = ToolCalls(conversation, recording, head, workspace, approve, self.mcp, self.instructions,
-                               editor=editor, shell=shell, shell_timeout=shell_timeout)
+        tool_calls = ToolCalls(conversation, recording, head, workspace, approve, self.policy, self.mcp,
+                               self.instructions, editor=editor, shell=shell, shell_timeout=shell_timeout)
         self._steps = TurnSteps(conversation, head, recording, tool_calls, self._compaction, clock)
         self._rewinder = Rewinder(conversation, head, self._restorer)
         if session is not None:

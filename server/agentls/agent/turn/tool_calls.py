@@ -50,14 +50,15 @@ def refusal(verdict: Verdict) -> ToolOutput:
 
 class ToolCalls:
     def __init__(self, conversation: Conversation, recording: Recording, head: PromptHead, workspace: Workspace,
-                 approve: ApprovalCallback, mcp: McpManager, instructions: Instructions, *,
-                 editor: EditorQueries | None, shell: ShellRunner | None, shell_timeout: float) -> None:
+                 approve: ApprovalCallback, policy: ApprovalPolicy | None, mcp: McpManager,
+                 instructions: Instructions, *, editor: EditorQueries | None, shell: ShellRunner | None,
+                 shell_timeout: float) -> None:
         self.conversation = conversation
         self.recording = recording
         self.head = head
         self.workspace = workspace
         self.approve = approve
-        self.policy = approve if isinstance(approve, ApprovalPolicy) else None
+        self.policy = policy  # the front end's approval policy, when it gave one (Agent.policy)
         self.mcp = mcp
         self.instructions = instructions
         self.editor = editor
