@@ -74,6 +74,18 @@ class ContextConfig:
     reattach_total_fraction: float = 0.10
     breaker_failures: int = 3
 
+    # The model at hand (set by the agent from model/binding.py, the Models API and pricing.py).
+    # thinking_bound: its thinking blocks are bound to their prefix, so nothing before a carried
+    # thinking block may change (the binding-safe forms only); server_editing / server_compaction:
+    # it advertises context editing (clear_tool_uses_20250919) / on-demand compaction.
+    thinking_bound: bool = False
+    server_editing: bool = False
+    server_compaction: bool = False
+    # Its prompt-cache prices relative to an uncached input token, and the shortest cacheable prompt.
+    read_price: float = 0.10
+    write_price: float = 1.25
+    min_cacheable_tokens: int = 1024
+
     # Status levels for the editor.
     warn_at: float = 0.60
     high_at: float = 0.85

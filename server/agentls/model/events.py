@@ -39,5 +39,15 @@ class Retrying:
     discard_partial: bool = False
 
 
-ModelEvent = TextDelta | ThinkingDelta | ToolUseStarted | Retrying
+@dataclass(frozen=True)
+class BindingRetry:
+    """The API refused the request because a thinking block failed its prefix check (400); it is sent once
+    more with `prefix_mismatch_behavior: "drop_block"`. `path` names the block (`messages.N.content.M`),
+    `detail` the API's words (what changed, when it says)."""
+
+    path: str
+    detail: str
+
+
+ModelEvent = TextDelta | ThinkingDelta | ToolUseStarted | Retrying | BindingRetry
 EventHandler = Callable[[ModelEvent], None | Awaitable[None]]

@@ -17,6 +17,11 @@ class ModelResponse:
     stop_reason: str | None = None
     usage: Usage = field(default_factory=Usage)
     model: str = ""
+    id: str = ""  # the message id (`msg_…`): the next request's diagnostics.previous_message_id
+    # blocks the API dropped or let through although they failed a binding check (`input_transformations`)
+    input_transformations: tuple[dict, ...] = ()
+    cache_miss: dict | None = None  # `diagnostics.cache_miss_reason`: why the prompt cache missed (None: it did not)
+    applied_edits: tuple[dict, ...] = ()  # `context_management.applied_edits`: what server-side editing cleared
 
     @property
     def text(self) -> str:
