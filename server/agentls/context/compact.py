@@ -136,10 +136,12 @@ def build_summary_request(history: History, config: ContextConfig, estimate: int
     # Images stay in the summary request as they were sent (it extends the last request, so it
     # reads the cache, and the summarizer sees what it summarises); the summary replaces them.
     ask = {"type": "text", "text": _prompt(instructions, images=bool(images_before(history, cut)))}
-    # The request extends the last one sent, so the summary call reads the cache.
-    if messages[-1]["role"] == "user":
-        last = messages[-1]
-        messages[-1] = {**last, "content": [*blocks_of(last), ask]}
+    # The request extends the last one sent, so the summary call reads the cache. A system message
+    # after the last user turn stays last: the ask joins that turn (a system message precedes the reply).
+    last_turn = history.last_turn()
+    if messages[last_turn]["role"] == "user":
+        last = messages[last_turn]
+        messages[last_turn] = {**last, "content": [*blocks_of(last), ask]}
     else:
         messages.append({"role": "user", "content": [ask]})
         tokens.append(0)
@@ -246,7 +248,8 @@ def reattached_files(history: History, config: ContextConfig, cut: int, store: R
 def compacted_messages(history: History, config: ContextConfig, cut: int, summary: str,
                        user_texts: list[str], store: ResultStore, *, files: bool = True,
                        pinned: str = "") -> list[Message]:
-    """The summary message (with the pinned state, never shed), then the verbatim tail."""
+    """The summary message (with the pinned state, never shed), the system messages it replaced restated
+    as one (instructions outlive a summary), then the verbatim tail (which starts with a reply)."""
     blocks = [{"type": "text", "text": f"{SUMMARY_MARK}\n\n{summary}"}]
     if pinned:
         blocks.append({"type": "text", "text": f"{PINNED_MARK}\n{pinned}"})
@@ -260,4 +263,10 @@ def compacted_messages(history: History, config: ContextConfig, cut: int, summar
     images = images_before(history, cut)
     if images:
         blocks.append({"type": "text", "text": IMAGES_MARK + "\n" + "\n".join(f"- {name}" for name in images)})
-    return [{"role": "user", "content": blocks}, *history.messages[cut:]]
+    return [{"role": "user", "content": blocks}, *restated_system(history, cut), *history.messages[cut:]]
+
+
+def restated_system(history: History, cut: int) -> list[Message]:
+    """The system messages before `cut` as one system message (none when there are none)."""
+    blocks = [b for message in history.system_messages_before(cut) for b in blocks_of(message)]
+    return [{"role": "system", "content": blocks}] if blocks else []

@@ -87,6 +87,7 @@ def engine_state(engine: ContextEngine) -> JSON:
         "cached_ends": list(engine.cached_ends),
         "sent_frontier": engine.sent_frontier,
         "meter": [engine.meter.anchor_tokens, engine.meter.anchor_estimate],
+        "pending_system": list(engine.pending_system),
     }
 
 
@@ -145,6 +146,10 @@ def _restore(engine: ContextEngine, rows: Sequence[Mapping[str, Any]], state: Ma
     anchor_tokens, anchor_estimate = state["meter"]
     engine.meter.anchor_tokens = None if anchor_tokens is None else _int(anchor_tokens)
     engine.meter.anchor_estimate = _int(anchor_estimate)
+    pending = state.get("pending_system", [])  # absent from states saved before system messages
+    if not isinstance(pending, list) or not all(isinstance(b, dict) for b in pending):
+        raise StateError("pending system blocks are not a list of blocks")
+    engine.pending_system = list(pending)
     # The stable frontier needs nothing: a new engine's is computed from the history at the next prepare.
 
 

@@ -4,7 +4,8 @@ Every other layer leaves something alone (the newest results, the last
 assistant message, edit confirmations, user texts). When even the emergency
 batch leaves the request over the window, the largest blocks are cut, head
 and tail kept, until it fits; the full text goes to the store first, so this
-too is lossless. Thinking blocks are never cut (their signature must match).
+too is lossless. Thinking blocks are never cut (their signature must match), nor system messages
+(instructions the caller appended: they are restated, never shortened).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 
 from .blocks import Block, blocks_of, block_chars, result_text
 from .config import ContextConfig
-from .history import History
+from .history import SYSTEM, History
 from .placeholders import cut_middle
 from .rewrite import readable_input
 from .store import ResultStore, input_ref, result_ref, text_ref
@@ -25,6 +26,8 @@ SMALLEST = 600  # chars: below this a cut frees nothing worth having
 def _largest(history: History) -> tuple[int, int, Block] | None:
     best: tuple[int, int, int, Block] | None = None
     for i, message in enumerate(history.messages):
+        if message["role"] == SYSTEM:
+            continue
         for j, block in enumerate(blocks_of(message)):
             if block.get("type") not in ("text", "tool_result", "tool_use"):
                 continue

@@ -5,6 +5,13 @@ without rescanning, and keeps the small candidate sets the layers read:
 results not yet rewritten (in arrival order), stale duplicates, large
 results and large tool inputs, and where the images are (keep_images.py). Every rewrite is copy-on-write on the
 message, so a request handed out earlier never changes under its holder.
+
+Besides user and assistant turns it holds mid-conversation ``role: "system"`` messages, where the
+docs place them (https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages,
+and the SDK's BetaSystemMessageParam: "renders it only for the user turn it follows"): right after a user
+turn, and followed by the reply or nothing (never first, never before a user turn, never two in a row).
+They are instructions, not conversation: ``last_role`` and the tool pairing look past them, and no layer
+rewrites them (they hold no tool result, no image and no assistant prose; fit.py skips them).
 """
 
 from __future__ import annotations
@@ -43,11 +50,22 @@ class ToolRecord:
 
 
 PROSE_TYPES = ("text", "thinking", "redacted_thinking")
+SYSTEM = "system"  # the role of a mid-conversation system message
 
 
 def prose_chars(message: Message) -> int:
     """Chars of the text and thinking blocks of a message (what the model wrote, not its tool calls)."""
     return sum(block_chars(b) for b in blocks_of(message) if b.get("type") in PROSE_TYPES)
+
+
+def _check_system_place(role: str, previous: str, previous_turn: str | None) -> None:
+    """Where a system message may stand (module docstring); raises ValueError elsewhere."""
+    if role != SYSTEM:
+        raise ValueError(f"two {role} messages in a row")
+    if previous == SYSTEM:
+        raise ValueError("two system messages in a row (extend the first)")
+    if previous_turn != "user":
+        raise ValueError("a system message follows a user message")
 
 
 def dedup_target(tool_input: dict[str, Any]) -> str | None:
@@ -76,7 +94,7 @@ class History:
     msg_tokens: list[int] = field(default_factory=list)
     total_tokens: int = 0
     category_tokens: dict[str, int] = field(
-        default_factory=lambda: {"user": 0, "assistant": 0, "tool_results": 0}
+        default_factory=lambda: {"user": 0, "assistant": 0, "tool_results": 0, "system_messages": 0}
     )
     records: dict[str, ToolRecord] = field(default_factory=dict)
     results: list[str] = field(default_factory=list)  # tool_use ids by result arrival
@@ -98,21 +116,31 @@ class History:
     def __len__(self) -> int:
         return len(self.messages)
 
+    def last_turn(self) -> int:
+        """Index of the last user or assistant message (-1 when none): system messages are not turns."""
+        index = len(self.messages) - 1
+        while index >= 0 and self.messages[index]["role"] == SYSTEM:
+            index -= 1
+        return index
+
     @property
     def last_role(self) -> str | None:
-        return self.messages[-1]["role"] if self.messages else None
+        """The role of the last turn (a trailing system message belongs to the user turn before it)."""
+        index = self.last_turn()
+        return self.messages[index]["role"] if index >= 0 else None
 
     def open_tool_uses(self) -> list[str]:
         """tool_use ids of the last assistant message still waiting for results."""
         if self.last_role != "assistant":
             return []
-        return [b["id"] for b in blocks_of(self.messages[-1]) if b.get("type") == "tool_use"]
+        return [b["id"] for b in blocks_of(self.messages[self.last_turn()]) if b.get("type") == "tool_use"]
 
     def open_results_of_last(self) -> list[str]:
         """tool_use ids answered by the last message (when it is a user message)."""
         if self.last_role != "user":
             return []
-        return [b["tool_use_id"] for b in blocks_of(self.messages[-1]) if b.get("type") == "tool_result"]
+        return [b["tool_use_id"] for b in blocks_of(self.messages[self.last_turn()])
+                if b.get("type") == "tool_result"]
 
     def result_block(self, tool_use_id: str) -> Block | None:
         record = self.records.get(tool_use_id)
@@ -135,12 +163,12 @@ class History:
     def append(self, message: Message) -> None:
         """Append one message; roles must alternate, results must answer the last uses."""
         role = message.get("role")
-        if role not in ("user", "assistant"):
+        if role not in ("user", "assistant", SYSTEM):
             raise ValueError(f"unknown role {role!r}")
-        if self.messages and self.messages[-1]["role"] == role:
-            raise ValueError(f"two {role} messages in a row")
         if not self.messages and role != "user":
             raise ValueError("the history must start with a user message")
+        if role == SYSTEM or self.last_role == role:
+            _check_system_place(role, self.messages[-1]["role"], self.last_role)
         index = len(self.messages)
         blocks = blocks_of(message)
         if role == "user":
@@ -221,6 +249,9 @@ class History:
         """Add (sign +1) or take away (-1) a message's tokens by category; `chars`: its message_chars."""
         chars = message_chars(message) if chars is None else chars
         blocks = blocks_of(message)
+        if message["role"] == SYSTEM:
+            self.category_tokens["system_messages"] += sign * self.token_of(chars)
+            return
         if message["role"] == "assistant":
             self.category_tokens["assistant"] += sign * (self.token_of(chars) + message_image_tokens(blocks))
             return
@@ -229,18 +260,24 @@ class History:
         self.category_tokens["user"] += sign * (self.token_of(chars - results) + message_image_tokens(blocks))
 
     def extend_last_user(self, blocks: list[Block]) -> None:
-        """Add blocks to a trailing user message (e.g. a prompt after a cancelled call)."""
+        """Add blocks to a trailing user message (e.g. a prompt after a cancelled call); a system message
+        after it stays after it (nothing after the last user turn was answered, so no thinking binds to it)."""
         if self.last_role != "user":
             raise ValueError("the last message is not from the user")
+        index = self.last_turn()
+        old = self.messages[index]
+        self._replace_message(index, {**old, "content": [*blocks_of(old), *blocks]})
+
+    def extend_last_system(self, blocks: list[Block]) -> None:
+        """Add blocks to a trailing system message: two system messages in a row are one."""
+        if not self.messages or self.messages[-1]["role"] != SYSTEM:
+            raise ValueError("the last message is not a system message")
         old = self.messages[-1]
-        self._count(old, -1)
-        new_message = {**old, "content": [*blocks_of(old), *blocks]}
-        self._count(new_message, +1)
-        self.messages[-1] = new_message
-        self._index_images(len(self.messages) - 1, new_message, blocks_of(new_message))
-        tokens = self.tokens_of(new_message)
-        self.total_tokens += tokens - self.msg_tokens[-1]
-        self.msg_tokens[-1] = tokens
+        self._replace_message(len(self.messages) - 1, {**old, "content": [*blocks_of(old), *blocks]})
+
+    def system_messages_before(self, cut: int) -> list[Message]:
+        """The system messages before index `cut`, oldest first (a compaction restates them)."""
+        return [m for m in self.messages[:cut] if m["role"] == SYSTEM]
 
     # -- rewriting (copy-on-write) ---------------------------------------------
 

@@ -100,6 +100,7 @@ class ContextEngine:
         self.pinned = ""
         self.images_dropped = 0  # images the history let go (keep_images.py), this session
         self._dropped_unsent = 0  # …of which no prepared request told yet (it reports them as a batch)
+        self.pending_system: list[Block] = []  # system blocks waiting for the next user turn
 
     def _new_history(self) -> History:
         cfg = self.config
@@ -127,6 +128,7 @@ class ContextEngine:
         message, cut_blocks = cut_oversized(message, self.config.oversized_chars, self.store)
         self.stats[rw.TRUNCATE].count += cut_blocks
         self.history.append(message)
+        self._place_pending_system()
         if message.get("role") == "assistant":
             self.unseen.clear()  # a reply answers a request that carried every result before it
         else:
@@ -188,7 +190,27 @@ class ContextEngine:
             self.history.extend_last_user(blocks)
         else:
             self.history.append({"role": "user", "content": blocks})
-        return self.history.messages[-1]
+            self._place_pending_system()
+        return self.history.messages[self.history.last_turn()]
+
+    def add_system_message(self, blocks: list[Block]) -> None:
+        """Instructions as a ``role: "system"`` message, where the docs put one: right after the last user
+        turn, before its reply (history.py). After a reply there is no such place until the next user turn:
+        the blocks wait and follow it. A trailing system message takes the blocks (one, never two in a row).
+        Never snipped, cleared or cut; a compaction restates it."""
+        if not blocks:
+            return
+        if self.history.last_role != "user":
+            self.pending_system.extend(blocks)
+        elif self.history.messages[-1]["role"] == "system":
+            self.history.extend_last_system(list(blocks))
+        else:
+            self.history.append({"role": "system", "content": list(blocks)})
+
+    def _place_pending_system(self) -> None:
+        if self.pending_system and self.history.last_role == "user":
+            blocks, self.pending_system = self.pending_system, []
+            self.add_system_message(blocks)
 
     def user_budget_chars(self, share: float) -> int:
         return int(self.config.effective_window * share * self.config.chars_per_token)
@@ -377,7 +399,8 @@ class ContextEngine:
             used=estimate,
             utilization=round(estimate / cfg.effective_window, 4),
             level=self.level(),
-            categories=Categories(system=max(0, cfg.system_tokens - tools_tokens - instructions_tokens),
+            categories=Categories(system=max(0, cfg.system_tokens - tools_tokens - instructions_tokens)
+                                  + cats["system_messages"],
                                   tools=tools_tokens, instructions=instructions_tokens, user=cats["user"],
                                   assistant=cats["assistant"], tool_results=cats["tool_results"]),
             layers=tuple(LayerFigure(name, stat.count, stat.tokens_saved) for name, stat in self.stats.items()),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 class Categories:
     """Tokens of the request by what they are."""
 
-    system: int = 0  # the system prompt without the instructions below
+    system: int = 0  # the system prompt without the instructions below, and the mid-conversation system messages
     tools: int = 0
     instructions: int = 0  # project and user instruction files (AGENTS.md…), part of the system prompt
     user: int = 0

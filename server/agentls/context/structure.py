@@ -1,4 +1,9 @@
-"""What makes a message list a valid Anthropic request."""
+"""What makes a message list a valid Anthropic request.
+
+A ``role: "system"`` message stands right after a user message and is followed by the reply or nothing
+(https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages); the user and
+assistant turns around it alternate as if it were not there.
+"""
 
 from __future__ import annotations
 
@@ -16,14 +21,20 @@ def request_problems(messages: list[Message]) -> list[str]:
         return ["no messages"]
     if messages[0].get("role") != "user":
         problems.append("first message is not from the user")
-    if messages[-1].get("role") != "user":
+    turns = [m for m in messages if m.get("role") != "system"]
+    if not turns or turns[-1].get("role") != "user":
         problems.append("last message is not from the user")
+    previous_turn = -1
     for i, message in enumerate(messages):
         role = message.get("role")
-        if role not in ("user", "assistant"):
+        if role not in ("user", "assistant", "system"):
             problems.append(f"message {i} has role {role!r}")
-        if i and role == messages[i - 1].get("role"):
-            problems.append(f"messages {i - 1} and {i} are both {role}")
+        if role == "system":
+            problems += _system_place_problems(messages, i)
+        elif previous_turn >= 0 and role == messages[previous_turn].get("role"):
+            problems.append(f"messages {previous_turn} and {i} are both {role}")
+        if role != "system":
+            previous_turn = i
         blocks = blocks_of(message)
         if not blocks:
             problems.append(f"message {i} is empty")
@@ -51,6 +62,16 @@ def request_problems(messages: list[Message]) -> list[str]:
             for use_id in results:
                 if use_id not in asked:
                     problems.append(f"tool_result {use_id} in message {i} answers no tool_use of the previous message")
+    return problems
+
+
+def _system_place_problems(messages: list[Message], i: int) -> list[str]:
+    """Why system message `i` stands where the API refuses it (empty when it is in place)."""
+    problems = []
+    if i == 0 or messages[i - 1].get("role") != "user":
+        problems.append(f"system message {i} does not follow a user message")
+    if i + 1 < len(messages) and messages[i + 1].get("role") != "assistant":
+        problems.append(f"system message {i} is followed by a {messages[i + 1].get('role')} message, not the reply")
     return problems
 
 
