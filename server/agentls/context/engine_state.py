@@ -28,7 +28,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .blocks import blocks_of
-from .pipeline import ContextEngine, LayerStat
+from .pipeline import ContextEngine
+from .reporting import LayerStat
 from .prompt_cache import TTL_SECONDS
 
 VERSION = 1
@@ -88,6 +89,8 @@ def engine_state(engine: ContextEngine) -> JSON:
         "sent_frontier": engine.sent_frontier,
         "meter": [engine.meter.anchor_tokens, engine.meter.anchor_estimate],
         "pending_system": list(engine.pending_system),
+        "released": [engine.released.count, engine.released.tokens_saved],
+        "cleared_by_api": list(engine.cleared_by_api),
     }
 
 
@@ -150,6 +153,12 @@ def _restore(engine: ContextEngine, rows: Sequence[Mapping[str, Any]], state: Ma
     if not isinstance(pending, list) or not all(isinstance(b, dict) for b in pending):
         raise StateError("pending system blocks are not a list of blocks")
     engine.pending_system = list(pending)
+    released = state.get("released", [0, 0])  # absent before bound thinking
+    engine.released = LayerStat(_int(released[0]), _int(released[1]))
+    cleared = state.get("cleared_by_api", [])
+    if not isinstance(cleared, list) or not all(isinstance(i, str) and i in history.records for i in cleared):
+        raise StateError("the results cleared by the API are not tool_use ids of this history")
+    engine.cleared_by_api = dict.fromkeys(cleared)
     # The stable frontier needs nothing: a new engine's is computed from the history at the next prepare.
 
 

@@ -266,14 +266,14 @@ class History:
             raise ValueError("the last message is not from the user")
         index = self.last_turn()
         old = self.messages[index]
-        self._replace_message(index, {**old, "content": [*blocks_of(old), *blocks]})
+        self.replace_message(index, {**old, "content": [*blocks_of(old), *blocks]})
 
     def extend_last_system(self, blocks: list[Block]) -> None:
         """Add blocks to a trailing system message: two system messages in a row are one."""
         if not self.messages or self.messages[-1]["role"] != SYSTEM:
             raise ValueError("the last message is not a system message")
         old = self.messages[-1]
-        self._replace_message(len(self.messages) - 1, {**old, "content": [*blocks_of(old), *blocks]})
+        self.replace_message(len(self.messages) - 1, {**old, "content": [*blocks_of(old), *blocks]})
 
     def system_messages_before(self, cut: int) -> list[Message]:
         """The system messages before index `cut`, oldest first (a compaction restates them)."""
@@ -283,9 +283,10 @@ class History:
 
     def _replace_block(self, msg_index: int, match: Callable[[Block], bool], new_block: Block) -> None:
         old = self.messages[msg_index]
-        self._replace_message(msg_index, {**old, "content": [new_block if match(b) else b for b in blocks_of(old)]})
+        self.replace_message(msg_index, {**old, "content": [new_block if match(b) else b for b in blocks_of(old)]})
 
-    def _replace_message(self, msg_index: int, new_message: Message) -> None:
+    def replace_message(self, msg_index: int, new_message: Message) -> None:
+        """Put `new_message` in place of message `msg_index` (copy-on-write), counts and image index in step."""
         old = self.messages[msg_index]
         self._count(old, -1)
         self._count(new_message, +1)
@@ -349,19 +350,21 @@ class History:
                 index.pop(record.id, None)
         return before - self.total_tokens
 
-    def rewrite_prose(self, msg_index: int, placeholder: str) -> int:
-        """Replace the text and thinking blocks of an assistant message by one placeholder block."""
+    def rewrite_prose(self, msg_index: int, placeholder: str, keep_thinking: bool = False) -> int:
+        """Replace the text and thinking blocks of an assistant message by one placeholder block
+        (`keep_thinking`: its thinking stays, for binding.release_thinking to let go and count)."""
         if msg_index not in self.live_texts:
             raise ValueError(f"message {msg_index} has no prose to clear")
         before = self.total_tokens
         old = self.messages[msg_index]
+        cleared = ("text",) if keep_thinking else PROSE_TYPES
         kept: list[Block] = []
         for block in blocks_of(old):
-            if block.get("type") not in PROSE_TYPES:
+            if block.get("type") not in cleared:
                 kept.append(block)
             elif not any(b.get("type") == "text" and b.get("text") == placeholder for b in kept):
                 kept.append({"type": "text", "text": placeholder})
-        self._replace_message(msg_index, {**old, "content": kept})
+        self.replace_message(msg_index, {**old, "content": kept})
         self.live_texts.pop(msg_index, None)
         return before - self.total_tokens
 

@@ -6,8 +6,9 @@ deliberate moments. A batch gathers every eligible rewrite of every layer
 (each block is rewritten at most once, so a rewritten prefix stays cached).
 
 **The price of a batch** (:func:`rewrite_price`): the next request writes
-again everything after the batch's first change, at 1.25x instead of 0.1x
-for a cache read: ``(1.25 - 0.1) * tail``. Under the real prompt cache
+again everything after the batch's first change, at the write price instead
+of the read price (the model's: ``ContextConfig.write_price`` / ``read_price``,
+1.25x and 0.1x of an uncached token by default): ``(write - read) * tail``. Under the real prompt cache
 (prompt_cache.rewrite_cost) the tail starts earlier: at the newest cache
 breakpoint of the previous request before the first change, since only a
 prefix ending at a breakpoint can be read. When the cache is cold (first
@@ -34,13 +35,18 @@ Bounds, stated with B the price and r the rent per request:
   only lose, against never rewriting, rent it had already wasted.
 - *In a long session the rule is the best steady rhythm*: with candidates
   growing by ``a`` tokens per request and a tail of ``T`` tokens, batching
-  every k requests costs ``1.15 T / k + 0.05 a k`` per request, lowest at
-  ``0.05 a k^2 = 1.15 T``, exactly when the accumulated rent equals the
-  price.
+  every k requests costs ``(write - read) T / k + read a k / 2`` per request,
+  lowest at ``read a k^2 / 2 = (write - read) T``, exactly when the accumulated
+  rent equals the price.
 
 Two overrides: under window pressure a batch that avoids a summary is
 always cheaper than the summary (which rewrites everything and adds a call);
 ``batch_payoff`` scales the price (0: rewrite as soon as there is anything).
+
+On a model whose thinking is bound to its prefix (``thinking_bound``) there
+are no batches at all: a batch changes messages before carried thinking
+blocks, which the API refuses (binding.py). The engine keeps that window
+otherwise (pipeline.py: server-side editing, compaction, the last resort).
 
 One rule above price: a result no request has carried yet (``unseen``: it
 arrived after the last answered request) is no candidate of any layer. The
@@ -65,7 +71,7 @@ from .prose import plan_clear_prose
 from .rewrite import Rewrite
 from .snip import plan_snip
 
-READ, WRITE = 0.10, 1.25  # a cached / a written input token, relative to an uncached one
+READ, WRITE = 0.10, 1.25  # the default prices of a cached / a written input token (ContextConfig)
 
 
 @dataclass
@@ -73,6 +79,7 @@ class Batch:
     reason: str  # "payback", "cold", "idle", "pressure", "emergency", "fit"; "" while deferred
     rewrites: list[Rewrite] = field(default_factory=list)
     price: float = 0.0  # what the next request pays extra because of it (token units)
+    read_price: float = READ  # the model's price of a cached token (ContextConfig.read_price)
 
     @property
     def saves(self) -> int:
@@ -81,19 +88,21 @@ class Batch:
     @property
     def rent(self) -> float:
         """What every request that still carries these blocks pays for them."""
-        return READ * self.saves
+        return self.read_price * self.saves
 
 
 def rewrite_price(history: History, first_change: int, saves: int, *, cold: bool,
-                  cached_ends: Sequence[int] = (), cache_model: str = "ideal") -> float:
+                  cached_ends: Sequence[int] = (), cache_model: str = "ideal",
+                  read: float = READ, write: float = WRITE) -> float:
     """Extra cost of the next request when the history changes from message first_change on.
 
-    cached_ends: the previous request's message breakpoints (where the real cache can be read up to).
+    cached_ends: the previous request's message breakpoints (where the real cache can be read up to);
+    read / write: the model's prices of a cached and a written token.
     """
     if cold:
         return 0.0
     _, written = rewrite_cost(history.msg_tokens, first_change, cached_ends, cache_model)
-    return (WRITE - READ) * max(0.0, written - saves)
+    return (write - read) * max(0.0, written - saves)
 
 
 def _gather(sources: Iterable[Rewrite], claimed: dict[tuple[str, str, int], Rewrite]) -> None:
@@ -130,10 +139,10 @@ def plan_batch(history: History, config: ContextConfig, estimate: int, *,
     rewrites = candidates(history, config, estimate, idle=idle, unseen=unseen)
     if not rewrites:
         return None
-    batch = Batch("", rewrites)
+    batch = Batch("", rewrites, read_price=config.read_price)
     first = min(r.position(history) for r in rewrites)
-    batch.price = rewrite_price(history, first, batch.saves, cold=cold or idle,
-                                cached_ends=cached_ends, cache_model=config.cache_model)
+    batch.price = rewrite_price(history, first, batch.saves, cold=cold or idle, cached_ends=cached_ends,
+                                cache_model=config.cache_model, read=config.read_price, write=config.write_price)
     utilization = estimate / config.effective_window
     if idle:
         batch.reason = "idle"
@@ -155,4 +164,4 @@ def plan_emergency(history: History, config: ContextConfig, unseen: Collection[s
     limit_budget = plan_budget(history, config, 1.0, exempt=set(unseen))
     taken = {r.tool_use_id for r in rewrites if r.key[1] == "result"}
     rewrites += [r for r in limit_budget if r.tool_use_id not in taken]
-    return Batch("emergency", rewrites)
+    return Batch("emergency", rewrites, read_price=config.read_price)

@@ -68,10 +68,12 @@ class CacheUsage:
     def total(self) -> float:
         return self.input_tokens + self.read + self.write
 
-    def cost(self) -> float:
-        """In units of the base input price."""
-        return (self.input_tokens + READ_PRICE * self.read
-                + WRITE_PRICE[FIVE_MINUTES] * self.write_5m + WRITE_PRICE[ONE_HOUR] * self.write_1h)
+    def cost(self, read_price: float = READ_PRICE, write_price: float = WRITE_PRICE[FIVE_MINUTES],
+             write_1h_price: float = WRITE_PRICE[ONE_HOUR]) -> float:
+        """In units of the base input price, at a model's cache prices (ContextConfig.read_price /
+        write_price, pricing.cache_multipliers; the defaults are the documented 0.1x / 1.25x / 2x)."""
+        return (self.input_tokens + read_price * self.read
+                + write_price * self.write_5m + write_1h_price * self.write_1h)
 
 
 def breakpoint_problem(ttls: Sequence[str | None]) -> str | None:

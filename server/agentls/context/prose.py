@@ -7,6 +7,11 @@ earlier turns); the full text goes to the store and one placeholder names
 where to re-read it. Tool calls stay as they are. Clearing prose newer than
 the oldest result being cleared costs nothing extra: the cache is lost from
 the first change of a batch anyway.
+
+On a model that binds thinking to its prefix (``thinking_bound``) this layer
+never touches a thinking block: it clears text only (and runs only in the
+last resort, policy.py); the thinking goes through binding.release_thinking,
+which lets go of it whole and counts it.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .config import ContextConfig
+from .blocks import block_chars, blocks_of
 from .history import History, prose_chars
 from .placeholders import PLACEHOLDER_TOKENS
 from .rewrite import CLEAR_PROSE, Rewrite
@@ -25,7 +31,10 @@ def plan_clear_prose(history: History, config: ContextConfig, keep_recent: int) 
     for msg_index in history.live_texts:  # in message order
         if msg_index >= boundary:
             return
-        saves = config.tokens(prose_chars(history.messages[msg_index])) - PLACEHOLDER_TOKENS
+        message = history.messages[msg_index]
+        chars = (sum(block_chars(b) for b in blocks_of(message) if b.get("type") == "text")
+                 if config.thinking_bound else prose_chars(message))
+        saves = config.tokens(chars) - PLACEHOLDER_TOKENS
         if saves > 0:
             yield Rewrite("", CLEAR_PROSE, saves, message=msg_index)
 

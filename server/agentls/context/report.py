@@ -44,6 +44,17 @@ class ContextReport:
     auto_compact_at: float | None = None  # utilization at which a summary replaces older turns; None: off
 
 
+@dataclass(frozen=True)
+class BindingFigures:
+    """Bound thinking (issue 29): what the engine let go instead of rewriting under carried thinking.
+
+    Kept apart from ContextReport, whose wire shape is documented field by field (docs/protocol.md)."""
+
+    thinking_released: int = 0  # thinking blocks let go by deliberate rewrites this session (binding.py)
+    thinking_released_tokens: int = 0
+    cleared_by_api: tuple[str, ...] = ()  # tool_use ids the API's context editing cleared in the last request
+
+
 # What preparing the next request will do about its size. (Identifiers like these and the layer
 # names are shared with docs/protocol.md as they are; only field names differ between core and wire.)
 NONE, COMPACT, TRIM, TOO_LARGE = "none", "compact", "trim", "tooLarge"
@@ -61,5 +72,5 @@ class Placeholder:
     original_chars: int
 
 
-__all__ = ["COMPACT", "NEXT_REQUEST", "NONE", "TOO_LARGE", "TRIM", "Categories", "ContextReport", "LayerFigure",
+__all__ = ["COMPACT", "NEXT_REQUEST", "NONE", "TOO_LARGE", "TRIM", "BindingFigures", "Categories", "ContextReport", "LayerFigure",
            "Placeholder"]

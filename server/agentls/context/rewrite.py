@@ -54,10 +54,12 @@ def readable_input(tool_input: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def apply(rewrite: Rewrite, history: History, store: ResultStore) -> int:
-    """Carry out one rewrite; the full text goes to the store first. Returns tokens freed."""
+def apply(rewrite: Rewrite, history: History, store: ResultStore, keep_thinking: bool = False) -> int:
+    """Carry out one rewrite; the full text goes to the store first. Returns tokens freed.
+
+    keep_thinking (bound thinking): prose clearing leaves thinking blocks to binding.release_thinking."""
     if rewrite.layer == CLEAR_PROSE:
-        return _clear_prose(history, rewrite.message, store)
+        return _clear_prose(history, rewrite.message, store, keep_thinking)
     record = history.records[rewrite.tool_use_id]
     if rewrite.on_input:
         ref = input_ref(record.id)
@@ -97,8 +99,8 @@ def prose_text(history: History, msg_index: int) -> str:
     return "\n\n".join(parts)
 
 
-def _clear_prose(history: History, msg_index: int, store: ResultStore) -> int:
+def _clear_prose(history: History, msg_index: int, store: ResultStore, keep_thinking: bool) -> int:
     text = prose_text(history, msg_index)
     ref = text_ref(text)
     store.put(ref, text)
-    return history.rewrite_prose(msg_index, placeholders.cleared_prose(len(text), ref))
+    return history.rewrite_prose(msg_index, placeholders.cleared_prose(len(text), ref), keep_thinking)
