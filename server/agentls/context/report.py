@@ -72,5 +72,5 @@ class Placeholder:
     original_chars: int
 
 
-__all__ = ["COMPACT", "NEXT_REQUEST", "NONE", "TOO_LARGE", "TRIM", "BindingFigures", "Categories", "ContextReport", "LayerFigure",
-           "Placeholder"]
+__all__ = ["COMPACT", "NEXT_REQUEST", "NONE", "TOO_LARGE", "TRIM", "BindingFigures", "Categories", "ContextReport",
+           "LayerFigure", "Placeholder"]
