@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from agentls.context import ContextConfig, ContextEngine, MemoryStore
@@ -170,8 +170,7 @@ def test_a_long_bound_session_keeps_the_window_without_rewriting_under_thinking(
     session.run(long_session())
     engine = session.engine
     assert session.failures == [] and session.requests > 24
-    rewrites = {name: stat.count for name, stat in engine.stats.items() if name not in ("truncate", "compact")}
-    assert sum(rewrites.values()) == 0, rewrites  # no batch of old messages
+    assert layer_rewrites(engine) == 0  # no batch of old messages
     assert engine.compactions > 0  # the window was kept by summaries, the kept turns without their thinking
 
 
@@ -179,5 +178,24 @@ def test_the_same_session_unbound_uses_the_client_side_layers():
     session = Session(False, 20_000)
     session.run(long_session())
     engine = session.engine
-    assert sum(stat.count for name, stat in engine.stats.items() if name not in ("truncate", "compact")) > 0
+    assert layer_rewrites(engine) > 0
     assert session.failures  # which is what a bound model refuses: the reason for thinking_bound
+
+
+def layer_rewrites(engine: ContextEngine) -> int:
+    return sum(stat.count for name, stat in engine.stats.items() if name not in ("truncate", "compact"))
+
+
+def test_the_same_generator_unbound_goes_through_the_client_side_layers():
+    def rewrites_unbound(example: tuple[list[tuple], dict]) -> bool:
+        steps, setup = example
+        session = Session(False, **setup)
+        session.run(steps)
+        return layer_rewrites(session.engine) > 0
+
+    steps, setup = find(st.tuples(st.lists(step, min_size=1, max_size=30), config), rewrites_unbound,
+                        settings=settings(max_examples=500, database=None, phases=[Phase.generate],
+                                          suppress_health_check=list(HealthCheck)))
+    bound = Session(True, **setup)
+    bound.run(steps)
+    assert bound.failures == []

@@ -22,7 +22,7 @@ from typing import Any
 
 from . import reporting
 from . import rewrite as rw
-from .binding import first_changed, released_messages
+from .binding import binding_end, first_changed, released_messages
 from .blocks import Block, Message, result_text
 from .compact import (PINNED_MARK, SummaryError, SummaryRequest, build_summary_request, choose_cut,
                       compacted_messages, parse_summary, restated_system, user_texts_before)
@@ -93,7 +93,8 @@ class ContextEngine(EngineInput):
             self.history, self.config, self.estimate(), cold=cold, idle=idle, waste=self.waste,
             cached_ends=self.cached_ends, unseen=self.unseen)
         if batch is not None and batch.reason:
-            self._apply(batch)
+            with self.rewriting():
+                self._apply(batch)
             self.waste = 0.0
         elif batch is not None:
             self.waste += batch.rent  # this request carries them once more
@@ -154,8 +155,9 @@ class ContextEngine(EngineInput):
         if request is not None and sum(self.history.msg_tokens[:request.cut]) < MIN_SUMMARISED_TOKENS:
             return None  # no summary could be shorter than this: nothing to gain
         if request is not None and self.config.thinking_bound:
-            first = first_changed(self.history.messages, request.messages)  # the oldest turns left out
-            if first is not None and first < len(request.messages) - 1:
+            # Left out the oldest turns to fit (compact.py): the thinking after the change is not carried.
+            first = first_changed(self.history.messages, request.messages)
+            if first is not None and first < binding_end(request.messages):
                 request.messages, _ = released_messages(request.messages, first)
         return request
 
