@@ -119,9 +119,11 @@ def test_server_compaction_puts_the_block_first_and_restates_what_must_stay():
 
 
 def test_a_kept_tail_after_a_server_compaction_loses_its_thinking():
-    engine, registry = bound_session(turns=4)
+    engine, registry = bound_session(turns=4, body=4_000, window=12_000, output_reserve=0)
+    cut = engine.compaction_cut()
+    assert cut == 5 and registry.check(SYSTEM, TOOLS, engine.history.messages[:cut]) == []  # what is sent
     block = {"type": "compaction", "content": "the first two turns", "signature": "s"}
-    engine.apply_server_compaction(block, "manual", upto=5)  # keeps the last two replies and their results
+    engine.apply_server_compaction(block, "auto", upto=cut)  # keeps the last two replies and their results
     messages = engine.prepare(now=60.0).messages
     assert thinking_places(messages) == [] and engine.released.count == 2
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant", "user"]

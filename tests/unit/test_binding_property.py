@@ -76,9 +76,11 @@ class Session:
 
     def compact(self, manual: bool) -> None:
         engine = self.engine
-        if engine.config.server_compaction:
+        if engine.config.server_compaction:  # the API's on-demand compaction of the turns before the cut
+            cut = engine.compaction_cut(manual)
+            self.check(engine.history.messages[:cut])  # the compaction request itself
             block = {"type": "compaction", "content": f"summary {self.counter}", "signature": "sig"}
-            engine.apply_server_compaction(block, "manual" if manual else "auto")
+            engine.apply_server_compaction(block, "manual" if manual else "auto", upto=cut)
             return
         request = engine.summary_request("be short" if manual else None, manual=manual)
         if request is None:

@@ -138,3 +138,12 @@ def test_a_restart_keeps_system_messages_and_the_waiting_ones():
     engine.add_user_blocks([{"type": "text", "text": "next"}])
     assert again.history.messages == engine.history.messages
     assert again.history.messages[-1] == {"role": "system", "content": [{"type": "text", "text": "Be brief."}]}
+
+
+def test_a_replayed_system_message_joins_the_one_before_it():
+    engine = ContextEngine()
+    engine.append(user("hello"))
+    engine.append({"role": "system", "content": NOTE})
+    engine.append({"role": "system", "content": [{"type": "text", "text": "Be brief."}]})
+    assert [m["role"] for m in engine.history.messages] == ["user", "system"]
+    assert len(engine.history.messages[1]["content"]) == 2

@@ -21,7 +21,11 @@ class EngineInput(EngineCore):
     # -- appending -------------------------------------------------------------
 
     def append(self, message: Message) -> list[str]:
-        """Append a message (L0 applied to its results); returns the ids L0 cut."""
+        """Append a message (L0 applied to its results); returns the ids L0 cut. A system message (a saved
+        session replayed) goes where add_system_message puts one."""
+        if message.get("role") == "system":
+            self.add_system_message(blocks_of(message))
+            return []
         message, cut_ids = truncate_results(message, self.config.truncate_chars, self.store)
         message, cut_blocks = cut_oversized(message, self.config.oversized_chars, self.store)
         self.stats[rw.TRUNCATE].count += cut_blocks

@@ -227,6 +227,12 @@ class ContextEngine(EngineInput):
                 self.store.put(result_ref(tool_use_id), result_text(block))
         self.cleared_by_api = dict.fromkeys(cleared)
 
+    def compaction_cut(self, manual: bool = False) -> int | None:
+        """Where a compaction may end (an assistant message: the kept turns start there), None when there
+        is nothing worth it: the API's on-demand compaction is sent `history.messages[:cut]` and then
+        `apply_server_compaction(block, reason, upto=cut)` keeps the turns from the cut."""
+        return choose_cut(self.history, self.config, manual)
+
     def apply_server_compaction(self, block: Block, reason: str, upto: int | None = None) -> CompactionResult:
         """Put the API's `compaction` block (on-demand compaction of the first `upto` messages, all by
         default) first in the history, as documented (the SDK's BetaCompactionConfigParam: "a later request
