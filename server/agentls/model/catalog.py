@@ -19,6 +19,9 @@ ENDPOINT, FALLBACK = "endpoint", "fallback"
 # (field names from the anthropic SDK's ModelCapabilities / ThinkingTypes / EffortCapability).
 THINKING_TYPES = ("adaptive", "enabled", "disabled", "between_tools")
 EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
+# Server-side context editing strategies (`context_management.edits[].type`), as `capabilities.context_management`
+# names them (SDK BetaContextManagementCapability).
+CONTEXT_EDITS = ("clear_tool_uses_20250919", "clear_thinking_20251015", "compact_20260112")
 
 # The model line of the balanced tier ("the best combination of speed and intelligence",
 # https://platform.claude.com/docs/en/models/sonnet-5-5/overview): the default's first choice.
@@ -38,6 +41,9 @@ class ModelInfo:
     efforts: tuple[str, ...] = ()  # the `output_config.effort` levels it accepts
     line: str | None = None  # "sonnet", "opus", … when the endpoint says; never inferred from the id
     lifecycle: str = "active"  # "active" | "deprecated" (still callable) | "retired"
+    # on-demand server-side compaction (the top-level `compaction: {type: "summarize"}` parameter)
+    compaction: bool = False
+    context_editing: frozenset[str] = frozenset()  # the CONTEXT_EDITS strategies `context_management` takes
 
     @property
     def label(self) -> str:
@@ -132,7 +138,9 @@ def _fallback(id: str, name: str, created: str, window: int, output: int, thinki
 # extended thinking, i.e. budget_tokens) and the adaptive-thinking notes of
 # https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html
 # (adaptive-only models refuse budget_tokens with 400). Release dates not found are left empty.
-# Effort levels are not listed here: they are used only when an endpoint advertises them.
+# Effort levels are not listed here: they are used only when an endpoint advertises them. Nor are
+# compaction and context editing: the overview pages (read 2026-12-04) do not state them per model, so
+# the table leaves them off (False / empty) and only an endpoint's Models API turns them on.
 FALLBACK_MODELS: tuple[ModelInfo, ...] = (
     _fallback("claude-haiku-5-5", "Claude Haiku 5.5", "2026-10-07T00:00:00Z", 1_000_000, 128_000, ["adaptive"]),
     _fallback("claude-sonnet-5-5", "Claude Sonnet 5.5", "2026-09-28T00:00:00Z", 1_000_000, 128_000,
