@@ -114,6 +114,20 @@ def test_parse_reads_windows_limits_and_capabilities():
     bare = parse_model({"id": "bare", "capabilities": None, "max_tokens": "lots"})
     assert bare.thinking == "none" and bare.max_tokens is None and bare.max_input_tokens is None
     assert parse_model({"display_name": "no id"}) is None
+    assert not info.compaction and info.context_editing == frozenset()
+
+
+def test_parse_reads_compaction_and_context_editing_capabilities():
+    raw = mock_model("acme-y")
+    raw["capabilities"]["compaction"] = {"supported": True, "summarize": {"supported": True}}
+    raw["capabilities"]["context_management"] = {
+        "supported": True, "clear_tool_uses_20250919": {"supported": True},
+        "clear_thinking_20251015": {"supported": True}, "compact_20260112": {"supported": False}}
+    info = parse_model(raw)
+    assert info.compaction
+    assert info.context_editing == {"clear_tool_uses_20250919", "clear_thinking_20251015"}
+    raw["capabilities"]["compaction"] = {"supported": True, "summarize": {"supported": False}}
+    assert not parse_model(raw).compaction
 
 
 async def test_every_page_is_read_through_the_sdk():

@@ -16,6 +16,13 @@
 The head and frontier breakpoints carry ``stable_ttl`` ("5m" or "1h"), the
 tail ones 5 minutes. Inputs are never mutated: changed messages/blocks are
 copied, untouched ones are shared with the input.
+
+A mid-conversation `role: "system"` message follows the user message it belongs to
+(https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages: "a mid-conversation
+system message is itself cacheable"), so the previous call's tail (3.) may be such a message, and a user
+message followed by one is not a tail. Its text and tool-change blocks, like a `compaction` block, take
+cache_control (SDK BetaTextBlockParam, BetaRequestToolAdditionBlockParam / RemovalBlockParam,
+BetaCompactionBlockParam).
 """
 
 from __future__ import annotations
@@ -68,6 +75,20 @@ def _strip_message(message: dict) -> dict:
     return message
 
 
+def _turn_roles(messages: list[dict]) -> list[dict]:
+    """The roles message_breakpoints places by, with system messages in their place: a system message closes
+    the user turn it follows (it is where that turn's request ended), the user message before it does not."""
+    roles = [m.get("role") for m in messages]
+    shown = []
+    for i, role in enumerate(roles):
+        if role == "system":
+            role = "user"
+        elif role == "user" and i + 1 < len(roles) and roles[i + 1] == "system":
+            role = "user, continued"
+        shown.append({"role": role})
+    return shown
+
+
 def with_cache_breakpoints(
     system: str | list[dict] | None, tools: list[dict] | None, messages: list[dict], *,
     frontier: int | None = None, previous_frontier: int | None = None, placement: str = "frontier",
@@ -86,7 +107,7 @@ def with_cache_breakpoints(
         used += 1
     new_messages = [_strip_message(m) for m in messages]
     stable_upto = frontier if placement == "frontier" and frontier is not None else -1
-    for index in message_breakpoints(new_messages, frontier, placement, previous_frontier):
+    for index in message_breakpoints(_turn_roles(new_messages), frontier, placement, previous_frontier):
         if used >= MAX_BREAKPOINTS:
             break
         ttl = stable_ttl if index <= stable_upto else FIVE_MINUTES
