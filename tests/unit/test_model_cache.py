@@ -150,3 +150,11 @@ def test_tool_changes_and_compaction_blocks_take_a_breakpoint():
     assert marked_positions([], [], out) == ["messages.0.1", "messages.3.0"]
     _, _, only = with_cache_breakpoints("s", [], [{"role": "user", "content": [compaction]}])
     assert only[0]["content"][0] == {**compaction, "cache_control": EPHEMERAL}
+
+
+def test_deferred_tools_never_carry_the_tools_breakpoint():
+    deferred = {"name": "mcp_x", "input_schema": {"type": "object"}, "defer_loading": True}
+    _, tools, _ = with_cache_breakpoints(None, [*TOOLS, deferred], [{"role": "user", "content": "a"}])
+    assert marked_positions([], tools, []) == ["tools.1"]
+    _, only_deferred, _ = with_cache_breakpoints(None, [deferred], [{"role": "user", "content": "a"}])
+    assert marked_positions([], only_deferred, []) == []

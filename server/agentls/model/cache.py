@@ -22,7 +22,9 @@ A mid-conversation `role: "system"` message follows the user message it belongs 
 system message is itself cacheable"), so the previous call's tail (3.) may be such a message, and a user
 message followed by one is not a tail. Its text and tool-change blocks, like a `compaction` block, take
 cache_control (SDK BetaTextBlockParam, BetaRequestToolAdditionBlockParam / RemovalBlockParam,
-BetaCompactionBlockParam).
+BetaCompactionBlockParam). A tool declared with `defer_loading` is not in the cached prefix
+(https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching): it never
+carries the tools' breakpoint.
 """
 
 from __future__ import annotations
@@ -102,8 +104,11 @@ def with_cache_breakpoints(
     system_blocks = _system_blocks(system)
     new_tools = [_without_cache_control(t) for t in tools or []]
     used = int(_mark_last(system_blocks, stable_ttl))
-    if new_tools and (placement == "legacy" or not used):
-        new_tools[-1] = _marked(new_tools[-1], stable_ttl)
+    # Deferred tools (`defer_loading`) are not part of the cached prefix (tool-use-with-prompt-caching docs):
+    # the tools' breakpoint goes on the last one that is.
+    in_prefix = [i for i, tool in enumerate(new_tools) if not tool.get("defer_loading")]
+    if in_prefix and (placement == "legacy" or not used):
+        new_tools[in_prefix[-1]] = _marked(new_tools[in_prefix[-1]], stable_ttl)
         used += 1
     new_messages = [_strip_message(m) for m in messages]
     stable_upto = frontier if placement == "frontier" and frontier is not None else -1

@@ -178,7 +178,9 @@ class ModelClient:
         request.pop("max_tokens")
         await sdk_loaded()
         try:
-            result = await self._sdk().messages.count_tokens(**request)
+            sdk, betas = self._sdk(), required_betas(request)  # system messages with tool changes need a beta
+            result = await (sdk.beta.messages.count_tokens(betas=betas, **request) if betas
+                            else sdk.messages.count_tokens(**request))
         except handled_errors() as error:
             raise self._error(classify(error), attempts=1, model=request["model"]) from error
         return int(result.input_tokens)
