@@ -8,7 +8,7 @@ import pytest
 from agentls.model.binding import accepts_system_messages, accepts_tool_changes, thinking_binds
 from agentls.model.catalog import ModelInfo
 from agentls.model.errors import is_prefix_mismatch, mismatch_path
-from agentls.model.request import with_drop_block
+from agentls.model.request import rebound_request, with_drop_block
 
 DOCUMENTED_MESSAGE = ("messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a "
                       "different conversation. Remove the block, or set "
@@ -76,3 +76,12 @@ def test_drop_block_adds_adaptive_thinking_only_where_the_model_takes_it():
     assert with_drop_block({"model": "acme"}, None) is None
     for off in ("disabled", "between_tools"):
         assert with_drop_block({"model": "m", "thinking": {"type": off}}, ADAPTIVE) is None
+
+
+def test_a_rebound_request_is_made_once_and_only_for_the_prefix_mismatch():
+    request = {"model": "m", "thinking": {"type": "adaptive"}}
+    rebound = rebound_request(request, ADAPTIVE, 400, DOCUMENTED_MESSAGE)
+    assert rebound is not None and rebound["thinking"]["block_binding"] == DROP
+    assert rebound_request(rebound, ADAPTIVE, 400, DOCUMENTED_MESSAGE) is None  # never a loop
+    assert rebound_request(request, ADAPTIVE, 400, "max_tokens: too large") is None
+    assert rebound_request(request, ADAPTIVE, 529, DOCUMENTED_MESSAGE) is None

@@ -24,12 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..context.prompt_cache import stable_ttl
 from .assembler import InvalidStreamData, MessageAssembler, emit
-from .catalog import ModelInfo
-from .errors import ModelError, is_prefix_mismatch, mismatch_path, redact
+from .errors import ModelError, mismatch_path, redact
 from .events import BindingRetry, EventHandler, Retrying
 from .hints import setting_hint
 from .pricing import CostTracker
-from .request import DROP_BLOCK, build_request, required_betas, with_drop_block
+from .request import build_request, rebound_request, required_betas, with_drop_block
 from .response import ModelResponse
 from .retry import Failure, backoff_delay, classify, handled_errors
 from .sdk_client import open_sdk
@@ -237,7 +236,7 @@ class ModelClient:
                 response = await self._stream_once(sdk, request, assembler)
             except handled_errors() as error:
                 failure = classify(error)
-                rebound = self._binding_retry(request, failure, info)
+                rebound = rebound_request(request, info, failure.status, failure.detail)
                 if rebound is not None:  # not an attempt of its own: the same request, told to drop the blocks
                     request = rebound
                     self.drop_mismatched_thinking = True
@@ -259,17 +258,6 @@ class ModelClient:
             self.costs.cache_ttl = self.cache_ttl
             self.costs.add(response.model or request["model"], response.usage)
             return response
-
-    @staticmethod
-    def _binding_retry(request: dict[str, Any], failure: Failure, info: ModelInfo | None) -> dict[str, Any] | None:
-        """The request to send after a prefix-mismatch 400, once: None when this is no such failure,
-        the request already dropped mismatched blocks (a second mismatch is the error), or it cannot."""
-        if not is_prefix_mismatch(failure.status, failure.detail):
-            return None
-        binding = (request.get("thinking") or {}).get("block_binding") or {}
-        if binding.get("prefix_mismatch_behavior") == DROP_BLOCK:
-            return None
-        return with_drop_block(request, info)
 
     async def _stream_once(self, sdk: anthropic.AsyncAnthropic, request: dict[str, Any],
                            assembler: MessageAssembler) -> ModelResponse:

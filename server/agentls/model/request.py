@@ -36,6 +36,7 @@ from .binding import (
 )
 from .cache import with_cache_breakpoints
 from .catalog import ModelInfo
+from .errors import is_prefix_mismatch
 from .settings import ModelSettings
 from .thinking import thinking_request
 
@@ -88,6 +89,19 @@ def with_drop_block(request: dict[str, Any], info: ModelInfo | None) -> dict[str
     elif thinking.get("type") not in _BINDABLE_THINKING:
         return None
     return {**request, "thinking": {**thinking, "block_binding": {"prefix_mismatch_behavior": DROP_BLOCK}}}
+
+
+def rebound_request(request: dict[str, Any], info: ModelInfo | None, status: int | None,
+                    detail: str) -> dict[str, Any] | None:
+    """The request to send after a refusal, when it was the prefix-mismatch 400 (errors.is_prefix_mismatch):
+    the same with drop_block. None for any other refusal, when the request already dropped mismatched
+    blocks (a second mismatch is the error: never a loop), or when it cannot."""
+    if not is_prefix_mismatch(status, detail):
+        return None
+    binding = (request.get("thinking") or {}).get("block_binding") or {}
+    if binding.get("prefix_mismatch_behavior") == DROP_BLOCK:
+        return None
+    return with_drop_block(request, info)
 
 
 def required_betas(request: dict[str, Any]) -> list[str]:
