@@ -117,3 +117,18 @@ async def test_tool_changes_go_through_the_beta_client(api):
     (request,) = sent(api)
     assert request.headers["anthropic-beta"] == TOOL_CHANGES_BETA
     assert request.body["messages"][-1]["role"] == "system"
+
+
+async def test_a_new_or_resumed_conversation_restarts_the_diagnostics_chain(api):
+    api.script(Reply("one"), Reply("two"), Reply("three"))
+    async with ModelClient(settings(api, cache_diagnostics=True)) as client:
+        await client.stream(system="s", messages=USER, tools=None)
+        client.begin_conversation()
+        await client.stream(system="s", messages=USER, tools=None)
+        client.begin_conversation(drop_mismatched_thinking=True, previous_message_id="msg_stored")
+        await client.stream(system="s", messages=USER, tools=None)
+    bodies = [r.body for r in sent(api)]
+    assert bodies[1]["diagnostics"] == {"previous_message_id": None}
+    assert "block_binding" not in bodies[1]["thinking"]
+    assert bodies[2]["diagnostics"] == {"previous_message_id": "msg_stored"}
+    assert bodies[2]["thinking"]["block_binding"] == {"prefix_mismatch_behavior": "drop_block"}

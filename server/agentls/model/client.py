@@ -71,7 +71,8 @@ class ModelClient:
         self._thinking_note = ""  # the last note of the thinking mapping, logged once
         # Send `drop_block` on every request: set after a prefix-mismatch retry; the agent restores it on resume.
         self.drop_mismatched_thinking = False
-        self._previous_message_id: str | None = None  # the last conversation response (cache diagnostics)
+        # The id of the conversation's last response, named by the next call's cache diagnostics.
+        self.previous_message_id: str | None = None
 
     def _sdk(self) -> anthropic.AsyncAnthropic:
         """The SDK client, made on first use: a missing or broken credential
@@ -90,6 +91,13 @@ class ModelClient:
         if self._sdk_client is not None:
             await self._sdk_client.close()
             self._sdk_client = None
+
+    def begin_conversation(self, *, drop_mismatched_thinking: bool = False,
+                           previous_message_id: str | None = None) -> None:
+        """Calls from now on belong to another conversation (a new one, or one resumed with what was stored
+        with it): whether it sends drop_block, and the response its first cache diagnostics compare with."""
+        self.drop_mismatched_thinking = drop_mismatched_thinking
+        self.previous_message_id = previous_message_id
 
     # ------------------------------------------------------------ public calls
 
@@ -214,9 +222,9 @@ class ModelClient:
     async def _conversation_call(self, request: dict[str, Any], on_event: EventHandler | None) -> ModelResponse:
         """A call of the conversation: with cache diagnostics naming the previous one, when asked for."""
         if self.settings.use_cache_diagnostics:
-            request["diagnostics"] = {"previous_message_id": self._previous_message_id}
+            request["diagnostics"] = {"previous_message_id": self.previous_message_id}
         response = await self._call_with_retries(request, on_event)
-        self._previous_message_id = response.id or self._previous_message_id
+        self.previous_message_id = response.id or self.previous_message_id
         return response
 
     async def _call_with_retries(self, request: dict[str, Any], on_event: EventHandler | None) -> ModelResponse:
