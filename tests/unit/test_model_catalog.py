@@ -15,6 +15,7 @@ from agentls.model.catalog import (
     ENDPOINT,
     FALLBACK,
     FALLBACK_CATALOG,
+    FALLBACK_MODELS,
     OFFLINE_DEFAULT_MODEL,
     Catalog,
     ModelInfo,
@@ -194,3 +195,11 @@ def test_retarget_names_and_prices_the_new_model_and_keeps_the_totals():
     costs.add("my-model", Usage(input_tokens=1_000_000))
     assert protocol.cost(costs.report())["model"] == "my-model"
     assert protocol.cost(costs.report())["usd"] == pytest.approx(2.0 + 1.0)
+
+
+def test_the_fallback_table_states_the_documented_server_side_capabilities():
+    edits = {"clear_tool_uses_20250919", "clear_thinking_20251015"}
+    table = {m.id: m for m in FALLBACK_MODELS}
+    assert table["claude-sonnet-5-5"].compaction and table["claude-opus-5-5"].compaction
+    assert not table["claude-haiku-5-5"].compaction and not table["claude-haiku-4-5"].compaction
+    assert all(m.context_editing == edits for m in FALLBACK_MODELS)

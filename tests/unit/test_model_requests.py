@@ -132,3 +132,15 @@ async def test_a_new_or_resumed_conversation_restarts_the_diagnostics_chain(api)
     assert "block_binding" not in bodies[1]["thinking"]
     assert bodies[2]["diagnostics"] == {"previous_message_id": "msg_stored"}
     assert bodies[2]["thinking"]["block_binding"] == {"prefix_mismatch_behavior": "drop_block"}
+
+
+async def test_every_request_carrying_a_compaction_block_sends_the_compaction_beta(api):
+    api.script(Reply("ok"))
+    # the block goes first: its own assistant message, or the first block of the first message (compaction-on-demand)
+    compacted = [{"role": "user", "content": [{"type": "compaction", "content": "summary", "signature": "s"},
+                                              {"type": "text", "text": "go on"}]}]
+    async with ModelClient(settings(api)) as client:
+        await client.stream(system="s", messages=compacted, tools=None)
+    (request,) = sent(api)
+    assert request.headers["anthropic-beta"] == COMPACTION_BETA
+    assert "compaction" not in request.body

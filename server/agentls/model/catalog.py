@@ -125,8 +125,13 @@ def _newest(models: Iterable[ModelInfo]) -> ModelInfo:
 
 # ---------------------------------------------------------------- the offline fallback table
 
-def _fallback(id: str, name: str, created: str, window: int, output: int, thinking: Iterable[str]) -> ModelInfo:
-    return ModelInfo(id, name, created, window, output, frozenset(thinking))
+_EDITS = frozenset({"clear_tool_uses_20250919", "clear_thinking_20251015"})
+
+
+def _fallback(id: str, name: str, created: str, window: int, output: int, thinking: Iterable[str], *,
+              compaction: bool = False) -> ModelInfo:
+    return ModelInfo(id, name, created, window, output, frozenset(thinking), compaction=compaction,
+                     context_editing=_EDITS)
 
 
 # Used only without a Models API (see the module docstring); newest first, like the API.
@@ -138,14 +143,16 @@ def _fallback(id: str, name: str, created: str, window: int, output: int, thinki
 # extended thinking, i.e. budget_tokens) and the adaptive-thinking notes of
 # https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html
 # (adaptive-only models refuse budget_tokens with 400). Release dates not found are left empty.
-# Effort levels are not listed here: they are used only when an endpoint advertises them. Nor are
-# compaction and context editing: the overview pages (read 2026-12-04) do not state them per model, so
-# the table leaves them off (False / empty) and only an endpoint's Models API turns them on.
+# Effort levels are not listed here: they are used only when an endpoint advertises them.
+# Server-side context management (read 2026-12-04): on-demand compaction per the `supportedModels` of
+# https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand (Opus 5.5 and Sonnet 5.5 here,
+# not Haiku 5.5 or 4.5); context editing "is available on all supported Claude models" with tool result and
+# thinking block clearing (https://platform.claude.com/docs/en/build-with-claude/context-editing).
 FALLBACK_MODELS: tuple[ModelInfo, ...] = (
     _fallback("claude-haiku-5-5", "Claude Haiku 5.5", "2026-10-07T00:00:00Z", 1_000_000, 128_000, ["adaptive"]),
     _fallback("claude-sonnet-5-5", "Claude Sonnet 5.5", "2026-09-28T00:00:00Z", 1_000_000, 128_000,
-              ["adaptive", "between_tools"]),
-    _fallback("claude-opus-5-5", "Claude Opus 5.5", "", 1_000_000, 128_000, ["adaptive"]),
+              ["adaptive", "between_tools"], compaction=True),
+    _fallback("claude-opus-5-5", "Claude Opus 5.5", "", 1_000_000, 128_000, ["adaptive"], compaction=True),
     _fallback("claude-haiku-4-5", "Claude Haiku 4.5", "2025-10-01T00:00:00Z", 200_000, 64_000,
               ["enabled", "disabled"]),
 )

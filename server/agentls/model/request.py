@@ -13,8 +13,9 @@ Beta names and shapes are those of the installed SDK's beta types (`anthropic.ty
   off must remove the thinking blocks instead: no retry there);
 - `context_management`, beta context-management-2025-06-27:
   https://platform.claude.com/docs/en/build-with-claude/context-editing;
-- `compaction: {type: "summarize", instructions}`, beta compact-2026-09-04:
-  https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand (SDK BetaCompactionConfigParam);
+- `compaction: {type: "summarize", instructions}`, beta compact-2026-09-04, also on every later request that
+  carries the returned block: https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand
+  (SDK BetaCompactionConfigParam);
 - `diagnostics: {previous_message_id}` needs no beta: cache diagnostics are generally available and the
   cache-diagnosis-2026-04-07 header "is no longer needed"
   (https://platform.claude.com/docs/en/build-with-claude/cache-diagnostics); the plain SDK call takes it;
@@ -112,9 +113,19 @@ def required_betas(request: dict[str, Any]) -> list[str]:
         betas.append(BINDING_CONTROLS_BETA)
     if request.get("context_management") is not None:
         betas.append(CONTEXT_MANAGEMENT_BETA)
-    if request.get("compaction") is not None:
+    if request.get("compaction") is not None or _carries_compaction(request.get("messages", ())):
         betas.append(COMPACTION_BETA)
     return betas + _system_message_betas(request.get("messages", ()))
+
+
+def _carries_compaction(messages: Any) -> bool:
+    # "Send the compact-2026-09-04 beta header on the request that asks for the summary and on every later
+    # request that carries the signed block" (compaction-on-demand); the block goes first in `messages`.
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "compaction" for b in content):
+            return True
+    return False
 
 
 def _system_message_betas(messages: Any) -> list[str]:
