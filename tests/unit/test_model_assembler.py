@@ -90,3 +90,16 @@ async def test_unknown_events_blocks_and_deltas_never_break_a_reply():
     response = await assemble(events)
     assert response.content[0] == {"type": "future_block", "payload": {"x": 1}}
     assert response.text == "still here"
+
+
+async def test_the_tokens_of_a_compaction_count_although_the_top_level_usage_is_zero():
+    zero = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+    iteration = {"type": "compaction", "input_tokens": 144, "output_tokens": 276, "cache_read_input_tokens": 9000,
+                 "cache_creation_input_tokens": 0}
+    events = [start(usage=zero), *block(0, {"type": "compaction", "content": "summary", "signature": "s"}),
+              {"type": "message_delta", "delta": {"stop_reason": "compaction", "stop_sequence": None},
+               "usage": {"output_tokens": 0, "iterations": [iteration]}}, {"type": "message_stop"}]
+    response = await assemble(events)
+    usage = response.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens) == (144, 276, 9000)
+    assert response.content == [{"type": "compaction", "content": "summary", "signature": "s"}]

@@ -9,7 +9,9 @@ Besides the content, the message's `id`, `input_transformations` (thinking block
 through although they failed a binding check; final in message_start, replaced by a message_delta that
 carries them), `diagnostics.cache_miss_reason` and `context_management.applied_edits` are kept (field
 names: SDK BetaMessage / BetaRawMessageDeltaEvent). A `compaction` block arrives as a content block with
-`compaction_delta`s (SDK BetaCompactionContentBlockDelta) and is kept as the API sent it. Event, block
+`compaction_delta`s (SDK BetaCompactionContentBlockDelta) and is kept as the API sent it; the tokens of a
+compaction are reported only in `usage.iterations` ("not included in the top-level usage fields", SDK
+BetaUsage; compaction-on-demand: "sum across usage.iterations"), so they are added to the usage. Event, block
 and delta types this module does not know are ignored or kept whole: a newer API never breaks a reply.
 """
 
@@ -85,6 +87,7 @@ class MessageAssembler:
         self._blocks: dict[int, dict] = {}
         self._json_parts: dict[int, list[str]] = {}
         self._usage: dict[str, Any] = {}
+        self._compactions: list[Any] = []  # the `compaction` entries of usage.iterations (the latest list)
         self.model = ""
         self.id = ""
         self.input_transformations: tuple[dict, ...] = ()
@@ -103,7 +106,8 @@ class MessageAssembler:
         if not self.complete:
             raise IncompleteStream("stream ended before message_stop")
         content = [self._blocks[i] for i in sorted(self._blocks)]
-        return ModelResponse(content=content, stop_reason=self.stop_reason, usage=Usage.from_api(self._usage),
+        usage = sum((Usage.from_api(entry) for entry in self._compactions), Usage.from_api(self._usage))
+        return ModelResponse(content=content, stop_reason=self.stop_reason, usage=usage,
                              model=self.model, id=self.id, input_transformations=self.input_transformations,
                              cache_miss=self.cache_miss, applied_edits=self.applied_edits)
 
@@ -198,6 +202,9 @@ class MessageAssembler:
             value = getattr(usage, name, None) if usage is not None else None
             if value is not None:
                 self._usage[name] = int(value)
+        iterations = _get(usage, "iterations") if usage is not None else None
+        if isinstance(iterations, list):
+            self._compactions = [entry for entry in iterations if _get(entry, "type") == "compaction"]
         split = getattr(usage, "cache_creation", None) if usage is not None else None
         if split is not None:  # the per-TTL split of the cache writes (message_start only)
             hour = getattr(split, "ephemeral_1h_input_tokens", 0)

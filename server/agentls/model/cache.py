@@ -20,9 +20,11 @@ copied, untouched ones are shared with the input.
 A mid-conversation `role: "system"` message follows the user message it belongs to
 (https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages: "a mid-conversation
 system message is itself cacheable"), so the previous call's tail (3.) may be such a message, and a user
-message followed by one is not a tail. Its text and tool-change blocks, like a `compaction` block, take
-cache_control (SDK BetaTextBlockParam, BetaRequestToolAdditionBlockParam / RemovalBlockParam,
-BetaCompactionBlockParam). A tool declared with `defer_loading` is not in the cached prefix
+message followed by one is not a tail. Its text and tool-change blocks take cache_control (SDK
+BetaTextBlockParam, BetaRequestToolAdditionBlockParam / RemovalBlockParam), and so does a `compaction`
+block: "cache_control on the block places a breakpoint after the summary"
+(https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand; moving cache_control is
+binding-safe, the block itself is otherwise sent as returned). A tool declared with `defer_loading` is not in the cached prefix
 (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching): it never
 carries the tools' breakpoint.
 """
