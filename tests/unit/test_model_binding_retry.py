@@ -65,6 +65,7 @@ async def test_a_second_mismatch_is_the_error(api):
         with pytest.raises(ModelError) as raised:
             await client.stream(system="s", messages=HISTORY, tools=None, on_event=events.append)
     assert raised.value.status == 400 and "bound to a different conversation" in raised.value.message
+    assert "change the setting" not in raised.value.message  # no setting causes it: the history changed
     assert len(message_requests(api)) == 2
     assert [type(e) for e in events] == [BindingRetry]
 

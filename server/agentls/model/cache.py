@@ -24,9 +24,9 @@ message followed by one is not a tail. Its text and tool-change blocks take cach
 BetaTextBlockParam, BetaRequestToolAdditionBlockParam / RemovalBlockParam), and so does a `compaction`
 block: "cache_control on the block places a breakpoint after the summary"
 (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand; moving cache_control is
-binding-safe, the block itself is otherwise sent as returned). A tool declared with `defer_loading` is not in the cached prefix
-(https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching): it never
-carries the tools' breakpoint.
+binding-safe, the block itself is otherwise sent as returned). A tool declared with `defer_loading` is
+not in the cached prefix (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching):
+it never carries the tools' breakpoint.
 """
 
 from __future__ import annotations
