@@ -8,6 +8,7 @@ import pytest
 from agentls.mock_api import Fault, MockAnthropicServer, Reply, Text, Thinking
 from agentls.model import ModelClient, ModelError, ModelSettings
 from agentls.model.binding import BINDING_CONTROLS_BETA
+from agentls.model.catalog import ENDPOINT, Catalog, ModelInfo
 from agentls.model.events import BindingRetry, Retrying
 
 # The documented error (preserved-thinking/fix-bound-to-a-different-conversation), with a sentence naming the change.
@@ -119,3 +120,14 @@ async def test_other_400s_are_not_retried(api):
             await client.stream(system="s", messages=HISTORY, tools=None)
         assert not client.drop_mismatched_thinking
     assert len(message_requests(api)) == 1
+
+
+async def test_drop_block_is_not_sent_to_a_model_that_binds_nothing(api):
+    api.script(Reply("ok"))
+    sonnet_5 = ModelInfo("claude-sonnet-5", thinking_types=frozenset({"adaptive"}))
+    async with ModelClient(settings(api, model="claude-sonnet-5", catalog=Catalog((sonnet_5,), ENDPOINT))) as client:
+        client.drop_mismatched_thinking = True  # a conversation that needed it, continued on an older model
+        await client.stream(system="s", messages=HISTORY, tools=None)
+    (request,) = message_requests(api)
+    assert "anthropic-beta" not in request.headers
+    assert request.body["thinking"] == {"type": "adaptive", "display": "summarized"}

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..context.prompt_cache import stable_ttl
 from .assembler import InvalidStreamData, MessageAssembler, emit
+from .binding import thinking_binds
 from .errors import ModelError, mismatch_path, redact
 from .events import BindingRetry, EventHandler, Retrying
 from .hints import setting_hint
@@ -232,8 +233,8 @@ class ModelClient:
         sdk = self._sdk()
         self._note_call()
         info = self.settings.model_info(request["model"])
-        if self.drop_mismatched_thinking:
-            request = with_drop_block(request, info) or request
+        if self.drop_mismatched_thinking and thinking_binds(request["model"], thinking_on=True):
+            request = with_drop_block(request, info) or request  # not to a model that checks no binding
         max_attempts = self.settings.max_retries + 1
         log.debug("model call: %s, %d messages, %d tools", request["model"], len(request["messages"]),
                   len(request.get("tools", ())))
