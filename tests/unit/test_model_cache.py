@@ -119,3 +119,42 @@ def test_never_more_than_four_never_mutates_never_invalid(system, tools, message
     body = {"model": "m", "max_tokens": 10, "system": system_out, "tools": tools_out, "messages": messages_out}
     problem = request_error(body)
     assert problem is None or "cache_control" not in problem
+
+
+# ---------------------------------------------------------------- system messages and compaction blocks
+
+def test_a_system_message_after_the_last_user_message_is_the_tail():
+    messages = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+                {"role": "user", "content": "c"}, {"role": "system", "content": "from now on, be brief"}]
+    _, _, out = with_cache_breakpoints("s", [], messages)
+    # the tail is the system message; the previous call's tail (message 0), not the user message it follows
+    assert marked_positions([], [], out) == ["messages.0.0", "messages.3.0"]
+    assert out[3] == {"role": "system", "content": [{"type": "text", "text": "from now on, be brief",
+                                                    "cache_control": EPHEMERAL}]}
+
+
+def test_a_system_message_that_ended_the_previous_call_is_where_its_tail_was():
+    messages = [{"role": "user", "content": "a"}, {"role": "system", "content": [{"type": "text", "text": "rule"}]},
+                {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}]
+    _, _, out = with_cache_breakpoints("s", [], messages)
+    assert marked_positions([], [], out) == ["messages.1.0", "messages.3.0"]
+
+
+def test_tool_changes_and_compaction_blocks_take_a_breakpoint():
+    compaction = {"type": "compaction", "content": "summary", "signature": "sig"}
+    removal = {"type": "tool_removal", "tool": {"type": "tool_reference", "name": "a"}}
+    messages = [{"role": "user", "content": [compaction, {"type": "text", "text": "go on"}]},
+                {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"},
+                {"role": "system", "content": [removal]}]
+    _, _, out = with_cache_breakpoints("s", TOOLS, messages, frontier=0)
+    assert marked_positions([], [], out) == ["messages.0.1", "messages.3.0"]
+    _, _, only = with_cache_breakpoints("s", [], [{"role": "user", "content": [compaction]}])
+    assert only[0]["content"][0] == {**compaction, "cache_control": EPHEMERAL}
+
+
+def test_deferred_tools_never_carry_the_tools_breakpoint():
+    deferred = {"name": "mcp_x", "input_schema": {"type": "object"}, "defer_loading": True}
+    _, tools, _ = with_cache_breakpoints(None, [*TOOLS, deferred], [{"role": "user", "content": "a"}])
+    assert marked_positions([], tools, []) == ["tools.1"]
+    _, only_deferred, _ = with_cache_breakpoints(None, [deferred], [{"role": "user", "content": "a"}])
+    assert marked_positions([], only_deferred, []) == []

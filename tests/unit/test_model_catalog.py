@@ -15,6 +15,7 @@ from agentls.model.catalog import (
     ENDPOINT,
     FALLBACK,
     FALLBACK_CATALOG,
+    FALLBACK_MODELS,
     OFFLINE_DEFAULT_MODEL,
     Catalog,
     ModelInfo,
@@ -114,6 +115,20 @@ def test_parse_reads_windows_limits_and_capabilities():
     bare = parse_model({"id": "bare", "capabilities": None, "max_tokens": "lots"})
     assert bare.thinking == "none" and bare.max_tokens is None and bare.max_input_tokens is None
     assert parse_model({"display_name": "no id"}) is None
+    assert not info.compaction and info.context_editing == frozenset()
+
+
+def test_parse_reads_compaction_and_context_editing_capabilities():
+    raw = mock_model("acme-y")
+    raw["capabilities"]["compaction"] = {"supported": True, "summarize": {"supported": True}}
+    raw["capabilities"]["context_management"] = {
+        "supported": True, "clear_tool_uses_20250919": {"supported": True},
+        "clear_thinking_20251015": {"supported": True}, "compact_20260112": {"supported": False}}
+    info = parse_model(raw)
+    assert info.compaction
+    assert info.context_editing == {"clear_tool_uses_20250919", "clear_thinking_20251015"}
+    raw["capabilities"]["compaction"] = {"supported": True, "summarize": {"supported": False}}
+    assert not parse_model(raw).compaction
 
 
 async def test_every_page_is_read_through_the_sdk():
@@ -180,3 +195,11 @@ def test_retarget_names_and_prices_the_new_model_and_keeps_the_totals():
     costs.add("my-model", Usage(input_tokens=1_000_000))
     assert protocol.cost(costs.report())["model"] == "my-model"
     assert protocol.cost(costs.report())["usd"] == pytest.approx(2.0 + 1.0)
+
+
+def test_the_fallback_table_states_the_documented_server_side_capabilities():
+    edits = {"clear_tool_uses_20250919", "clear_thinking_20251015"}
+    table = {m.id: m for m in FALLBACK_MODELS}
+    assert table["claude-sonnet-5-5"].compaction and table["claude-opus-5-5"].compaction
+    assert not table["claude-haiku-5-5"].compaction and not table["claude-haiku-4-5"].compaction
+    assert all(m.context_editing == edits for m in FALLBACK_MODELS)

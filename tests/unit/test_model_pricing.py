@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentls.model import CostTracker, Usage, cost_usd, price_for
+from agentls.model.pricing import DEFAULT_MIN_CACHEABLE_TOKENS, Price, cache_multipliers, min_cacheable_tokens
 from agentls.lsp import protocol
 
 MILLION = 1_000_000
@@ -98,3 +99,65 @@ def test_tracker_accumulates_and_matches_protocol_shape():
     assert set(tracker.by_model()) == {"claude-sonnet-4-5", "claude-haiku-4-5"}
     tracker.reset()
     assert protocol.cost(tracker.report())["requests"] == 0
+
+
+# ---------------------------------------------------------------- cache prices and the minimum cacheable prompt
+
+@pytest.mark.parametrize("model, read, write_5m, write_1h", [
+    ("claude-opus-5-5", 0.05, 1.25, 2.0),
+    ("claude-sonnet-5-5", 0.05, 1.25, 2.0),
+    ("claude-sonnet-5-5-20260928", 0.05, 1.25, 2.0),
+    ("claude-fable-5-1", 0.025, 1.25, 2.0),
+    ("claude-mythos-5-1", 0.025, 1.25, 2.0),
+    ("claude-fable-5-2", 0.025, 1.25, 2.0),
+    ("claude-mythos-5-2", 0.025, 1.25, 2.0),
+    ("claude-fable-5", 0.1, 1.25, 2.0),
+    ("claude-mythos-5", 0.1, 1.25, 2.0),
+    ("claude-opus-5", 0.1, 1.25, 2.0),
+    ("claude-sonnet-5", 0.1, 1.25, 2.0),
+    ("claude-haiku-5-5", 0.1, 1.25, 2.0),
+    ("claude-haiku-4-5", 0.1, 1.25, 2.0),
+    ("claude-opus-4-1", 0.1, 1.25, 2.0),
+])
+def test_cache_multipliers_per_documented_model(model, read, write_5m, write_1h):
+    assert cache_multipliers(model) == pytest.approx((read, write_5m, write_1h))
+
+
+def test_cache_multipliers_of_unknown_or_free_models_and_overrides():
+    assert cache_multipliers("acme-large") is None
+    assert cache_multipliers("acme-large", {"acme": {"input": 2.0}}) == pytest.approx((0.1, 1.25, 2.0))
+    assert cache_multipliers("claude-opus-5-5", {"opus-5-5": {"cache_read": 0.4}}) == pytest.approx((0.1, 1.25, 2.0))
+    assert cache_multipliers("free", {"free": {"input": 0.0}}) is None
+
+
+def test_the_5_5_and_5_x_list_prices():
+    assert price_for("claude-sonnet-5-5") == Price(2.0, 10.0, 2.50, 0.10, 4.0)
+    assert price_for("claude-opus-5-5") == Price(4.0, 20.0, 5.0, 0.20, 8.0)
+    assert price_for("claude-fable-5-1") == price_for("claude-mythos-5-1") == Price(10.0, 50.0, 12.50, 0.25, 20.0)
+    assert price_for("claude-fable-5-2") == Price(8.0, 40.0, 10.0, 0.20, 16.0)
+    haiku = price_for("claude-haiku-5-5")
+    assert haiku.for_prompt(100_000) == Price(0.10, 0.50, 0.125, 0.01, 0.20, long_prompt=haiku.long_prompt,
+                                              long_prompt_over=100_000)
+    assert haiku.for_prompt(100_001) == Price(0.50, 2.50, 0.625, 0.05, 1.0)
+
+
+def test_sonnet_5_5_cache_reads_cost_half_of_sonnet_5s():
+    reads = Usage(cache_read_input_tokens=MILLION)
+    assert cost_usd("claude-sonnet-5-5", reads) == pytest.approx(0.10)
+    assert cost_usd("claude-sonnet-5", reads) == pytest.approx(0.20)
+
+
+@pytest.mark.parametrize("model, tokens", [
+    ("claude-opus-5-5", 512), ("claude-opus-5", 512), ("claude-sonnet-5-5", 512), ("claude-haiku-5-5", 512),
+    ("claude-fable-5-1", 512), ("claude-mythos-5", 512), ("claude-opus-5-5-20260901", 512),
+    ("claude-opus-4-8", 1024), ("claude-sonnet-5", 1024), ("claude-sonnet-4-5", 1024), ("claude-opus-4-1", 1024),
+    ("claude-opus-4-7", 2048), ("claude-3-5-haiku-latest", 2048),
+    ("claude-opus-4-6", 4096), ("claude-opus-4-5", 4096), ("claude-haiku-4-5", 4096),
+])
+def test_min_cacheable_tokens_per_documented_model(model, tokens):
+    assert min_cacheable_tokens(model) == tokens
+
+
+def test_min_cacheable_tokens_of_a_model_the_docs_do_not_name_is_the_stated_default():
+    assert DEFAULT_MIN_CACHEABLE_TOKENS == 1024
+    assert min_cacheable_tokens("acme-large") == min_cacheable_tokens("claude-fable-5-2") == 1024

@@ -14,8 +14,8 @@ _EXPORTS = {
     "with_cache_breakpoints": ".cache",
     "ModelClient": ".client",
     "ModelError": ".errors",
-    "EventHandler": ".events", "ModelEvent": ".events", "Retrying": ".events", "TextDelta": ".events",
-    "ThinkingDelta": ".events", "ToolUseStarted": ".events",
+    "BindingRetry": ".events", "EventHandler": ".events", "ModelEvent": ".events", "Retrying": ".events",
+    "TextDelta": ".events", "ThinkingDelta": ".events", "ToolUseStarted": ".events",
     "CostTracker": ".pricing", "Price": ".pricing", "cost_usd": ".pricing", "price_for": ".pricing",
     "ModelResponse": ".response", "Usage": ".response",
     "DEFAULT_MODEL": ".settings", "ModelSettings": ".settings",
@@ -23,16 +23,16 @@ _EXPORTS = {
 
 # Literal, so that linters see the TYPE_CHECKING imports below as re-exports (a test keeps it equal to _EXPORTS).
 __all__ = [
-    "CostTracker", "DEFAULT_MODEL", "EventHandler", "ModelClient", "ModelError", "ModelEvent", "ModelResponse",
-    "ModelSettings", "Price", "Retrying", "TextDelta", "ThinkingDelta", "ToolUseStarted", "Usage", "cost_usd",
-    "price_for", "with_cache_breakpoints",
+    "BindingRetry", "CostTracker", "DEFAULT_MODEL", "EventHandler", "ModelClient", "ModelError", "ModelEvent",
+    "ModelResponse", "ModelSettings", "Price", "Retrying", "TextDelta", "ThinkingDelta", "ToolUseStarted", "Usage",
+    "cost_usd", "price_for", "with_cache_breakpoints",
 ]
 
 if TYPE_CHECKING:
     from .cache import with_cache_breakpoints
     from .client import ModelClient
     from .errors import ModelError
-    from .events import EventHandler, ModelEvent, Retrying, TextDelta, ThinkingDelta, ToolUseStarted
+    from .events import BindingRetry, EventHandler, ModelEvent, Retrying, TextDelta, ThinkingDelta, ToolUseStarted
     from .pricing import CostTracker, Price, cost_usd, price_for
     from .response import ModelResponse, Usage
     from .settings import DEFAULT_MODEL, ModelSettings

@@ -4,6 +4,15 @@ We consume the raw SSE events (not the SDK's accumulating helper) so that we
 control exactly what a block dict looks like in the history: thinking keeps
 its signature, tool_use input is parsed from the concatenated input_json_delta
 pieces, and nothing SDK-specific (None-valued fields) leaks into the history.
+
+Besides the content, the message's `id`, `input_transformations` (thinking blocks the API dropped or let
+through although they failed a binding check; final in message_start, replaced by a message_delta that
+carries them), `diagnostics.cache_miss_reason` and `context_management.applied_edits` are kept (field
+names: SDK BetaMessage / BetaRawMessageDeltaEvent). A `compaction` block arrives as a content block with
+`compaction_delta`s (SDK BetaCompactionContentBlockDelta) and is kept as the API sent it; the tokens of a
+compaction are reported only in `usage.iterations` ("not included in the top-level usage fields", SDK
+BetaUsage; compaction-on-demand: "sum across usage.iterations"), so they are added to the usage. Event, block
+and delta types this module does not know are ignored or kept whole: a newer API never breaks a reply.
 """
 
 from __future__ import annotations
@@ -37,18 +46,39 @@ async def emit(on_event: EventHandler | None, event: ModelEvent) -> None:
         await result
 
 
+def _get(raw: Any, name: str) -> Any:
+    """A field of an SDK object, or of the plain dict the SDK leaves for shapes it does not know."""
+    return raw.get(name) if isinstance(raw, dict) else getattr(raw, name, None)
+
+
+def plain(value: Any) -> Any:
+    """`value` (SDK models, lists, dicts) as plain JSON data without None fields."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
 def _start_block(raw: Any) -> dict:
-    kind = raw.type
+    kind = _get(raw, "type")
     if kind == "text":
-        return {"type": "text", "text": raw.text or ""}
+        return {"type": "text", "text": _get(raw, "text") or ""}
     if kind == "thinking":
-        return {"type": "thinking", "thinking": raw.thinking or "", "signature": raw.signature or ""}
+        return {"type": "thinking", "thinking": _get(raw, "thinking") or "", "signature": _get(raw, "signature") or ""}
     if kind == "redacted_thinking":
-        return {"type": "redacted_thinking", "data": raw.data}
+        return {"type": "redacted_thinking", "data": _get(raw, "data")}
     if kind in _JSON_INPUT_BLOCKS:
-        return {"type": kind, "id": raw.id, "name": raw.name, "input": {}}
-    # Other server-side blocks arrive whole; keep them as the API sent them.
-    return raw.model_dump(mode="json", exclude_none=True)
+        return {"type": kind, "id": _get(raw, "id"), "name": _get(raw, "name"), "input": {}}
+    # Other blocks (compaction, server-side results, newer kinds) arrive whole; keep them as the API sent them.
+    block = plain(raw)
+    return block if isinstance(block, dict) else {"type": str(kind)}
+
+
+def _dicts(value: Any) -> tuple[dict, ...]:
+    return tuple(d for d in plain(value) if isinstance(d, dict)) if isinstance(value, (list, tuple)) else ()
 
 
 class MessageAssembler:
@@ -57,13 +87,18 @@ class MessageAssembler:
         self._blocks: dict[int, dict] = {}
         self._json_parts: dict[int, list[str]] = {}
         self._usage: dict[str, Any] = {}
+        self._compactions: list[Any] = []  # the `compaction` entries of usage.iterations (the latest list)
         self.model = ""
+        self.id = ""
+        self.input_transformations: tuple[dict, ...] = ()
+        self.cache_miss: dict | None = None
+        self.applied_edits: tuple[dict, ...] = ()
         self.stop_reason: str | None = None
         self.complete = False
         self.emitted_deltas = False  # did the caller already see partial output?
 
     async def feed(self, event: Any) -> None:
-        handler = getattr(self, f"_on_{event.type}", None)
+        handler = getattr(self, f"_on_{_get(event, 'type')}", None)
         if handler is not None:  # unknown future event types are ignored, like the SDK does
             await handler(event)
 
@@ -71,14 +106,32 @@ class MessageAssembler:
         if not self.complete:
             raise IncompleteStream("stream ended before message_stop")
         content = [self._blocks[i] for i in sorted(self._blocks)]
-        return ModelResponse(content=content, stop_reason=self.stop_reason,
-                             usage=Usage.from_api(self._usage), model=self.model)
+        usage = sum((Usage.from_api(entry) for entry in self._compactions), Usage.from_api(self._usage))
+        return ModelResponse(content=content, stop_reason=self.stop_reason, usage=usage,
+                             model=self.model, id=self.id, input_transformations=self.input_transformations,
+                             cache_miss=self.cache_miss, applied_edits=self.applied_edits)
 
     # ------------------------------------------------------------ event handlers
 
     async def _on_message_start(self, event: Any) -> None:
-        self.model = event.message.model or ""
-        self._merge_usage(event.message.usage)
+        message = event.message
+        self.model = _get(message, "model") or ""
+        self.id = _get(message, "id") or ""
+        self._merge_usage(_get(message, "usage"))
+        self._merge_reports(message)
+
+    def _merge_reports(self, source: Any) -> None:
+        """The request-level reports a message_start message or a message_delta event carries."""
+        transformations = _get(source, "input_transformations")
+        if transformations is not None:  # a message_delta carrying them replaces message_start's
+            self.input_transformations = _dicts(transformations)
+        diagnostics = _get(source, "diagnostics")
+        if diagnostics is not None:
+            reason = plain(_get(diagnostics, "cache_miss_reason"))
+            self.cache_miss = reason if isinstance(reason, dict) else None
+        management = _get(source, "context_management")
+        if management is not None:
+            self.applied_edits = _dicts(_get(management, "applied_edits"))
 
     async def _on_content_block_start(self, event: Any) -> None:
         block = _start_block(event.content_block)
@@ -94,20 +147,33 @@ class MessageAssembler:
             log.warning("delta for unknown content block %s ignored", event.index)
             return
         delta = event.delta
-        if delta.type == "text_delta":
+        kind = _get(delta, "type")
+        if kind == "text_delta":
             block["text"] = block.get("text", "") + delta.text
             self.emitted_deltas = True
             await emit(self._on_event, TextDelta(delta.text))
-        elif delta.type == "thinking_delta":
+        elif kind == "thinking_delta":
             block["thinking"] = block.get("thinking", "") + delta.thinking
             self.emitted_deltas = True
             await emit(self._on_event, ThinkingDelta(delta.thinking))
-        elif delta.type == "signature_delta":
+        elif kind == "signature_delta":
             block["signature"] = delta.signature
-        elif delta.type == "input_json_delta":
+        elif kind == "input_json_delta":
             self._json_parts.setdefault(event.index, []).append(delta.partial_json)
-        elif delta.type == "citations_delta":
-            block.setdefault("citations", []).append(delta.citation.model_dump(mode="json", exclude_none=True))
+        elif kind == "citations_delta":
+            block.setdefault("citations", []).append(plain(delta.citation))
+        elif kind == "compaction_delta":
+            self._on_compaction_delta(block, delta)
+
+    @staticmethod
+    def _on_compaction_delta(block: dict, delta: Any) -> None:
+        # The summary may come in pieces; the opaque metadata is round-tripped as sent (the last one wins).
+        content = _get(delta, "content")
+        if content is not None:
+            block["content"] = (block.get("content") or "") + content
+        encrypted = _get(delta, "encrypted_content")
+        if encrypted is not None:
+            block["encrypted_content"] = encrypted
 
     async def _on_content_block_stop(self, event: Any) -> None:
         parts = self._json_parts.pop(event.index, None)
@@ -123,8 +189,9 @@ class MessageAssembler:
             block["input"] = {}
 
     async def _on_message_delta(self, event: Any) -> None:
-        self.stop_reason = event.delta.stop_reason or self.stop_reason
+        self.stop_reason = _get(event.delta, "stop_reason") or self.stop_reason
         self._merge_usage(event.usage)
+        self._merge_reports(event)
 
     async def _on_message_stop(self, event: Any) -> None:
         self.complete = True
@@ -135,6 +202,9 @@ class MessageAssembler:
             value = getattr(usage, name, None) if usage is not None else None
             if value is not None:
                 self._usage[name] = int(value)
+        iterations = _get(usage, "iterations") if usage is not None else None
+        if isinstance(iterations, list):
+            self._compactions = [entry for entry in iterations if _get(entry, "type") == "compaction"]
         split = getattr(usage, "cache_creation", None) if usage is not None else None
         if split is not None:  # the per-TTL split of the cache writes (message_start only)
             hour = getattr(split, "ephemeral_1h_input_tokens", 0)

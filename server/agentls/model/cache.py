@@ -16,6 +16,17 @@
 The head and frontier breakpoints carry ``stable_ttl`` ("5m" or "1h"), the
 tail ones 5 minutes. Inputs are never mutated: changed messages/blocks are
 copied, untouched ones are shared with the input.
+
+A mid-conversation `role: "system"` message follows the user message it belongs to
+(https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages: "a mid-conversation
+system message is itself cacheable"), so the previous call's tail (3.) may be such a message, and a user
+message followed by one is not a tail. Its text and tool-change blocks take cache_control (SDK
+BetaTextBlockParam, BetaRequestToolAdditionBlockParam / RemovalBlockParam), and so does a `compaction`
+block: "cache_control on the block places a breakpoint after the summary"
+(https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand; moving cache_control is
+binding-safe, the block itself is otherwise sent as returned). A tool declared with `defer_loading` is
+not in the cached prefix (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching):
+it never carries the tools' breakpoint.
 """
 
 from __future__ import annotations
@@ -68,6 +79,20 @@ def _strip_message(message: dict) -> dict:
     return message
 
 
+def _turn_roles(messages: list[dict]) -> list[dict]:
+    """The roles message_breakpoints places by, with system messages in their place: a system message closes
+    the user turn it follows (it is where that turn's request ended), the user message before it does not."""
+    roles = [m.get("role") for m in messages]
+    shown = []
+    for i, role in enumerate(roles):
+        if role == "system":
+            role = "user"
+        elif role == "user" and i + 1 < len(roles) and roles[i + 1] == "system":
+            role = "user, continued"
+        shown.append({"role": role})
+    return shown
+
+
 def with_cache_breakpoints(
     system: str | list[dict] | None, tools: list[dict] | None, messages: list[dict], *,
     frontier: int | None = None, previous_frontier: int | None = None, placement: str = "frontier",
@@ -81,12 +106,15 @@ def with_cache_breakpoints(
     system_blocks = _system_blocks(system)
     new_tools = [_without_cache_control(t) for t in tools or []]
     used = int(_mark_last(system_blocks, stable_ttl))
-    if new_tools and (placement == "legacy" or not used):
-        new_tools[-1] = _marked(new_tools[-1], stable_ttl)
+    # Deferred tools (`defer_loading`) are not part of the cached prefix (tool-use-with-prompt-caching docs):
+    # the tools' breakpoint goes on the last one that is.
+    in_prefix = [i for i, tool in enumerate(new_tools) if not tool.get("defer_loading")]
+    if in_prefix and (placement == "legacy" or not used):
+        new_tools[in_prefix[-1]] = _marked(new_tools[in_prefix[-1]], stable_ttl)
         used += 1
     new_messages = [_strip_message(m) for m in messages]
     stable_upto = frontier if placement == "frontier" and frontier is not None else -1
-    for index in message_breakpoints(new_messages, frontier, placement, previous_frontier):
+    for index in message_breakpoints(_turn_roles(new_messages), frontier, placement, previous_frontier):
         if used >= MAX_BREAKPOINTS:
             break
         ttl = stable_ttl if index <= stable_upto else FIVE_MINUTES

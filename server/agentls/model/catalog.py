@@ -19,6 +19,9 @@ ENDPOINT, FALLBACK = "endpoint", "fallback"
 # (field names from the anthropic SDK's ModelCapabilities / ThinkingTypes / EffortCapability).
 THINKING_TYPES = ("adaptive", "enabled", "disabled", "between_tools")
 EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
+# Server-side context editing strategies (`context_management.edits[].type`), as `capabilities.context_management`
+# names them (SDK BetaContextManagementCapability).
+CONTEXT_EDITS = ("clear_tool_uses_20250919", "clear_thinking_20251015", "compact_20260112")
 
 # The model line of the balanced tier ("the best combination of speed and intelligence",
 # https://platform.claude.com/docs/en/models/sonnet-5-5/overview): the default's first choice.
@@ -38,6 +41,9 @@ class ModelInfo:
     efforts: tuple[str, ...] = ()  # the `output_config.effort` levels it accepts
     line: str | None = None  # "sonnet", "opus", … when the endpoint says; never inferred from the id
     lifecycle: str = "active"  # "active" | "deprecated" (still callable) | "retired"
+    # on-demand server-side compaction (the top-level `compaction: {type: "summarize"}` parameter)
+    compaction: bool = False
+    context_editing: frozenset[str] = frozenset()  # the CONTEXT_EDITS strategies `context_management` takes
 
     @property
     def label(self) -> str:
@@ -119,8 +125,13 @@ def _newest(models: Iterable[ModelInfo]) -> ModelInfo:
 
 # ---------------------------------------------------------------- the offline fallback table
 
-def _fallback(id: str, name: str, created: str, window: int, output: int, thinking: Iterable[str]) -> ModelInfo:
-    return ModelInfo(id, name, created, window, output, frozenset(thinking))
+_EDITS = frozenset({"clear_tool_uses_20250919", "clear_thinking_20251015"})
+
+
+def _fallback(id: str, name: str, created: str, window: int, output: int, thinking: Iterable[str], *,
+              compaction: bool = False) -> ModelInfo:
+    return ModelInfo(id, name, created, window, output, frozenset(thinking), compaction=compaction,
+                     context_editing=_EDITS)
 
 
 # Used only without a Models API (see the module docstring); newest first, like the API.
@@ -133,11 +144,15 @@ def _fallback(id: str, name: str, created: str, window: int, output: int, thinki
 # https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html
 # (adaptive-only models refuse budget_tokens with 400). Release dates not found are left empty.
 # Effort levels are not listed here: they are used only when an endpoint advertises them.
+# Server-side context management (read 2026-12-04): on-demand compaction per the `supportedModels` of
+# https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand (Opus 5.5 and Sonnet 5.5 here,
+# not Haiku 5.5 or 4.5); context editing "is available on all supported Claude models" with tool result and
+# thinking block clearing (https://platform.claude.com/docs/en/build-with-claude/context-editing).
 FALLBACK_MODELS: tuple[ModelInfo, ...] = (
     _fallback("claude-haiku-5-5", "Claude Haiku 5.5", "2026-10-07T00:00:00Z", 1_000_000, 128_000, ["adaptive"]),
     _fallback("claude-sonnet-5-5", "Claude Sonnet 5.5", "2026-09-28T00:00:00Z", 1_000_000, 128_000,
-              ["adaptive", "between_tools"]),
-    _fallback("claude-opus-5-5", "Claude Opus 5.5", "", 1_000_000, 128_000, ["adaptive"]),
+              ["adaptive", "between_tools"], compaction=True),
+    _fallback("claude-opus-5-5", "Claude Opus 5.5", "", 1_000_000, 128_000, ["adaptive"], compaction=True),
     _fallback("claude-haiku-4-5", "Claude Haiku 4.5", "2025-10-01T00:00:00Z", 200_000, 64_000,
               ["enabled", "disabled"]),
 )

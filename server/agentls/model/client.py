@@ -4,6 +4,14 @@ The SDK's built-in retries are switched off (max_retries=0): they only cover
 failures before the first byte of a response, while a stream can also drop
 half-way. Doing every retry here handles both the same way, lets us report
 each one as a Retrying event, and honours retry-after uniformly.
+
+A request refused because a thinking block failed its prefix check (400 "…is bound to a different
+conversation…") is sent once more with `prefix_mismatch_behavior: "drop_block"` (a BindingRetry event
+first); the docs say to keep sending that for the rest of the conversation, so the client does while
+`drop_mismatched_thinking` is set (https://platform.claude.com/docs/en/build-with-claude/preserved-thinking/
+fix-bound-to-a-different-conversation, "store the setting with the conversation").
+Conversation calls (`stream`, `compact`) ask for cache diagnostics where the settings say so, naming the
+previous conversation response (`diagnostics.previous_message_id`; null on the first, to opt in).
 """
 
 from __future__ import annotations
@@ -16,26 +24,21 @@ from typing import TYPE_CHECKING, Any
 
 from ..context.prompt_cache import stable_ttl
 from .assembler import InvalidStreamData, MessageAssembler, emit
-from .cache import with_cache_breakpoints
-from .errors import ModelError, redact
+from .binding import thinking_binds
+from .errors import ModelError, mismatch_path, redact
+from .events import BindingRetry, EventHandler, Retrying
 from .hints import setting_hint
-from .events import EventHandler, Retrying
 from .pricing import CostTracker
+from .request import build_request, rebound_request, required_betas, with_drop_block
 from .response import ModelResponse
 from .retry import Failure, backoff_delay, classify, handled_errors
+from .sdk_client import open_sdk
 from .settings import ModelSettings
-from .thinking import thinking_request
 
 if TYPE_CHECKING:
     import anthropic
 
 log = logging.getLogger(__name__)
-
-# Anthropic-compatible proxies and local servers often need no key, but the
-# SDK refuses to send a request without some credential header. (A proxy
-# token in ANTHROPIC_AUTH_TOKEN is left for the SDK to pick up.)
-_PLACEHOLDER_KEY = "agentls-no-key"
-
 
 _sdk_loaded = False
 
@@ -67,33 +70,16 @@ class ModelClient:
         self.call_gaps: list[float] = []  # seconds between successive calls: they choose the cache TTL
         self.costs.cache_ttl = self.cache_ttl
         self._thinking_note = ""  # the last note of the thinking mapping, logged once
+        # Send `drop_block` on every request: set after a prefix-mismatch retry; the agent restores it on resume.
+        self.drop_mismatched_thinking = False
+        # The id of the conversation's last response, named by the next call's cache diagnostics.
+        self.previous_message_id: str | None = None
 
     def _sdk(self) -> anthropic.AsyncAnthropic:
         """The SDK client, made on first use: a missing or broken credential
         then surfaces as a ModelError on the call instead of at startup."""
         if self._sdk_client is None:
-            import anthropic  # on first use: the agent is ready (and initialize answered) without it
-
-            key = self.settings.resolved_api_key()
-            token = self.settings.resolved_auth_token()
-            if key is None and not self.settings.is_native_anthropic and not token:
-                key = _PLACEHOLDER_KEY
-            try:
-                # The SDK takes one credential; the token is passed in (it has left the
-                # environment the SDK would look in) when there is no key.
-                credential = {"api_key": key} if key is not None or token is None else {"auth_token": token}
-                sdk = anthropic.AsyncAnthropic(
-                    **credential,  # api_key=None on the native API: the SDK looks for other credentials
-                    base_url=self.settings.resolved_base_url(),
-                    max_retries=0,
-                    timeout=anthropic.Timeout(self.settings.timeout, connect=self.settings.connect_timeout),
-                )
-            except anthropic.CredentialsError as error:
-                message = redact(f"Could not load Anthropic credentials: {error}", *self._secrets())
-                raise ModelError(message) from None
-            if not (sdk.api_key or sdk.auth_token or sdk.credentials):
-                raise ModelError("No API key: set ANTHROPIC_API_KEY or the apiKey initialization option")
-            self._sdk_client = sdk
+            self._sdk_client = open_sdk(self.settings)
         return self._sdk_client
 
     async def __aenter__(self) -> ModelClient:
@@ -106,6 +92,13 @@ class ModelClient:
         if self._sdk_client is not None:
             await self._sdk_client.close()
             self._sdk_client = None
+
+    def begin_conversation(self, *, drop_mismatched_thinking: bool = False,
+                           previous_message_id: str | None = None) -> None:
+        """Calls from now on belong to another conversation (a new one, or one resumed with what was stored
+        with it): whether it sends drop_block, and the response its first cache diagnostics compare with."""
+        self.drop_mismatched_thinking = drop_mismatched_thinking
+        self.previous_message_id = previous_message_id
 
     # ------------------------------------------------------------ public calls
 
@@ -120,16 +113,48 @@ class ModelClient:
         max_tokens: int | None = None,
         frontier: int | None = None,
         previous_frontier: int | None = None,
+        context_management: dict | None = None,
     ) -> ModelResponse:
         """Stream one assistant reply, reporting deltas to on_event; retries transient failures.
 
         ``frontier``: the context pipeline's stable frontier (a cache breakpoint goes
-        there); ``previous_frontier``: the one before a batch just applied, read once more.
+        there); ``previous_frontier``: the one before a batch just applied, read once more;
+        ``context_management``: server-side context editing to apply (sent as given).
         """
         request = self._request(system, messages, tools, model or self.settings.model,
                                 max_tokens or self.settings.max_tokens, thinking=True,
                                 frontier=frontier, previous_frontier=previous_frontier)
-        return await self._call_with_retries(request, on_event)
+        if context_management is not None:
+            request["context_management"] = context_management
+        return await self._conversation_call(request, on_event)
+
+    async def compact(
+        self,
+        *,
+        system: str | list[dict] | None,
+        messages: list[dict],
+        tools: list[dict] | None,
+        instructions: str | None = None,
+        model: str | None = None,
+        on_event: EventHandler | None = None,
+    ) -> ModelResponse:
+        """On-demand server-side compaction of the conversation: `content[0]` of the answer is the signed
+        `compaction` block a later request sends first, in place of the messages it summarizes.
+
+        The request is the conversation's own (same system, tools, thinking) so it reads the prompt
+        cache; `instructions` replace the server's summarization prompt. Raises ModelError when the
+        endpoint answers without a compaction block (it does not compact on demand).
+        """
+        request = self._request(system, messages, tools, model or self.settings.model, self.settings.max_tokens,
+                                thinking=True)
+        request["compaction"] = {"type": "summarize", **({"instructions": instructions} if instructions else {})}
+        response = await self._conversation_call(request, on_event)
+        blocks = [b for b in response.content if b.get("type") == "compaction"]
+        if not blocks:
+            raise ModelError(f"{self._api_name} answered the compaction request without a compaction block "
+                             f"(stop_reason {response.stop_reason!r})")
+        response.content = blocks + [b for b in response.content if b.get("type") != "compaction"]
+        return response
 
     async def complete(
         self,
@@ -161,7 +186,9 @@ class ModelClient:
         request.pop("max_tokens")
         await sdk_loaded()
         try:
-            result = await self._sdk().messages.count_tokens(**request)
+            sdk, betas = self._sdk(), required_betas(request)  # system messages with tool changes need a beta
+            result = await (sdk.beta.messages.count_tokens(betas=betas, **request) if betas
+                            else sdk.messages.count_tokens(**request))
         except handled_errors() as error:
             raise self._error(classify(error), attempts=1, model=request["model"]) from error
         return int(result.input_tokens)
@@ -185,46 +212,47 @@ class ModelClient:
     def _request(self, system: Any, messages: list[dict], tools: list[dict] | None, model: str,
                  max_tokens: int, *, thinking: bool, frontier: int | None = None,
                  previous_frontier: int | None = None) -> dict[str, Any]:
-        tools = list(tools or [])
-        if self.settings.use_cache_control:
-            system, tools, messages = with_cache_breakpoints(
-                system, tools, messages, frontier=frontier, previous_frontier=previous_frontier,
-                placement=self.settings.cache_placement, stable_ttl=self.cache_ttl)
-        info = self.settings.model_info(model)
-        if info is not None and info.max_tokens:
-            max_tokens = min(max_tokens, info.max_tokens)  # more is refused with 400
-        request: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": messages}
-        if system:
-            request["system"] = system
-        if tools:
-            request["tools"] = tools
-        if thinking:
-            plan = thinking_request(self.settings.thinking, info, max_tokens=max_tokens,
-                                    budget=self.settings.thinking_budget,
-                                    max_output=info.max_tokens if info is not None else None)
-            request["max_tokens"] = plan.max_tokens
-            if plan.thinking is not None:
-                request["thinking"] = plan.thinking
-            if plan.output_config is not None:
-                request["output_config"] = plan.output_config
-            if plan.note and plan.note != self._thinking_note:
-                self._thinking_note = plan.note
-                log.info("thinking: %s", plan.note)
+        request, note = build_request(self.settings, system, messages, tools, model, max_tokens, thinking=thinking,
+                                      stable_ttl=self.cache_ttl, frontier=frontier,
+                                      previous_frontier=previous_frontier)
+        if note and note != self._thinking_note:
+            self._thinking_note = note
+            log.info("thinking: %s", note)
         return request
+
+    async def _conversation_call(self, request: dict[str, Any], on_event: EventHandler | None) -> ModelResponse:
+        """A call of the conversation: with cache diagnostics naming the previous one, when asked for."""
+        if self.settings.use_cache_diagnostics:
+            request["diagnostics"] = {"previous_message_id": self.previous_message_id}
+        response = await self._call_with_retries(request, on_event)
+        self.previous_message_id = response.id or self.previous_message_id
+        return response
 
     async def _call_with_retries(self, request: dict[str, Any], on_event: EventHandler | None) -> ModelResponse:
         await sdk_loaded()
         sdk = self._sdk()
         self._note_call()
+        info = self.settings.model_info(request["model"])
+        if self.drop_mismatched_thinking and thinking_binds(request["model"], thinking_on=True):
+            request = with_drop_block(request, info) or request  # not to a model that checks no binding
         max_attempts = self.settings.max_retries + 1
         log.debug("model call: %s, %d messages, %d tools", request["model"], len(request["messages"]),
                   len(request.get("tools", ())))
-        for attempt in range(1, max_attempts + 1):
+        attempt = 1
+        while True:
             assembler = MessageAssembler(on_event)
             try:
                 response = await self._stream_once(sdk, request, assembler)
             except handled_errors() as error:
                 failure = classify(error)
+                rebound = rebound_request(request, info, failure.status, failure.detail)
+                if rebound is not None:  # not an attempt of its own: the same request, told to drop the blocks
+                    request = rebound
+                    self.drop_mismatched_thinking = True
+                    log.warning("a thinking block failed its prefix check; sending again with drop_block: %s",
+                                failure.detail)
+                    await emit(on_event, BindingRetry(path=mismatch_path(failure.detail), detail=failure.detail))
+                    continue
                 if not failure.retryable or attempt == max_attempts:
                     raise self._error(failure, attempts=attempt, model=request["model"]) from error
                 delay = backoff_delay(attempt, self.settings.retry_base_delay, self.settings.retry_max_delay,
@@ -234,16 +262,20 @@ class ModelClient:
                 await emit(on_event, Retrying(attempt=attempt + 1, delay_seconds=delay, reason=failure.reason,
                                               max_attempts=max_attempts, discard_partial=assembler.emitted_deltas))
                 await asyncio.sleep(delay)
+                attempt += 1
                 continue
             self.costs.cache_ttl = self.cache_ttl
             self.costs.add(response.model or request["model"], response.usage)
             return response
-        raise AssertionError("unreachable")  # the loop returns or raises
 
     async def _stream_once(self, sdk: anthropic.AsyncAnthropic, request: dict[str, Any],
                            assembler: MessageAssembler) -> ModelResponse:
         try:
-            stream = await sdk.messages.create(stream=True, **request)
+            betas = required_betas(request)
+            if betas:  # the SDK's beta client sends them as the anthropic-beta header
+                stream = await sdk.beta.messages.create(betas=betas, stream=True, **request)
+            else:
+                stream = await sdk.messages.create(stream=True, **request)
             # `async with` closes the HTTP response on every exit, cancellation included.
             async with stream:
                 async for event in stream:

@@ -37,3 +37,23 @@ def redact(text: str, *secrets: str | None) -> str:
 def is_too_long(status: int | None, message: str) -> bool:
     """Whether a refused request was refused for its size (400 "prompt is too long", 413)."""
     return status == 413 or (status == 400 and _TOO_LONG.search(message) is not None)
+
+
+# The 400 for a thinking block that failed its prefix check, as documented
+# (https://platform.claude.com/docs/en/build-with-claude/preserved-thinking/fix-bound-to-a-different-conversation):
+# "messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different
+# conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to "drop_block"."
+# — possibly followed by a sentence naming what changed.
+_PREFIX_MISMATCH = re.compile(r"bound to a different conversation", re.IGNORECASE)
+_BLOCK_PATH = re.compile(r"messages\.\d+\.content\.\d+")
+
+
+def is_prefix_mismatch(status: int | None, message: str) -> bool:
+    """Whether a refused request was refused because a thinking block failed its prefix check."""
+    return status == 400 and _PREFIX_MISMATCH.search(message) is not None
+
+
+def mismatch_path(message: str) -> str:
+    """The block the prefix-mismatch error names (`messages.N.content.M`), "" when it names none."""
+    found = _BLOCK_PATH.search(message)
+    return found.group(0) if found else ""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .errors import is_prefix_mismatch
+
 # A 400's own words → the setting behind that part of the request (first match wins).
 _BY_DETAIL: tuple[tuple[tuple[str, ...], str], ...] = (
     (("prompt is too long", "too many tokens", "context window"), "context_window"),
@@ -24,7 +26,7 @@ def setting_hint(status: int | None, detail: str, model: str, *, compact: bool,
     if status == 404:
         return (f"The model '{model}' is not available at {endpoint}: choose another in the model picker "
                 f"or change the setting {model_setting}.")
-    if status != 400:
+    if status != 400 or is_prefix_mismatch(status, detail):  # a changed history, not a setting to change
         return ""
     lowered = detail.lower()
     key = next((setting for words, setting in _BY_DETAIL if any(w in lowered for w in words)), "model")

@@ -2,7 +2,8 @@
 
 `GET /v1/models` (the SDK's `models.list()`, every page) gives each model's id, name,
 release date, window (`max_input_tokens`), output limit (`max_tokens`) and
-capabilities (`capabilities.thinking.types.*.supported`, `capabilities.effort.*`).
+capabilities (`capabilities.thinking.types.*.supported`, `capabilities.effort.*`,
+`capabilities.compaction.summarize.supported`, `capabilities.context_management.<strategy>.supported`).
 The answer is kept per (base URL, key fingerprint) for CATALOG_TTL seconds: a fingerprint
 is a short hash of the credential, never the credential itself. A failed or missing
 Models API gives the offline table (catalog.py), marked as the fallback; nothing here
@@ -19,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 from collections.abc import Awaitable, Callable
 
-from .catalog import EFFORT_LEVELS, ENDPOINT, THINKING_TYPES, Catalog, ModelInfo, fallback_catalog
+from .catalog import CONTEXT_EDITS, EFFORT_LEVELS, ENDPOINT, THINKING_TYPES, Catalog, ModelInfo, fallback_catalog
 from .errors import ModelError
 from .settings import ModelSettings
 
@@ -69,6 +70,8 @@ def parse_model(raw: dict[str, Any]) -> ModelInfo | None:
         efforts=tuple(level for level in EFFORT_LEVELS if _supported(capabilities, "effort", level)),
         line=line if isinstance(line, str) else None,
         lifecycle=lifecycle if isinstance(lifecycle, str) else "active",
+        compaction=_supported(capabilities, "compaction", "summarize"),
+        context_editing=frozenset(s for s in CONTEXT_EDITS if _supported(capabilities, "context_management", s)),
     )
 
 

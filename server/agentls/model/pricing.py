@@ -17,9 +17,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..context.usage import Usage
+from .binding import base_id
 
-# Anthropic's prompt-caching multipliers of the input price (5-minute write, 1-hour write,
-# read), from https://platform.claude.com/docs/en/about-claude/pricing ("pricing multipliers").
+# Anthropic's usual prompt-caching multipliers of the input price (5-minute write, 1-hour write, read),
+# https://platform.claude.com/docs/en/about-claude/pricing ("Prompt caching"): the table's own cache prices
+# win (reads are 0.05x on Opus 5.5 / Sonnet 5.5 and 0.025x on Fable / Mythos 5.1 and 5.2); these derive the
+# cache prices of an override that names only an input price.
 WRITE_5M, WRITE_1H, READ = 1.25, 2.0, 0.1
 
 
@@ -51,18 +54,32 @@ def _p(input: float, output: float, write_5m: float, read: float, write_1h: floa
 
 _OPUS_4_5 = _p(5.0, 25.0, 6.25, 0.50, 10.0)
 _OPUS_4_0 = _p(15.0, 75.0, 18.75, 1.50, 30.0)
-_SONNET_5 = _p(2.0, 10.0, 2.50, 0.20, 4.0)
 _SONNET_4 = _p(3.0, 15.0, 3.75, 0.30, 6.0)
+_FABLE_5 = _p(10.0, 50.0, 12.50, 1.0, 20.0)
+_FABLE_5_1 = _p(10.0, 50.0, 12.50, 0.25, 20.0)  # reads 0.025x input
+_FABLE_5_2 = _p(8.0, 40.0, 10.0, 0.20, 16.0)  # reads 0.025x input
 
-# List prices (input, output, 5-minute cache write, cache read, 1-hour cache write), read
-# 2026-12 from https://platform.claude.com/docs/en/about-claude/pricing ("Model pricing")
-# and the model overview pages https://platform.claude.com/docs/en/models/<model>/overview
-# (opus-5-5: $4 / $20, writes $5 / $8, reads $0.20; sonnet-5-5: $2 / $10, $2.50 / $4, $0.20;
-# haiku-5-5: priced by prompt size, up to 100,000 tokens $0.10 / $0.50, $0.125 / $0.20,
-# $0.01, above it $0.50 / $2.50, $0.625 / $1, $0.05).
+# List prices (input, output, 5-minute cache write, cache read, 1-hour cache write), read 2026-12 from
+# https://platform.claude.com/docs/en/about-claude/pricing ("Model pricing": the columns in this order but
+# reads before output) and the model overview pages https://platform.claude.com/docs/en/models/<model>/overview:
+# - opus-5-5: $4 / $20, writes $5 / $8, reads $0.20 (0.05x: "Cache hits and refreshes on Claude Opus 5.5 are
+#   priced at 0.05x", prompt-caching page);
+# - sonnet-5-5: $2 / $10, writes $2.50 / $4, reads $0.10 — 0.05x since the cut of 2026-10-07 (the overview
+#   pages of September still say $0.20); models/overview.md: "prompt cache reads cost 10% of the base input
+#   price (2.5% on Claude Fable 5.1 and Claude Mythos 5.1, 5% on Claude Opus 5.5 and Claude Sonnet 5.5)";
+# - fable-5-1 / mythos-5-1: $10 / $50, writes $12.50 / $20, reads $0.25 (0.025x); fable-5 / mythos-5: reads $1;
+# - fable-5-2 / mythos-5-2: $8 / $40, writes $10 / $16, reads $0.20 (0.025x);
+# - haiku-5-5: priced by prompt size (input + cache reads + writes): up to 100,000 tokens $0.10 / $0.50,
+#   writes $0.125 / $0.20, reads $0.01; above it every token of the request at $0.50 / $2.50, $0.625 / $1,
+#   $0.05 ("Long context pricing");
+# - the older rows as the pricing page lists them (Opus 4.1 / 4, Sonnet 4, Haiku 3.5 retired but priced).
 BUILTIN_PRICES: dict[str, Price] = {
-    "claude-fable-5-1": _p(10.0, 50.0, 12.50, 0.25, 20.0),
-    "claude-fable-5": _p(10.0, 50.0, 12.50, 1.0, 20.0),
+    "claude-fable-5-2": _FABLE_5_2,
+    "claude-mythos-5-2": _FABLE_5_2,
+    "claude-fable-5-1": _FABLE_5_1,
+    "claude-mythos-5-1": _FABLE_5_1,
+    "claude-fable-5": _FABLE_5,
+    "claude-mythos-5": _FABLE_5,
     "claude-opus-5-5": _p(4.0, 20.0, 5.0, 0.20, 8.0),
     "claude-opus-5": _OPUS_4_5,
     "claude-opus-4-8": _OPUS_4_5,
@@ -73,8 +90,8 @@ BUILTIN_PRICES: dict[str, Price] = {
     "claude-opus-4-0": _OPUS_4_0,
     "claude-opus-4": _OPUS_4_0,
     "claude-3-opus": _OPUS_4_0,
-    "claude-sonnet-5-5": _SONNET_5,
-    "claude-sonnet-5": _SONNET_5,
+    "claude-sonnet-5-5": _p(2.0, 10.0, 2.50, 0.10, 4.0),
+    "claude-sonnet-5": _p(2.0, 10.0, 2.50, 0.20, 4.0),
     "claude-sonnet-4-6": _SONNET_4,
     "claude-sonnet-4-5": _SONNET_4,
     "claude-sonnet-4-0": _SONNET_4,
@@ -87,6 +104,26 @@ BUILTIN_PRICES: dict[str, Price] = {
     "claude-3-haiku": _p(0.25, 1.25, 0.30, 0.03, 0.50),
 }
 
+# The minimum cacheable prompt length in tokens: shorter prompts are not cached even when marked, and no
+# error says so. https://platform.claude.com/docs/en/build-with-claude/prompt-caching ("Cache limitations",
+# read as of 2026-10-08): "512 tokens for Claude Fable 5.1, Claude Mythos 5.1, Claude Opus 5.5, Claude Opus 5,
+# Claude Sonnet 5.5, Claude Fable 5, Claude Mythos 5, and Claude Haiku 5.5"; 2,048 for Claude Opus 4.7 and
+# Claude Haiku 3.5 (and Haiku 3, an earlier version of the page); 4,096 for Claude Opus 4.6, Opus 4.5 and
+# Haiku 4.5; 1,024 for Claude Opus 4.8, Sonnet 5, Sonnet 4.6, Sonnet 4.5, Opus 4.1, Opus 4, Sonnet 4 (and
+# Sonnet 3.7, an earlier version). A model the page does not name (the 5.2 models among them) gets
+# DEFAULT_MIN_CACHEABLE_TOKENS: the minimum most listed models share, and what the context policy assumes
+# without a model (ContextConfig.min_cacheable_tokens).
+DEFAULT_MIN_CACHEABLE_TOKENS = 1024
+MIN_CACHEABLE_TOKENS: dict[str, int] = {
+    **dict.fromkeys(("claude-fable-5-1", "claude-mythos-5-1", "claude-opus-5-5", "claude-opus-5",
+                     "claude-sonnet-5-5", "claude-fable-5", "claude-mythos-5", "claude-haiku-5-5"), 512),
+    **dict.fromkeys(("claude-opus-4-7", "claude-3-5-haiku", "claude-3-haiku"), 2048),
+    **dict.fromkeys(("claude-opus-4-6", "claude-opus-4-5", "claude-haiku-4-5"), 4096),
+    **dict.fromkeys(("claude-opus-4-8", "claude-sonnet-5", "claude-sonnet-4-6", "claude-sonnet-4-5",
+                     "claude-opus-4-1", "claude-opus-4-0", "claude-opus-4", "claude-sonnet-4-0", "claude-sonnet-4",
+                     "claude-3-7-sonnet"), 1024),
+}
+
 _FIELDS = ("input", "output", "cache_write", "cache_read", "cache_write_1h")
 _FREE = Price(0.0, 0.0, 0.0, 0.0)
 
@@ -94,12 +131,24 @@ _FREE = Price(0.0, 0.0, 0.0, 0.0)
 def builtin_price(model: str) -> Price | None:
     """The table's price of `model`: its id, or a dated snapshot / `-latest` alias of one."""
     name = model.lower()
-    if name in BUILTIN_PRICES:
-        return BUILTIN_PRICES[name]
-    base, _, suffix = name.rpartition("-")
-    if base in BUILTIN_PRICES and (suffix == "latest" or (len(suffix) == 8 and suffix.isdigit())):
-        return BUILTIN_PRICES[base]
-    return None
+    return BUILTIN_PRICES.get(name) or BUILTIN_PRICES.get(base_id(name))
+
+
+def min_cacheable_tokens(model: str) -> int:
+    """The shortest prompt `model` caches (its id or a dated snapshot / `-latest` alias of one); unknown models
+    get DEFAULT_MIN_CACHEABLE_TOKENS."""
+    name = model.lower()
+    return MIN_CACHEABLE_TOKENS.get(name) or MIN_CACHEABLE_TOKENS.get(base_id(name), DEFAULT_MIN_CACHEABLE_TOKENS)
+
+
+def cache_multipliers(model: str, overrides: Mapping[str, Mapping[str, float]] | None = None,
+                      ) -> tuple[float, float, float] | None:
+    """(read, 5-minute write, 1-hour write) prices of `model` relative to its input price (overrides first);
+    None when it has no known price or a free input. A long-prompt tier keeps the ratios of the base one."""
+    price = price_for(model, overrides)
+    if price is None or price.input <= 0:
+        return None
+    return price.cache_read / price.input, price.cache_write / price.input, price.write_1h / price.input
 
 
 def price_for(model: str, overrides: Mapping[str, Mapping[str, float]] | None = None) -> Price | None:

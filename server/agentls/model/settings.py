@@ -42,6 +42,9 @@ class ModelSettings:
     cache_placement: str = "frontier"  # or "legacy" (system, last tool, tail, previous user message)
     cache_ttl: str = "auto"  # head + frontier breakpoints: "5m", "1h", or "auto" (from the gaps between calls)
     prices: dict[str, dict[str, float]] | None = None  # pricing overrides, see pricing.py
+    # `diagnostics: {previous_message_id}` on conversation calls (why the prompt cache missed): None → only on
+    # the native API (other endpoints may refuse the field), True forces it (e.g. for the mock API).
+    cache_diagnostics: bool | None = None
 
     def __repr__(self) -> str:
         # Hand-written so the key can never leak through repr/str/logging of settings.
@@ -95,6 +98,11 @@ class ModelSettings:
         if self.force_cache_control is not None:
             return self.force_cache_control
         return self.is_native_anthropic
+
+    @property
+    def use_cache_diagnostics(self) -> bool:
+        """Whether conversation calls ask for cache diagnostics (`diagnostics.previous_message_id`)."""
+        return self.is_native_anthropic if self.cache_diagnostics is None else self.cache_diagnostics
 
 
 FREE = {"input": 0.0, "output": 0.0, "cache_write": 0.0, "cache_read": 0.0}
