@@ -24,10 +24,13 @@ function dropped(c: CacheReport): string {
   return `${blocks} block${blocks === 1 ? "" : "s"}${reasons ? ` (${reasons})` : ""}`;
 }
 
-function requestRow(r: RequestCache): string {
-  const miss = r.miss ? `${escapeMd(r.miss.text)}${r.miss.missedTokens ? ` (${missed(r.miss.missedTokens)})` : ""}` : "";
-  const thinking = r.thinkingDropped ? `${r.thinkingDropped} dropped` : "";
-  return `| ${r.number} | ${escapeMd(r.model)} | ${formatTokens(r.cacheReadTokens)} | ${formatTokens(r.cacheWriteTokens)} | ${miss} | ${thinking} |`;
+function requestRow(r: RequestCache, withModel: boolean): string {
+  const notes = [
+    r.miss ? `${escapeMd(r.miss.text)}${r.miss.missedTokens ? ` (${missed(r.miss.missedTokens)})` : ""}` : "",
+    r.thinkingDropped ? `${r.thinkingDropped} thinking dropped` : "",
+  ].filter(Boolean);
+  const model = withModel ? ` ${escapeMd(r.model)} |` : "";
+  return `| ${r.number} |${model} ${formatTokens(r.cacheReadTokens)} | ${formatTokens(r.cacheWriteTokens)} | ${notes.join("; ")} |`;
 }
 
 /** /cost in the panel: misses by reason, then each request's reads, writes and reason ("" when none to tell). */
@@ -41,8 +44,12 @@ export function cacheCostMarkdown(c: CacheReport | undefined): string {
     lines.push("");
   }
   if (c.thinkingDropped.length) lines.push(`Thinking dropped by the API: ${escapeMd(dropped(c))}`, "");
-  lines.push("| Request | Model | Cache read | Cache write | Miss | Thinking |", "|---:|---|---:|---:|---|---|");
-  for (const r of c.requests) lines.push(requestRow(r));
+  const withModel = new Set(c.requests.map((r) => r.model)).size > 1; // a column only when the model changed
+  lines.push(
+    withModel ? "| # | Model | Read | Written | Why it missed |" : "| # | Read | Written | Why it missed |",
+    withModel ? "|---:|---|---:|---:|---|" : "|---:|---:|---:|---|",
+  );
+  for (const r of c.requests) lines.push(requestRow(r, withModel));
   if (c.totalRequests > c.requests.length) lines.push("", `_The last ${c.requests.length} requests of ${c.totalRequests}._`);
   return lines.join("\n");
 }
