@@ -9,6 +9,8 @@ prefix-mismatch 400 and its retry) run the real SDK against the mock: they wait 
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from agentls.agent import cache_text
@@ -16,8 +18,11 @@ from agentls.agent import events as ev
 from agentls.agent.cache_report import (CHANGED_AT, CacheLedger, facts_of, first_change, fingerprints,
                                         miss_text)
 from agentls.agent.thinking_notice import dropped_text, place, retry_text
+from agentls.agent.views import CostDetails
+from agentls.cli.render import Renderer
 from agentls.context.usage import Usage
 from agentls.mock_api import Fault, Reply, Text, Thinking, ToolUse
+from agentls.model.pricing import CostReport
 
 NEEDS_MODEL = "needs h-model: the client's prefix-mismatch retry emits BindingRetry (remove after merging)"
 NEEDS_MOCK = ("needs h-mock and h-model: the mock's diagnostics/input_transformations, the client's parsing "
@@ -174,3 +179,16 @@ async def test_a_rewritten_history_is_named_in_cost_and_context_and_survives_a_r
     assert last.miss.missed_tokens and agent.context().cache == report
     await agent.aclose()
     assert make_agent(new=False).cache_report() == report
+
+
+def test_the_terminal_prints_the_reasons_and_the_notice():
+    ledger = CacheLedger()
+    ledger.add("claude-x", Usage(900, 5, 7000, 0), facts_of({"type": "model_changed", "cache_missed_input_tokens":
+                                                             6000}, [DROPPED], []))
+    out = io.StringIO()
+    render = Renderer(out)
+    render.cost(CostDetails(CostReport("claude-x", 1, Usage(900, 5, 7000, 0), 0.03), ledger.report()))
+    render(ev.ThinkingDropped("The API refused a thinking block (messages.1.content.0): \x1b[2Jx.", "messages.1"))
+    printed = out.getvalue()
+    assert "Prompt cache misses: 1 of 1 requests" in printed and "model changed: 1×, 6,000 tokens" in printed
+    assert "! The API refused a thinking block (messages.1.content.0)" in printed and "\x1b[2J" not in printed
