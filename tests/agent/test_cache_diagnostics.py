@@ -100,6 +100,10 @@ def test_the_notice_names_the_message_and_its_tool_cards():
     assert text == ("The API refused a thinking block (messages.1.content.0, the reply that called read_file): "
                     "The tool_result in messages.2 changed. Sent again with drop_block; the model's earlier "
                     "reasoning from there on is dropped.") and ids == ["tu_1"]
+    text, _ = retry_text("messages.1.content.0", PREFIX_400, messages)  # the API's whole 400: only what changed
+    assert "): The tool_result in messages.2 changed. Sent again" in text and "Invalid" not in text
+    assert "): the conversation before it changed. Sent again" in retry_text(
+        "messages.1.content.0", PREFIX_400.removesuffix(" The tool_result in messages.2 changed."), messages)[0]
     where, ids = place("messages.3.content.0", messages)
     assert where.startswith("messages.3.content.0, the reply “The file says 42.") and where.endswith("…”")
     assert ids == []

@@ -15,6 +15,8 @@ from typing import Any
 from .cache_report import DROPPED, drop_text
 
 _PATH = re.compile(r"messages\.(\d+)")
+# the documented wording of the 400, before the sentence that says what changed (when there is one)
+_BOILERPLATE = re.compile(r"^\s*(messages\.\d+\.content\.\d+:\s*)?(.*?\"drop_block\"\.)?\s*", re.S)
 EXCERPT = 60
 
 
@@ -42,10 +44,15 @@ def place(path: str, messages: Sequence[dict[str, Any]]) -> tuple[str, list[str]
     return path, ids
 
 
+def what_changed(detail: str) -> str:
+    """The API's words past the documented 400 (the path, "Invalid `signature`… "drop_block"."): what changed."""
+    return _BOILERPLATE.sub("", detail, count=1).strip().rstrip(".")
+
+
 def retry_text(path: str, detail: str, messages: Sequence[dict[str, Any]]) -> tuple[str, list[str]]:
     """The notice of a prefix-mismatch 400 answered by sending the request again with drop_block."""
     where, ids = place(path, messages)
-    said = detail.strip().rstrip(".") or "the conversation before it changed"
+    said = what_changed(detail) or "the conversation before it changed"
     return (f"The API refused a thinking block ({where}): {said}. Sent again with drop_block; "
             "the model's earlier reasoning from there on is dropped."), ids
 
