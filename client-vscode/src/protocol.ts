@@ -213,6 +213,49 @@ export interface CostResult {
   usd: number;
   /** models of this session without a known price: their tokens are counted, their cost is unknown */
   unpricedModels: string[];
+  /** why the prompt cache missed; only when the server has something to tell */
+  cache?: CacheReport;
+}
+
+/** Cache diagnoses and thinking transformations of the session (agent/cache_report.py computes every figure). */
+export interface CacheReport {
+  requests: RequestCache[]; // the last 50 answered requests, oldest first
+  totalRequests: number;
+  misses: MissTotal[]; // diagnosed misses by reason, most frequent first
+  recentMisses: RequestCache[]; // the last 5 requests that missed
+  thinkingDropped: DropTotal[]; // thinking blocks the API removed, by reason
+  thinkingLetThrough: number; // failed a binding check, shown to the model all the same
+  serverEdits: number; // server-side context edits applied
+}
+
+export interface RequestCache {
+  number: number;
+  model: string;
+  inputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  miss: CacheMiss | null;
+  thinkingDropped: number;
+  serverEdits: number;
+}
+
+export interface CacheMiss {
+  kind: string; // the API's cache_miss_reason type: "system_changed", "messages_changed"…
+  text: string; // in words, as every front end shows it
+  missedTokens: number | null; // input tokens not read from cache because of it (when the API gives it)
+}
+
+export interface MissTotal {
+  kind: string;
+  text: string;
+  count: number;
+  missedTokens: number;
+}
+
+export interface DropTotal {
+  reason: string;
+  text: string;
+  count: number;
 }
 
 export interface ModelsResult {
@@ -502,6 +545,7 @@ export interface ContextResult {
   instructions: InstructionFile[]; // the instruction files in the system prompt
   instructionChanges: number; // requests whose instruction files changed (each one cache break)
   warnings: string[]; // what to act on: an MCP server whose tool definitions take over 10% of `window`
+  cache?: CacheReport; // as in CostResult: the last misses and the thinking the API dropped
 }
 
 export interface InstructionFile {
@@ -587,6 +631,7 @@ export type AgentEvent =
   | { turnId: string; kind: "checkpoint"; checkpoint: string; files: CheckpointFile[]; skipped: SkippedFile[] }
   | { turnId: string; kind: "instructionsChanged"; changes: number; added: string[]; removed: string[]; changed: string[] }
   | { turnId: string; kind: "todos"; todos: Todo[] }
+  | { turnId: string; kind: "thinkingDropped"; text: string; path: string; toolUseIds: string[]; retried: boolean; blocks: number }
   | { turnId: string; kind: "error"; message: string };
 
 export type AgentEventKind = AgentEvent["kind"];

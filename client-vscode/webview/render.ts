@@ -128,6 +128,7 @@ function renderMessage(item: T.TranscriptItem, idx: number): HTMLElement {
   }
   if (item.role === "notice") {
     const n = el("div", { class: `msg notice ${item.level}`, "data-idx": String(idx), role: item.level === "error" ? "alert" : "note" });
+    if (item.testId) n.dataset.testid = item.testId;
     n.append(markdownBlock(item.markdown, "md"));
     return n;
   }

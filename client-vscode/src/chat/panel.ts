@@ -29,8 +29,9 @@ export class Panel {
     this.hosts.post(m, only);
   }
 
-  notice(markdown: string, level: "info" | "warn" | "error" = "info"): void {
-    this.emit({ type: "notice", markdown, level });
+  /** testId: a stable `data-testid` on the notice (an e2e finds the cost view by it). */
+  notice(markdown: string, level: "info" | "warn" | "error" = "info", testId?: string): void {
+    this.emit(testId ? { type: "notice", markdown, level, testId } : { type: "notice", markdown, level });
   }
 
   /** Another transcript (a new chat, a resumed or rewound one): every view starts over from it. */

@@ -14,6 +14,7 @@ import {
   type McpServersResult,
   type PermissionsResult,
 } from "../protocol";
+import { COST_TEST_ID, cacheCostMarkdown } from "../shared/cacheReport";
 import { compactMarkdown, costMarkdown } from "../shared/format";
 import { mcpMarkdown } from "../shared/mcp";
 import { SLASH_COMMANDS, customUsage, type SlashName } from "../shared/slash";
@@ -105,7 +106,7 @@ export class SlashCommands implements vscode.Disposable {
   async cost(inPanel = true): Promise<CostResult | undefined> {
     try {
       const c = await this.agent.request<CostResult>(Methods.cost, {});
-      if (inPanel) this.panel.notice(costMarkdown(c), "info");
+      if (inPanel) this.panel.notice(costMarkdown(c) + cacheCostMarkdown(c.cache), "info", COST_TEST_ID);
       this.model.fromCost(c);
       return c;
     } catch (e) {

@@ -147,7 +147,7 @@ export function layerLabel(layer: string): string {
   return LAYER_LABELS[layer] ?? layer;
 }
 
-function escapeMd(s: string): string {
+export function escapeMd(s: string): string {
   return s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
 }
 

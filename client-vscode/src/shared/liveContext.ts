@@ -5,6 +5,7 @@
  * Pure: the fetch and the publisher are handed in.
  */
 import type { ContextResult } from "../protocol";
+import { cacheContextMarkdown } from "./cacheReport";
 import { contextMarkdown } from "./format";
 
 export class LiveContext {
@@ -22,7 +23,8 @@ export class LiveContext {
   async render(): Promise<string> {
     this.watched = true;
     try {
-      return contextMarkdown(await this.fetch(), this.now());
+      const c = await this.fetch();
+      return contextMarkdown(c, this.now()) + "\n" + cacheContextMarkdown(c.cache);
     } catch (e) {
       return `# Agent context\n\nUnavailable: ${(e as Error).message ?? e}\n\n_It refreshes by itself once the agent server answers._\n`;
     }

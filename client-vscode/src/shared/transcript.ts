@@ -48,7 +48,7 @@ export type TranscriptItem =
       footer?: string;
       rewound?: boolean; // a restore took this turn's file changes back: its tool cards are greyed
     }
-  | { role: "notice"; markdown: string; level: "info" | "warn" | "error" }
+  | { role: "notice"; markdown: string; level: "info" | "warn" | "error"; testId?: string } // testId: for e2e tests
   | { role: "compaction"; divider: Divider };
 
 export interface Transcript {
@@ -139,8 +139,8 @@ export function startTurn(t: Transcript): void {
   t.items.push({ role: "assistant", turnId: "", blocks: [], status: "streaming" });
 }
 
-export function addNotice(t: Transcript, markdown: string, level: "info" | "warn" | "error" = "info"): void {
-  t.items.push({ role: "notice", markdown, level });
+export function addNotice(t: Transcript, markdown: string, level: "info" | "warn" | "error" = "info", testId?: string): void {
+  t.items.push(testId ? { role: "notice", markdown, level, testId } : { role: "notice", markdown, level });
   trim(t);
 }
 
@@ -229,6 +229,9 @@ export function applyEvent(t: Transcript, ev: AgentEvent): void {
     }
     case "todos":
       return; // the checklist above the input shows the list (messages.ts `todos`)
+    case "thinkingDropped":
+      appendNote(t, ev.turnId, ev.text, "warn");
+      return;
     case "error":
       appendNote(t, ev.turnId, ev.message, "error");
       return;
@@ -343,7 +346,7 @@ export type TranscriptMessage =
   | { type: "turnStarted" }
   | { type: "event"; event: AgentEvent }
   | { type: "turnEnded"; outcome: "done" | "cancelled" | "error"; message?: string; usageText?: string }
-  | { type: "notice"; markdown: string; level?: "info" | "warn" | "error" }
+  | { type: "notice"; markdown: string; level?: "info" | "warn" | "error"; testId?: string }
   | { type: "cleared" }
   | { type: "approval"; id: string; params: ConfirmParams } // asked in the transcript, on the call's card
   | { type: "toolResult"; toolUseId: string; result?: ToolResult; error?: string };
@@ -364,7 +367,7 @@ export function applyMessage(t: Transcript, m: TranscriptMessage): void {
       endTurn(t, m.outcome, m.message, m.usageText);
       return;
     case "notice":
-      addNotice(t, m.markdown, m.level ?? "info");
+      addNotice(t, m.markdown, m.level ?? "info", m.testId);
       return;
     case "cleared":
       t.items = [];

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..agent import cache_text
+from ..agent.cache_report import CacheReport
 from ..agent.commands import CustomCommand
 from ..agent.runtime import ActiveModel
 from ..agent.views import ContextDetails
@@ -47,13 +49,17 @@ def commands(custom: Iterable[CustomCommand] = ()) -> tuple[Command, ...]:
                                    custom=True) for c in custom)
 
 
-def cost_text(cost: CostReport) -> str:
+def cost_text(cost: CostReport, cache: CacheReport | None = None) -> str:
     usage = cost.usage
-    return (f"**Cost of this session:** ${cost.usd:.4f} ({cost.model})\n\n"
+    text = (f"**Cost of this session:** ${cost.usd:.4f} ({cost.model})\n\n"
             f"- {cost.requests} requests\n"
             f"- {usage.input_tokens:,} input / {usage.output_tokens:,} output tokens\n"
             f"- prompt cache: {usage.cache_read_input_tokens:,} read, {usage.cache_creation_input_tokens:,} written "
             f"(TTL {cost.cache_ttl}; {usage.cache_write_1h_tokens:,} for 1 h)\n")
+    if cache is None:
+        return text
+    head, *rows = cache_text.cost_lines(cache)
+    return text + f"\n**{head}**\n\n" + "".join(f"- {row}\n" for row in rows)
 
 
 def context_text(details: ContextDetails, model: ActiveModel) -> str:
@@ -80,6 +86,8 @@ def context_text(details: ContextDetails, model: ActiveModel) -> str:
         lines.append(f"- {len(details.placeholders)} results cut or cleared, still readable via their context:// ref")
     if details.warnings:
         lines += ["", *(f"⚠ {warning}" for warning in details.warnings)]
+    if details.cache is not None:
+        lines += ["", "**Cache:**", *(f"- {row}" for row in cache_text.context_lines(details.cache))]
     return "\n".join(lines) + "\n"
 
 

@@ -189,7 +189,7 @@ class AcpSession:
             result = await agent.compact(argument or None, self.stream)
             await self.stream.note(commands.compaction_text(result))
         elif name == "cost":
-            await self.stream.note(commands.cost_text(agent.cost()))
+            await self.stream.note(commands.cost_text(agent.cost(), agent.cache_report()))
         elif name == "context":
             await self.stream.note(commands.context_text(agent.context(), self.runtime.model_info()))
         elif name == "new":

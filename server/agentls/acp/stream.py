@@ -96,6 +96,8 @@ class UpdateStream:
             await self.send(protocol.thought(f"\n[retrying in {event.delay_seconds:.0f} s: {event.reason}{dropped}]\n"))
         elif isinstance(event, ev.TodosChanged):
             await self.send(protocol.plan((item.content, item.status) for item in event.todos))
+        elif isinstance(event, ev.ThinkingDropped):
+            await self.note(f"\n⚠ {self.scrub(event.text)}\n")
 
     async def usage(self, force: bool = False) -> None:
         agent = self.agent()

@@ -90,6 +90,18 @@ class RetryEvent(AgentEvent):
 
 
 @dataclass(frozen=True)
+class ThinkingDropped(AgentEvent):
+    """The API refused (400) or dropped thinking blocks whose earlier conversation changed
+    (agent/thinking_notice.py): the model's reasoning from that message on is gone."""
+
+    text: str  # the notice, in words
+    path: str  # the first block, as the API names it: messages.N.content.M
+    tool_use_ids: list[str] = field(default_factory=list)  # the tool calls of that message (their cards)
+    retried: bool = False  # True: refused with a 400, sent again with drop_block
+    blocks: int = 0  # blocks the answer says were dropped (0: not known yet, before the retry's answer)
+
+
+@dataclass(frozen=True)
 class ErrorEvent(AgentEvent):
     message: str
 

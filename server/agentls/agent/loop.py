@@ -29,6 +29,7 @@ from ..model import ModelClient, ModelSettings
 from ..model.pricing import CostReport
 from . import events as ev
 from .approval import ApprovalCallback, ApprovalPolicy, deny_all
+from .cache_report import CacheReport
 from .checkpoints import Checkpoints, RewindResult
 from .instructions import Instructions
 from .mcp.config import ServerConfig
@@ -219,6 +220,12 @@ class Agent:
     def cost(self) -> CostReport:
         return self.client.costs.report()
 
+    def cache_report(self) -> CacheReport | None:
+        """Why the prompt cache missed, request by request, and the thinking the API dropped (/cost, /context);
+        None while there is nothing to tell (no diagnosed miss, no transformation, no server-side edit)."""
+        report = self._conversation.cache.report()
+        return report if report.notable else None
+
     def context_usage(self) -> ContextReport:
         """The meter's figures (status bar, chat header, prompt)."""
         return self._head.meter()
@@ -248,7 +255,8 @@ class Agent:
         report = self.context_usage()
         per_server = tuple(self.mcp.tool_tokens(estimate_tokens))  # as the prompt head counts
         return ContextDetails(report, tuple(self.engine.placeholders()), per_server, self.tool_list_changes,
-                              files, self.instruction_changes, tuple(tool_token_warnings(per_server, report.window)))
+                              files, self.instruction_changes, tuple(tool_token_warnings(per_server, report.window)),
+                              self.cache_report())
 
     def history(self) -> list[dict[str, Any]]:
         return list(self.engine.history.messages)

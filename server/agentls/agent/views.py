@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..context.report import ContextReport, Placeholder
+from ..model.pricing import CostReport
+from .cache_report import CacheReport
 from .mcp.status import McpToolTokens
 
 
@@ -30,3 +32,12 @@ class ContextDetails:
     instructions: tuple[InstructionFileView, ...] = ()
     instruction_changes: int = 0  # requests whose instruction files differed from the previous one
     warnings: tuple[str, ...] = ()  # what the user should act on (an MCP server's tools taking much of the window)
+    cache: CacheReport | None = None  # cache misses and dropped thinking; None: nothing to tell
+
+
+@dataclass(frozen=True)
+class CostDetails:
+    """/cost: the session's costs, and why the prompt cache missed (None: nothing to tell)."""
+
+    report: CostReport
+    cache: CacheReport | None = None

@@ -30,12 +30,11 @@ from ..agent.runtime import ActiveModel, AgentRuntime
 from ..agent.settings import AgentSettings, parse_settings
 from ..agent.store.sessions import SessionInfo
 from ..agent.transcript import TranscriptEntry
-from ..agent.views import ContextDetails
+from ..agent.views import ContextDetails, CostDetails
 from ..agent.visible import visible
 from ..agent.workspace import Workspace
 from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
-from ..model.pricing import CostReport
 from .render import Renderer
 from .repl import Repl, ask_yes_no_always
 
@@ -115,8 +114,8 @@ class LocalBackend:
     async def compact(self, instructions: str | None) -> CompactionResult:
         return await self.agent.compact(instructions, self.renderer)
 
-    async def cost(self) -> CostReport:
-        return self.agent.cost()
+    async def cost(self) -> CostDetails:
+        return CostDetails(self.agent.cost(), self.agent.cache_report())
 
     async def models(self) -> ModelsView:
         self.runtime.models.refresh()

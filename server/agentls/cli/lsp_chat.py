@@ -34,14 +34,13 @@ from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
 from ..agent.todos import TodoItem
 from ..agent.transcript import TranscriptEntry
-from ..agent.views import ContextDetails
+from ..agent.views import ContextDetails, CostDetails
 from ..agent.visible import visible
 from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
 from ..lsp import protocol
 from ..lsp.transport import raw_converter
 from . import lsp_wire
-from ..model.pricing import CostReport
 from .render import Renderer
 from .repl import Repl, ask_yes_no_always
 
@@ -174,7 +173,7 @@ class LspBackend:
         answer = await self.request(protocol.COMPACT, {"instructions": instructions} if instructions else {})
         return lsp_wire.compaction_from_wire(answer)
 
-    async def cost(self) -> CostReport:
+    async def cost(self) -> CostDetails:
         return lsp_wire.cost_from_wire(await self.request(protocol.COST))
 
     async def models(self) -> ModelsView:

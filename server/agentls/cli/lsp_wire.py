@@ -17,6 +17,7 @@ from cattrs import BaseValidationError
 
 from ..agent import events as ev
 from ..agent.approval import ApprovalDecision, ApprovalRequest
+from ..agent.cache_report import CacheReport
 from ..agent.checkpoints.model import Checkpoint, FileChange, RewindResult, Skipped
 from ..agent.commands import CustomCommand
 from ..agent.endpoint_models import ModelOffer, ModelsView
@@ -25,7 +26,7 @@ from ..agent.permissions import Rule
 from ..agent.runtime import ActiveModel
 from ..agent.todos import TodoItem
 from ..agent.transcript import TranscriptEntry
-from ..agent.views import ContextDetails
+from ..agent.views import ContextDetails, CostDetails
 from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
 from ..context.usage import Usage
@@ -110,11 +111,13 @@ def permissions_from_wire(items: Any) -> list[Rule]:
             for r in items or [] if isinstance(r, dict)]
 
 
-def cost_from_wire(data: dict[str, Any]) -> CostReport:
-    """CostResult: the usage's counts sit flat beside the model."""
+def cost_from_wire(data: dict[str, Any]) -> CostDetails:
+    """CostResult: the usage's counts sit flat beside the model; the cache report when there is one."""
     total = replace(READ.structure(data, Usage), cache_write_1h_tokens=int(data.get("cacheWrite1hTokens", 0)))
-    return CostReport(str(data.get("model", "")), int(data.get("requests", 0)), total, float(data.get("usd", 0.0)),
-                      str(data.get("cacheTtl", "5m")), tuple(data.get("unpricedModels") or ()))
+    report = CostReport(str(data.get("model", "")), int(data.get("requests", 0)), total, float(data.get("usd", 0.0)),
+                        str(data.get("cacheTtl", "5m")), tuple(data.get("unpricedModels") or ()))
+    cache = data.get("cache")
+    return CostDetails(report, READ.structure(cache, CacheReport) if isinstance(cache, dict) else None)
 
 
 def compaction_from_wire(data: dict[str, Any]) -> CompactionResult:

@@ -15,6 +15,7 @@ import sys
 import time
 from typing import TextIO
 
+from ..agent import cache_text
 from ..agent import events as ev
 from ..agent.approval import ApprovalRequest
 from ..agent.checkpoints.model import Checkpoint, RewindResult
@@ -26,11 +27,10 @@ from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
 from ..agent.todos import TodoItem, progress
 from ..agent.transcript import TranscriptEntry
-from ..agent.views import ContextDetails
+from ..agent.views import ContextDetails, CostDetails
 from ..agent.visible import visible
 from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
-from ..model.pricing import CostReport
 from .lines import (checkpoint_lines, dollars, instructions_changed_text, k, mcp_lines, model_lines, rewind_lines,
                     session_lines, tools_changed_text)
 
@@ -149,6 +149,8 @@ class Renderer:
                       RED if event.is_error else DIM)
         elif isinstance(event, ev.RetryEvent):
             self.note(f"  ↻ retry {event.attempt} in {event.delay_seconds:.1f}s: {visible(event.reason)}", YELLOW)
+        elif isinstance(event, ev.ThinkingDropped):
+            self.note(f"  ! {visible(event.text)}", YELLOW)
         elif isinstance(event, ev.CompactionStarted):
             self.note(f"  ⋯ compacting the conversation ({event.reason})", DIM)
         elif isinstance(event, ev.CompactionFinished):
@@ -170,12 +172,16 @@ class Renderer:
 
     # ---- answers to commands ------------------------------------------------------
 
-    def cost(self, cost: CostReport) -> None:
+    def cost(self, details: CostDetails) -> None:
+        cost = details.report
         u = cost.usage
         self.line(f"{cost.requests} requests · {u.input_tokens:,} in / {u.output_tokens:,} out tokens "
                   f"· cache {u.cache_read_input_tokens:,} read / {u.cache_creation_input_tokens:,} written "
                   f"(TTL {cost.cache_ttl}, {u.cache_write_1h_tokens:,} for 1 h) "
                   f"· {dollars(cost)} ({visible(cost.model)})")
+        if details.cache is not None:
+            for row in cache_text.cost_lines(details.cache):
+                self.line(f"  {visible(row)}", DIM)
 
     def models(self, view: ModelsView) -> None:
         for row in model_lines(view):
@@ -210,6 +216,10 @@ class Renderer:
             self.line(f"  {len(details.placeholders)} placeholders (re-readable via context://…)", DIM)
         for warning in details.warnings:
             self.line(f"  ! {warning}", YELLOW)
+        if details.cache is not None:
+            self.line("  cache:")
+            for row in cache_text.context_lines(details.cache):
+                self.line(f"    {visible(row)}", DIM)
 
     def sessions(self, sessions: list[tuple[SessionInfo, bool]]) -> None:
         for row in session_lines(sessions, time.time()):

@@ -25,10 +25,9 @@ from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
 from ..agent.todos import TodoItem
 from ..agent.transcript import TranscriptEntry
-from ..agent.views import ContextDetails
+from ..agent.views import ContextDetails, CostDetails
 from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
-from ..model.pricing import CostReport
 from .lines import parse_rewind, pick_session
 from .render import HELP, REWIND_USAGE, Renderer
 
@@ -46,7 +45,7 @@ class Backend(Protocol):
 
     async def compact(self, instructions: str | None) -> CompactionResult: ...
 
-    async def cost(self) -> CostReport: ...
+    async def cost(self) -> CostDetails: ...
 
     async def models(self) -> ModelsView: ...
 

@@ -253,6 +253,8 @@ class AgentHost:
                 payload = protocol.event(event, turn_id)
                 if isinstance(event, ev.ErrorEvent):
                     payload["message"] = SECRETS.scrub(payload["message"])
+                elif isinstance(event, ev.ThinkingDropped):  # it quotes the API's error
+                    payload["text"] = SECRETS.scrub(payload["text"])
                 notify(protocol.EVENT, payload)
             if on_tool is not None and isinstance(event, ev.ToolStart):
                 on_tool(event)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from ..agent import events as ev
+from ..agent.cache_report import CacheReport
 from ..agent.approval import ApprovalDecision, ApprovalRequest
 from ..agent.checkpoints.model import Checkpoint, FileDiff, Skipped
 from ..agent.commands import CustomCommand
@@ -80,7 +81,7 @@ EVENT_KINDS: dict[type[ev.AgentEvent], str] = {
     ev.ToolEnd: "toolEnd", ev.UsageEvent: "usage", ev.CompactionStarted: "compactionStarted",
     ev.CompactionFinished: "compactionFinished", ev.LayerApplied: "layer", ev.RetryEvent: "retry",
     ev.ToolsChanged: "toolsChanged", ev.CheckpointTaken: "checkpoint", ev.ErrorEvent: "error",
-    ev.InstructionsChanged: "instructionsChanged", ev.TodosChanged: "todos",
+    ev.InstructionsChanged: "instructionsChanged", ev.TodosChanged: "todos", ev.ThinkingDropped: "thinkingDropped",
 }
 
 
@@ -101,7 +102,7 @@ class CompactResult(TypedDict):
     note: str
 
 
-class CostResult(TypedDict):
+class _CostResultBase(TypedDict):
     model: str
     requests: int
     inputTokens: int
@@ -112,6 +113,10 @@ class CostResult(TypedDict):
     cacheTtl: str
     usd: float
     unpricedModels: list[str]
+
+
+class CostResult(_CostResultBase, total=False):
+    cache: shapes.CacheReportWire  # only when there is something to tell (agent/cache_report.py)
 
 
 class ToolResult(TypedDict):
@@ -143,13 +148,17 @@ class ResumeResult(TypedDict):
     transcript: list[shapes.TranscriptEntryWire]
 
 
-class ContextResult(shapes.ContextUsageWire):
+class _ContextResultBase(shapes.ContextUsageWire):
     placeholders: list[shapes.PlaceholderWire]
     mcpTools: list[shapes.McpToolTokensWire]
     toolListChanges: int
     instructions: list[shapes.InstructionFileWire]
     instructionChanges: int
     warnings: list[str]
+
+
+class ContextResult(_ContextResultBase, total=False):
+    cache: shapes.CacheReportWire  # as in CostResult
 
 
 class TodosResult(TypedDict):
@@ -230,6 +239,8 @@ DOC_INTERFACES: dict[str, type] = {
     "Todo": shapes.TodoWire, "TodosResult": TodosResult, "CommandInfo": shapes.CommandInfo,
     "CommandsResult": CommandsResult, "ExpandCommandResult": ExpandCommandResult,
     "PermissionRule": shapes.PermissionRuleWire, "PermissionsResult": PermissionsResult,
+    "CacheReport": shapes.CacheReportWire, "RequestCache": shapes.RequestCacheWire, "CacheMiss": shapes.CacheMissWire,
+    "MissTotal": shapes.MissTotalWire, "DropTotal": shapes.DropTotalWire,
 }
 
 
@@ -247,8 +258,12 @@ def compact_result(result: CompactionResult) -> CompactResult:
     return WIRE.unstructure(result)
 
 
-def cost(report: CostReport) -> CostResult:
-    return WIRE.unstructure(report)
+def cost(report: CostReport, cache: CacheReport | None = None) -> CostResult:
+    """The costs; `cache` (why the prompt cache missed) only when the agent has something to tell."""
+    wire: CostResult = WIRE.unstructure(report)
+    if cache is not None:
+        wire["cache"] = WIRE.unstructure(cache)
+    return wire
 
 
 def tool_result(view: ToolResultView) -> ToolResult:

@@ -196,3 +196,43 @@ class CheckpointFileDiff(TypedDict):
     change: str
     diff: str
     conflict: bool
+
+
+class CacheMissWire(TypedDict):
+    kind: str
+    text: str
+    missedTokens: int | None
+
+
+class RequestCacheWire(TypedDict):
+    number: int
+    model: str
+    inputTokens: int
+    cacheReadTokens: int
+    cacheWriteTokens: int
+    miss: CacheMissWire | None
+    thinkingDropped: int
+    serverEdits: int
+
+
+class MissTotalWire(TypedDict):
+    kind: str
+    text: str
+    count: int
+    missedTokens: int
+
+
+class DropTotalWire(TypedDict):
+    reason: str
+    text: str
+    count: int
+
+
+class CacheReportWire(TypedDict):
+    requests: list[RequestCacheWire]
+    totalRequests: int
+    misses: list[MissTotalWire]
+    recentMisses: list[RequestCacheWire]
+    thinkingDropped: list[DropTotalWire]
+    thinkingLetThrough: int
+    serverEdits: int

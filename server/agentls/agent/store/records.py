@@ -1,7 +1,7 @@
 """Stored records → a history the API accepts, whatever the rows hold.
 
 A record is (kind, body): `message` {message}, `compaction` {messages, summary,
-tokens_before, tokens_after}, `usage` {model, usage, usd}, `state` {key: value…} (the
+tokens_before, tokens_after}, `usage` {model, usage, usd, …facts of the request}, `state` {key: value…} (the
 agent's state beside the history: its task list, the activated instruction
 folders; the newest value of each key counts), `transcript` {entry, …} (what
 the user saw: agent/transcript.py reads those). Every row is checked on
@@ -27,12 +27,14 @@ if TYPE_CHECKING:
 INTERRUPTED = "[interrupted: the session ended before this tool call finished; nothing is known of its result]"
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 KINDS = ("message", "compaction", "usage", "state", "transcript")
+USAGE_KEYS = ("model", "usage", "usd")  # a usage record's own keys; the others are facts (agent/cache_report.py)
 
 
 @dataclass
 class Restored:
     messages: list[Message] = field(default_factory=list)
     usage: list[tuple[str, dict[str, int], float | None]] = field(default_factory=list)  # model, counts, USD paid
+    facts: list[dict[str, Any]] = field(default_factory=list)  # beside each usage: its record's other keys, as stored
     state: dict[str, Any] = field(default_factory=dict)  # the newest value of each state key
     rows: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # message, compaction, transcript bodies
     skipped: int = 0  # records that could not be read
@@ -139,6 +141,7 @@ def replay(rows: list[tuple[str, Any]], repair: bool = True) -> Restored:
                 restored.skipped += 1
             else:
                 restored.usage.append((*usage, usage_usd(body)))
+                restored.facts.append({key: value for key, value in body.items() if key not in USAGE_KEYS})
     restored.messages, restored.repairs = repaired(messages) if repair else (messages, 0)
     return restored
 

@@ -83,8 +83,11 @@ class Session:
         self._write("compaction", {"summary": summary, "tokens_before": tokens_before, "tokens_after": tokens_after,
                                    "messages": messages})
 
-    def usage(self, model: str, usage: dict[str, int], usd: float | None = None) -> None:
-        body: dict[str, Any] = {"model": model, "usage": usage}
+    def usage(self, model: str, usage: dict[str, int], usd: float | None = None,
+              facts: dict[str, Any] | None = None) -> None:
+        """facts: what the API said of this request beside its counts (agent/cache_report.py: the cache
+        diagnosis, input_transformations, applied_edits), kept so /cost and /context survive a restart."""
+        body: dict[str, Any] = {"model": model, "usage": usage, **(facts or {})}
         if usd is not None:
             body["usd"] = usd  # priced as it was paid: a later list prices it the same as /cost did
         self._write("usage", body)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..cache_report import CacheLedger
 from ..saved_view import SavedView
 from ..sent import SentLog
 from ..todos import TodoList
@@ -34,6 +35,7 @@ class Conversation:
         self.todos_seen = 0  # the TodoList version last reported and saved
         self.view = SavedView()  # the session's stored working view (what a restart resumes from)
         self.turn_id = ""  # the turn running now ("" outside one): transcript records name it
+        self.cache = CacheLedger()  # each request's cache diagnosis and thinking transformations (/cost, /context)
 
     def start(self, engine: ContextEngine) -> None:
         """An empty conversation on this engine, before a new session's (or a cut one's) is read."""
@@ -41,6 +43,7 @@ class Conversation:
         self.sent.clear()
         self.record = TranscriptBuilder()
         self.client.costs.reset()
+        self.cache.reset()
 
     def save_view(self) -> None:
         if self.session is not None:

@@ -43,6 +43,8 @@ class Recording:
                 changed = " ".join([*(f"+{n}" for n in event.added), *(f"−{n}" for n in event.removed)])
                 self.note("info", f"Tools changed ({changed or 'definitions'}): "
                                   "the prompt cache is written again once.")
+            elif isinstance(event, ev.ThinkingDropped):
+                self.note("warn", event.text)
             elif isinstance(event, ev.TextDelta):
                 self._streamed.append(event.text)
             elif isinstance(event, ev.RetryEvent) and event.discard_partial:

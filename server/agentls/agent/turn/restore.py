@@ -51,8 +51,9 @@ class Restorer:
         if restored.view is None:
             self._replay(session, restored.messages)
         engine = conversation.engine
-        for model, numbers, usd in restored.usage:
+        for (model, numbers, usd), facts in zip(restored.usage, restored.facts, strict=True):
             conversation.client.costs.add(model, Usage(**numbers), usd)
+            conversation.cache.add(model, Usage(**numbers), facts)
         # the transcript of record is read whole (a view holds only what the next request needs)
         _, conversation.record = entries_of(restored.rows if restored.view is None else session.transcript_rows())
         conversation.task_list = TodoList(todos_from_state(restored.state.get("todos")))

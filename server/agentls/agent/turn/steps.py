@@ -24,9 +24,11 @@ from ...model import events as model_events
 from ...model.errors import is_too_long
 from ...model.response import ModelResponse
 from .. import events as ev
+from ..cache_report import facts_of
 from ..checkpoints import TurnRecorder
 from ..errors import AgentError, AgentInputError
 from ..store import StoreError
+from ..thinking_notice import dropped_text, retry_text
 from ..transcript import attachment_name, user_record
 from .compaction import Compaction
 from .conversation import Conversation
@@ -186,6 +188,7 @@ class TurnSteps:
                           may_repair: bool = True) -> ModelResponse:
         conversation, engine = self.conversation, self.conversation.engine
         pending_lead = [lead]
+        retried: list[str] = []  # the blocks a prefix-mismatch 400 named (the request went again with drop_block)
 
         async def forward(event: model_events.ModelEvent) -> None:
             if isinstance(event, model_events.TextDelta):
@@ -194,6 +197,10 @@ class TurnSteps:
                 await emit(ev.ThinkingDelta(event.text))
             elif isinstance(event, model_events.Retrying):
                 await emit(ev.RetryEvent(event.attempt, event.delay_seconds, event.reason, event.discard_partial))
+            elif isinstance(event, model_events.BindingRetry):
+                text, ids = retry_text(event.path, event.detail, prepared.messages)
+                retried.append(event.path)
+                await emit(ev.ThinkingDropped(text, event.path, ids, retried=True))
 
         raw_estimate = engine.raw_estimate
         await self.head.announce(emit)
@@ -220,10 +227,23 @@ class TurnSteps:
         client = conversation.client  # the one answering now (its costs go on across a reconfigure)
         model = response.model or client.settings.model
         usd = client.costs.price(model, response.usage)
-        self.recording.save(lambda session: session.usage(model, asdict(response.usage), usd))
+        await self._record_cache(prepared, response, model, usd, emit, retried=bool(retried))
         conversation.save_view()  # this request's rewrites and the policy's state: what the next one continues
         await emit(ev.UsageEvent(response.usage))
         return response
+
+    async def _record_cache(self, prepared: Prepared, response: ModelResponse, model: str, usd: float | None,
+                            emit: Emit, *, retried: bool) -> None:
+        """The request's usage and what the API said of it (cache diagnosis, input_transformations, server
+        edits): into the session's usage record and the ledger /cost and /context read; dropped thinking the
+        user was not already told of (the 400's retry says so) is announced."""
+        changed_at = self.conversation.cache.changed_at(prepared.messages)
+        facts = facts_of(response.cache_miss, response.input_transformations, response.applied_edits, changed_at)
+        self.conversation.cache.add(model, response.usage, facts)
+        self.recording.save(lambda session: session.usage(model, asdict(response.usage), usd, facts))
+        text, path, ids, blocks = dropped_text(response.input_transformations, prepared.messages)
+        if text and not retried:
+            await emit(ev.ThinkingDropped(text, path, ids, blocks=blocks))
 
     async def _announce_sent(self, prepared: Prepared, emit: Emit) -> None:
         """Badges describe the request that was sent: announced once it was answered."""

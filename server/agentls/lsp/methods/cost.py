@@ -1,4 +1,4 @@
-"""agent/cost: requests, tokens and dollars of this session."""
+"""agent/cost: requests, tokens and dollars of this session, and why the prompt cache missed."""
 
 from __future__ import annotations
 
@@ -14,4 +14,4 @@ from ..params import as_object
 async def handle(ls, params: Any) -> protocol.CostResult:
     as_object(params)
     agent = await ls.host.agent()
-    return protocol.cost(agent.cost())
+    return protocol.cost(agent.cost(), agent.cache_report())
