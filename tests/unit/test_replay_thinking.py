@@ -120,7 +120,7 @@ def test_server_side_edits_follow_the_parameters_and_leave_the_sent_thinking_val
 def test_cli_replay_model_table_json_and_errors(tmp_path):
     trace = tmp_path / "generated.json"
     trace.write_text(json.dumps({"id": "generated", "messages": session(turns=30)}))
-    done = run_cli(str(trace), "--model", SONNET, "--windows", "32000", "--json")
+    done = run_cli(str(trace), "--model", SONNET, "--windows", "32000", "--json", "--jobs", "2")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["model"] == SONNET and report["base"] == "append-only"

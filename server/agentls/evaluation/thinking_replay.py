@@ -11,7 +11,7 @@ output is the same under every policy); a summary call adds its 2,000 output tok
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
+import time
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -20,10 +20,8 @@ from .baselines import BASE, POLICIES, HeldBaseline, agentls_config, baseline
 from .model_prices import ModelPrices
 from .replay import (SUMMARY_OUTPUT_TOKENS, Pricer, TraceResult, finished, is_call, load_trace, recall_of,
                      remembered, total_of)
+from .replay_compare import WINDOWS, run_jobs
 from .thinking_ledger import THINKING_CHARS, ThinkingLedger, thinking_text
-
-WINDOWS = (32_000, 64_000, 200_000)
-
 
 @dataclass
 class ThinkingResult(TraceResult):
@@ -63,7 +61,11 @@ def replay_with_thinking(trace_id: str, messages: list[Message], policy: str, wi
         if not is_call(messages, index):
             continue
         now = index * 10.0  # replay.py's clock: 10 s per recorded message
+        started = time.perf_counter()
         turn = run.prepare(now)
+        elapsed = (time.perf_counter() - started) * 1000
+        result.pipeline_ms_total += elapsed
+        result.pipeline_ms_max = max(result.pipeline_ms_max, elapsed)
         summary_frontier, frontier, previous_frontier = turn.frontiers
         for sent, priced in turn.summaries:
             ledger.count(sent)
@@ -103,12 +105,7 @@ def compare_with_thinking(paths: list[str], settings: Settings, windows: tuple[i
                           policies: tuple[str, ...] = POLICIES, jobs: int = 1) -> Runs:
     """Per window, per policy, the result of every trace (in path order)."""
     work = [(p, policy, w, settings) for w in windows for policy in policies for p in paths]
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
-            done = list(pool.map(_replay_one, work, chunksize=2))
-    else:
-        done = [_replay_one(job) for job in work]
-    found = {job[:3]: result for job, result in zip(work, done)}
+    found = {job[:3]: result for job, result in zip(work, run_jobs(_replay_one, work, jobs))}
     return {w: {policy: [found[(p, policy, w)] for p in paths] for policy in policies} for w in windows}
 
 
