@@ -245,7 +245,18 @@ class PolicyRunner:
         prepared = self.engine.prepare(now)
         frontier = prepared.cached_frontier
         summaries = []
-        if prepared.compaction_due:
+        # ContextEngine.apply_server_compaction comes with the engine's server compaction (issue 29, engine
+        # branch): where the model compacts on the server, the agent asks it to and hands the block back
+        server_compaction = (getattr(self.engine, "apply_server_compaction", None)
+                             if self.engine.config.server_compaction else None)
+        if prepared.compaction_due and server_compaction is not None:
+            summaries.append(prepared.messages)  # the compaction call: the request as it stands
+            try:
+                server_compaction({"type": "compaction", "content": standin_summary(prepared.messages)}, "auto")
+            except NothingToGain:
+                pass
+            prepared = self.engine.prepare(now, allow_compaction=False)
+        elif prepared.compaction_due:
             request = self.engine.summary_request()
             if request is not None:
                 summaries.append(request.messages)
