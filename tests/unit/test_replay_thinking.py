@@ -43,7 +43,7 @@ def test_every_baseline_prices_every_call_and_only_the_seed_as_is_breaks_thinkin
         assert small_window[policy].invalidated_thinking == 0 and small_window[policy].failing_requests == 0, policy
     seed = small_window["seed"]
     assert seed.invalidated_thinking > 0 and seed.failing_requests > 0  # L1/L2 rewrote results before them
-    assert small_window["seed-stripped"].thinking_stripped >= seed.invalidated_thinking > 0
+    assert small_window["seed-stripped"].thinking_stripped > 0  # what it stripped instead
     assert small_window["append-only"].compactions > 0  # 60 big results do not fit 32K
 
 
