@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..context.prompt_cache import CacheUsage, minimum_cacheable_tokens
+from ..model import pricing
 from ..model.pricing import Price, price_for
 
 
@@ -24,7 +25,10 @@ class ModelPrices:
         price = price_for(model)
         if price is None or not price.input:
             raise ValueError(f"no known price for model {model!r}")
-        return cls(model, price, minimum_cacheable_tokens(model))
+        # pricing.min_cacheable_tokens (the prompt-caching page's minimums, 512 on the 5.x models) comes with
+        # the model branch of issue 29; before it, the prompt cache's own table
+        minimum = getattr(pricing, "min_cacheable_tokens", minimum_cacheable_tokens)(model)
+        return cls(model, price, int(minimum))
 
     @property
     def read_multiplier(self) -> float:
