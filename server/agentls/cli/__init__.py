@@ -66,13 +66,16 @@ def _replay_compare(args: argparse.Namespace) -> int:
 
 
 def _replay_model(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from ..evaluation.baselines import POLICIES
     from ..evaluation.replay import load_trace
     from ..evaluation.thinking_replay import Settings, compare_with_thinking, format_thinking, thinking_json
 
     try:
-        settings = Settings(args.model, not args.no_server_editing, not args.no_server_compaction,
-                            args.thinking_chars)
+        settings = Settings(args.model, not args.no_server_editing, not args.no_server_compaction)
+        if args.thinking_chars is not None:
+            settings = replace(settings, thinking_chars=args.thinking_chars)
         windows = tuple(int(w) for w in args.windows.split(","))
         policies = tuple(args.policies.split(",")) if args.policies else POLICIES
         unknown = set(policies) - set(POLICIES)
@@ -222,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "prices, thinking on every reply, invalidated thinking blocks counted")
     replay.add_argument("--windows", default="32000,64000,200000", help="with --model: windows, comma-separated")
     replay.add_argument("--policies", default="", help="with --model: policies, comma-separated (default: all)")
-    replay.add_argument("--thinking-chars", type=int, default=800, help="with --model: thinking per reply")
+    replay.add_argument("--thinking-chars", type=int, help="with --model: thinking per reply (default 800)")
     replay.add_argument("--no-server-editing", action="store_true",
                         help="with --model: the model does not advertise context editing")
     replay.add_argument("--no-server-compaction", action="store_true",
