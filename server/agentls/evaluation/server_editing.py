@@ -5,17 +5,18 @@ its whole history and the API edits it before the model reads it. From
 https://platform.claude.com/docs/en/build-with-claude/context-editing (read 2026-12) and the SDK's
 BetaClearToolUses20250919EditParam / BetaClearThinking20251015EditParam:
 
-- ``clear_tool_uses_20250919``: once the prompt reaches ``trigger`` (input tokens, 100K by default; or a
+- ``clear_tool_uses_20250919``: once the prompt passes ``trigger`` (input tokens, 100K by default; or a
   number of tool uses), the results of all but the ``keep`` newest tool uses (3 by default) are replaced by
   a placeholder, oldest first; tools named in ``exclude_tools`` are kept; ``clear_tool_inputs`` clears the
   calls' inputs too (all, or the named tools'); nothing is cleared when less than ``clear_at_least`` tokens
-  would go.
+  would go (what a result frees: its text less the placeholder's).
 - ``clear_thinking_20251015``: the thinking of all but the ``keep`` newest assistant turns that carry
   thinking is removed (``"all"`` keeps every block).
 
 The edits happen after the prefix check, so they never invalidate a thinking block: the binding check of
-the replay runs on what the client sent, the price on what this module returns. The edit is stateless: it
-is made again on every request from the full history.
+the replay runs on what the client sent, the price on what this module returns. The edit is stateless (as
+in mock_api's emulation): it is made again on every request from the full history, so once past the
+trigger each request clears one more tool use than the last and the prompt changes from there.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def _clear_tool_uses(messages: list[Message], edit: Mapping[str, Any],
     trigger = edit.get("trigger") or {"type": "input_tokens", "value": CLEAR_TRIGGER}
     size = system_tokens + _tokens(sum(message_chars(m) for m in messages))
     reached = len(results) if trigger.get("type") == "tool_uses" else size
-    if reached < trigger.get("value", CLEAR_TRIGGER):
+    if reached <= trigger.get("value", CLEAR_TRIGGER):  # past the trigger, as the mock API reads it
         return messages, None
     keep = (edit.get("keep") or {}).get("value", KEEP_TOOL_USES)
     excluded = set(edit.get("exclude_tools") or ())
@@ -71,7 +72,7 @@ def _clear_tool_uses(messages: list[Message], edit: Mapping[str, Any],
 
     def clears_input(name: Any) -> bool:
         return inputs if isinstance(inputs, bool) else name in inputs
-    freed = sum(_tokens(block_chars(b)) for b in results if b.get("tool_use_id") in cleared)
+    freed = sum(_tokens(block_chars(b) - len(CLEARED)) for b in results if b.get("tool_use_id") in cleared)
     freed += sum(_tokens(block_chars(b)) for m in messages if m["role"] == "assistant" for b in blocks_of(m)
                  if b.get("type") == "tool_use" and b.get("id") in cleared and clears_input(b.get("name")))
     least = (edit.get("clear_at_least") or {}).get("value", 0)
