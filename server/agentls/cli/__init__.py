@@ -21,6 +21,8 @@ def _replay(args: argparse.Namespace) -> int:
 
     if args.compare:
         return _replay_compare(args)
+    if args.model:
+        return _replay_model(args)
 
     results = []
     ledger = open(args.ledger, "w", encoding="utf-8") if args.ledger else None
@@ -60,6 +62,32 @@ def _replay_compare(args: argparse.Namespace) -> int:
             return 2
     comparisons = compare(args.traces, jobs=args.jobs, cache=args.cache)
     print(json.dumps(comparison_json(comparisons)) if args.json else format_comparison(comparisons))
+    return 0
+
+
+def _replay_model(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from ..evaluation.baselines import POLICIES
+    from ..evaluation.replay import load_trace
+    from ..evaluation.thinking_replay import Settings, compare_with_thinking, format_thinking, thinking_json
+
+    try:
+        settings = Settings(args.model, not args.no_server_editing, not args.no_server_compaction)
+        if args.thinking_chars is not None:
+            settings = replace(settings, thinking_chars=args.thinking_chars)
+        windows = tuple(int(w) for w in args.windows.split(","))
+        policies = tuple(args.policies.split(",")) if args.policies else POLICIES
+        unknown = set(policies) - set(POLICIES)
+        if unknown:
+            raise ValueError(f"unknown policies {', '.join(sorted(unknown))}; choose among {', '.join(POLICIES)}")
+        for path in args.traces:  # fail early and plainly, not inside a worker
+            load_trace(path)
+        runs = compare_with_thinking(args.traces, settings, windows, policies, jobs=args.jobs)
+    except (OSError, ValueError) as error:
+        print(f"agentls replay: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(thinking_json(runs, settings)) if args.json else format_thinking(runs, settings))
     return 0
 
 
@@ -192,7 +220,16 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--ledger", metavar="FILE", help="write one JSON line per request")
     replay.add_argument("--compare", action="store_true",
                         help="seed, default and anthropic at 32K, 64K and 200K: cost ratios and outliers")
-    replay.add_argument("--jobs", type=int, default=1, help="processes for --compare")
+    replay.add_argument("--jobs", type=int, default=1, help="processes for --compare and --model")
+    replay.add_argument("--model", metavar="ID", help="compare agentls with the baselines for this model: its "
+                        "prices, thinking on every reply, invalidated thinking blocks counted")
+    replay.add_argument("--windows", default="32000,64000,200000", help="with --model: windows, comma-separated")
+    replay.add_argument("--policies", default="", help="with --model: policies, comma-separated (default: all)")
+    replay.add_argument("--thinking-chars", type=int, help="with --model: thinking per reply (default 800)")
+    replay.add_argument("--no-server-editing", action="store_true",
+                        help="with --model: the model does not advertise context editing")
+    replay.add_argument("--no-server-compaction", action="store_true",
+                        help="with --model: the model does not advertise on-demand compaction")
     replay.set_defaults(run=_replay)
 
     bench = commands.add_parser("bench", help="benchmarks")

@@ -27,8 +27,11 @@ default policy's (the prompt as a request plus 2,000 output tokens).
 
 from __future__ import annotations
 
+import math
+
 from ..context.blocks import Message, blocks_of, message_chars
 from ..context.tokens import CHARS_PER_TOKEN
+from .thinking_ledger import strip_thinking
 
 CLEAR_TRIGGER, KEEP_TOOL_USES = 100_000, 3
 COMPACT_TRIGGER = 150_000
@@ -37,9 +40,15 @@ CLEARED = "[tool result cleared by context management]"
 
 
 class AnthropicEditing:
-    def __init__(self, window: int, system_tokens: int, compact_at: float = 0.85) -> None:
+    """``clearing=False``: compaction only (the append-only baseline of ``replay --model``);
+    ``kept_thinking=False``: the reply kept at a compaction loses its thinking blocks, which were bound to
+    the history the summary replaces (removing thinking from the front is binding-safe)."""
+
+    def __init__(self, window: int, system_tokens: int, compact_at: float = 0.85, clearing: bool = True,
+                 kept_thinking: bool = True) -> None:
         usable = window - min(window // 10, 32_000)
-        self.clear_trigger = int(CLEAR_TRIGGER * min(1.0, window / REFERENCE_WINDOW))
+        self.clear_trigger: float = int(CLEAR_TRIGGER * min(1.0, window / REFERENCE_WINDOW)) if clearing else math.inf
+        self.kept_thinking = kept_thinking
         self.compact_trigger = min(COMPACT_TRIGGER, int(compact_at * usable))
         self.system_tokens = system_tokens
         self.messages: list[Message] = []  # what the client holds: everything since the last compaction
@@ -79,7 +88,8 @@ class AnthropicEditing:
         if self._size(prompt) >= self.compact_trigger and len(self.messages) >= 3:
             summaries.append(prompt)
             summary = {"role": "user", "content": [{"type": "text", "text": summarize(prompt)}]}
-            self.messages = [summary, *self.messages[-2:]]
+            kept = self.messages[-2:] if self.kept_thinking else [strip_thinking(m) for m in self.messages[-2:]]
+            self.messages = [summary, *kept]
             self.tokens = sum(message_chars(m) / CHARS_PER_TOKEN for m in self.messages)
             self._cleared = {}
             prompt = self._edited()

@@ -20,7 +20,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from typing import IO, Any
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import hashlib
 
@@ -28,8 +28,8 @@ from ..context.blocks import (Message, block_chars, blocks_of, canonical_json, m
                               result_text, tool_result_ids, tool_use_ids)
 from ..context.caps import TRUNCATE_CHARS
 from ..context.config import ContextConfig
-from ..context.pipeline import ContextEngine, NothingToGain
-from ..context.prompt_cache import (DEFAULT_MINIMUM_TOKENS, FIVE_MINUTES, LOOKBACK_BLOCKS, Block,
+from ..context.pipeline import ContextEngine, NothingToGain, Prepared
+from ..context.prompt_cache import (DEFAULT_MINIMUM_TOKENS, FIVE_MINUTES, LOOKBACK_BLOCKS, Block, CacheUsage,
                                     can_carry_breakpoint, message_breakpoints, new_cache, stable_ttl)
 from ..context.store import MemoryStore
 from ..context.tokens import CHARS_PER_TOKEN, Usage
@@ -41,6 +41,7 @@ SUMMARY_OUTPUT_TOKENS = 2_000
 OUTPUT = 5.0
 RECALL_RESULTS = 10
 POLICIES = ("default", "seed", "anthropic", "none")
+Frontiers = tuple[int | None, int | None, int | None]  # for a summary; of the request and the previous one
 ALWAYS_FITS = ("default",)  # policies for which a request over the window is a bug
 
 
@@ -110,6 +111,7 @@ class Pricer:
         self._last_at: float | None = None
         self._memo: dict[int, tuple[Message, _MessageFacts]] = {}
         self.count = 0
+        self.last_usage = CacheUsage()  # of the last request priced (what --model prices in dollars)
 
     def _facts(self, message: Message) -> _MessageFacts:
         hit = self._memo.get(id(message))
@@ -135,6 +137,7 @@ class Pricer:
             else:
                 blocks.extend(fact.blocks)
         usage = self.cache.request(blocks, now)
+        self.last_usage = usage
         if self._last_at is not None:
             self.gaps.append(now - self._last_at)
         self._last_at = now
@@ -209,8 +212,8 @@ def _l0(text: str) -> str:
     return text[:keep] + text[-keep:]  # only the verbatim parts matter for recall
 
 
-class _Runner:
-    """The three policies behind one small interface."""
+class PolicyRunner:
+    """The policies of ``--policy`` behind one small interface."""
 
     def __init__(self, policy: str, window: int, config: ContextConfig | None = None) -> None:
         self.policy = policy
@@ -222,6 +225,7 @@ class _Runner:
         elif policy == "anthropic":
             self.seed = AnthropicEditing(window, SYSTEM_TOKENS)  # same interface as the seed
         self.messages: list[Message] = []
+        self.prepared: Prepared | None = None  # the engine's last request (default policy)
 
     def append(self, message: Message) -> None:
         if self.policy == "default":
@@ -231,7 +235,7 @@ class _Runner:
         else:
             self.messages.append(message)
 
-    def prepare(self, now: float) -> tuple[list[Message], list[list[Message]], tuple[int | None, ...]]:
+    def prepare(self, now: float) -> tuple[list[Message], list[list[Message]], Frontiers]:
         """The request, the summary requests made first, and the stable frontiers
         (for a summary; of the request and the previous one: default policy only)."""
         if self.policy in ("seed", "anthropic"):
@@ -241,7 +245,18 @@ class _Runner:
         prepared = self.engine.prepare(now)
         frontier = prepared.cached_frontier
         summaries = []
-        if prepared.compaction_due:
+        # ContextEngine.apply_server_compaction comes with the engine's server compaction (issue 29, engine
+        # branch): where the model compacts on the server, the agent asks it to and hands the block back
+        server_compaction = (getattr(self.engine, "apply_server_compaction", None)
+                             if self.engine.config.server_compaction else None)
+        if prepared.compaction_due and server_compaction is not None:
+            summaries.append(prepared.messages)  # the compaction call: the request as it stands
+            try:
+                server_compaction({"type": "compaction", "content": standin_summary(prepared.messages)}, "auto")
+            except NothingToGain:
+                pass
+            prepared = self.engine.prepare(now, allow_compaction=False)
+        elif prepared.compaction_due:
             request = self.engine.summary_request()
             if request is not None:
                 summaries.append(request.messages)
@@ -250,6 +265,7 @@ class _Runner:
                 except NothingToGain:
                     pass  # counted as a failed summary; the layers go on
             prepared = self.engine.prepare(now, allow_compaction=False)
+        self.prepared = prepared
         return prepared.messages, summaries, (frontier, prepared.frontier, prepared.previous_frontier)
 
     def after_call(self, prompt_tokens: int, now: float) -> None:
@@ -272,16 +288,12 @@ def replay_trace(trace_id: str, messages: list[Message], policy: str, window: in
     pricer = Pricer(trace_id, result, ledger, cache, breakpoints, ttl=ttl)
     pause_every, pause_seconds = pauses
     paused, calls = 0.0, 0
-    runner = _Runner(policy, window, config or ContextConfig(cache_model=cache))  # decisions priced like the bill
+    runner = PolicyRunner(policy, window, config or ContextConfig(cache_model=cache))  # decisions priced like the bill
     recent: list[tuple[str, str]] = []
     for index, message in enumerate(messages):
         runner.append(message)
-        if message["role"] == "user":
-            recent.extend((b["tool_use_id"], _l0(result_text(b))) for b in blocks_of(message)
-                          if b.get("type") == "tool_result")
-            recent = recent[-RECALL_RESULTS:]
-        following = messages[index + 1] if index + 1 < len(messages) else None
-        if message["role"] != "user" or following is None or following["role"] != "assistant":
+        recent = remembered(recent, message)
+        if not is_call(messages, index):
             continue
         calls += 1
         if pause_every and calls % pause_every == 0:
@@ -306,12 +318,32 @@ def replay_trace(trace_id: str, messages: list[Message], policy: str, window: in
             result.invalid_requests += 1
         result._recall_sum += recall_of(request, recent)
         runner.after_call(tokens, now)
+    return finished(result)
+
+
+def remembered(recent: list[tuple[str, str]], message: Message) -> list[tuple[str, str]]:
+    """The newest results recall is measured on, after `message` (as after L0)."""
+    if message["role"] != "user":
+        return recent
+    recent = recent + [(b["tool_use_id"], _l0(result_text(b))) for b in blocks_of(message)
+                       if b.get("type") == "tool_result"]
+    return recent[-RECALL_RESULTS:]
+
+
+def is_call(messages: list[Message], index: int) -> bool:
+    """Whether a request is made after messages[index]: a user message the recorded reply follows."""
+    following = messages[index + 1] if index + 1 < len(messages) else None
+    return messages[index]["role"] == "user" and following is not None and following["role"] == "assistant"
+
+
+def finished(result: TraceResult) -> TraceResult:
+    """`result` with its recall averaged over the real requests (summary calls left out)."""
     real_requests = result.requests - result.compactions
     result.recall = result._recall_sum / real_requests if real_requests else 1.0
     return result
 
 
-def total_of(results: list[TraceResult]) -> TraceResult:
+def total_of(results: Sequence[TraceResult]) -> TraceResult:
     total = TraceResult("TOTAL")
     for r in results:
         for name in ("requests", "input_tokens", "cache_read", "cache_write", "cache_write_1h", "output_tokens", "cost",

@@ -9,8 +9,9 @@ relative to the seed, and any trace where it costs more than another policy.
 from __future__ import annotations
 
 from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..context.structure import request_problems
 from .replay import TraceResult, load_trace, replay_trace, total_of
@@ -18,6 +19,8 @@ from .replay import TraceResult, load_trace, replay_trace, total_of
 WINDOWS = (32_000, 64_000, 200_000)
 POLICIES = ("seed", "default", "anthropic")
 SHOWN_WORST = 5
+Job = TypeVar("Job")
+Done = TypeVar("Done")
 
 
 @dataclass
@@ -35,16 +38,19 @@ def _replay_one(job: tuple[str, str, int, str]) -> TraceResult:
     return replay_trace(trace_id, messages, policy, window, check=request_problems, cache=cache)
 
 
+def run_jobs(replay: Callable[[Job], Done], work: list[Job], jobs: int) -> list[Done]:
+    """`replay` of every job, in order; in `jobs` processes when more than one."""
+    if jobs <= 1:
+        return [replay(job) for job in work]
+    with ProcessPoolExecutor(jobs) as pool:
+        return list(pool.map(replay, work, chunksize=4))
+
+
 def compare(paths: list[str], windows: tuple[int, ...] = WINDOWS, policies: tuple[str, ...] = POLICIES,
             jobs: int = 1, cache: str = "anthropic") -> list[Comparison]:
     """Every policy at every window, all billed by the same cache model."""
     work = [(p, policy, w, cache) for w in windows for policy in policies for p in paths]
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
-            done = list(pool.map(_replay_one, work, chunksize=4))
-    else:
-        done = [_replay_one(job) for job in work]
-    found = dict(zip(work, done))
+    found = dict(zip(work, run_jobs(_replay_one, work, jobs)))
     return [Comparison(w, {policy: [found[(p, policy, w, cache)] for p in paths] for policy in policies})
             for w in windows]
 

@@ -92,11 +92,14 @@ class SeedPolicy:
             if name in SNIPPABLE and key and latest[(name, key)] != (i, j) and block.get("content") != SNIP_TEXT:
                 self._set_result(i, j, SNIP_TEXT)
 
-    def prepare(self, summarize) -> tuple[list[Message], list[list[Message]]]:
-        """The request; summarize(messages) -> text is called when L3 fires."""
+    def prepare(self, summarize, after_rewrite=None) -> tuple[list[Message], list[list[Message]]]:
+        """The request; summarize(messages) -> text is called when L3 fires. ``after_rewrite(messages) ->
+        messages``, when given, sees the history after L1 and L2 and before anything is sent."""
         utilization = self.last_prompt_tokens / self.effective_window
         self._budget(utilization)
         self._snip(utilization)
+        if after_rewrite is not None:
+            self.messages = after_rewrite(self.messages)
         summary_requests = []
         if self.last_prompt_tokens > self.effective_window * 0.85 and len(self.messages) >= 4:
             last_user = self.messages[-1]

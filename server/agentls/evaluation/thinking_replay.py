@@ -1,0 +1,143 @@
+"""``agentls replay --model ID``: the policies of baselines.py on the same traces, thinking on every reply.
+
+Each trace is replayed once per policy and window, as replay.py replays it (the same cache model, clock,
+system prompt, stand-in summaries and recall), with three differences: every recorded reply opens with a
+thinking block signed against the request this policy sent for it (thinking_ledger.py); every request a
+policy sends, summary calls included, is checked against those signatures, and the thinking blocks that
+fail are counted ("invalidated": the API would refuse the request, or drop them and every later block);
+each request is priced in USD at the model's list prices (model_prices.py). Replies are not billed (their
+output is the same under every policy); a summary call adds its 2,000 output tokens.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ..context.blocks import Message
+from .baselines import BASE, POLICIES, HeldBaseline, agentls_config, baseline
+from .model_prices import ModelPrices
+from .replay import (SUMMARY_OUTPUT_TOKENS, Pricer, TraceResult, finished, is_call, load_trace, recall_of,
+                     remembered, total_of)
+from .replay_compare import WINDOWS, run_jobs
+from .thinking_ledger import THINKING_CHARS, ThinkingLedger, thinking_text
+
+@dataclass
+class ThinkingResult(TraceResult):
+    policy: str = ""
+    usd: float = 0.0
+    invalidated_thinking: int = 0  # distinct thinking blocks some request carried after their prefix changed
+    failing_requests: int = 0  # requests carrying at least one of them
+    thinking_stripped: int = 0  # blocks the policy stripped because its rewrite had invalidated them
+
+
+Runs = dict[int, dict[str, list[ThinkingResult]]]  # window -> policy -> the result of every trace
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str
+    server_editing: bool = True
+    server_compaction: bool = True
+    thinking_chars: int = THINKING_CHARS
+
+
+def replay_with_thinking(trace_id: str, messages: list[Message], policy: str, window: int,
+                         settings: Settings) -> ThinkingResult:
+    prices = ModelPrices.of(settings.model)
+    result = ThinkingResult(trace_id, policy=policy)
+    pricer = Pricer(trace_id, result, None, minimum_tokens=prices.minimum_tokens)
+    ledger = ThinkingLedger()
+    config = agentls_config(settings.model, prices, settings.server_editing, settings.server_compaction)
+    run = baseline(policy, window, config, ledger)
+    recent: list[tuple[str, str]] = []
+    request: list[Message] | None = None
+    for index, message in enumerate(messages):
+        if message["role"] == "assistant" and request is not None:
+            message = ledger.sign(request, message, thinking_text(trace_id, index, settings.thinking_chars))
+        run.append(message)
+        recent = remembered(recent, message)
+        if not is_call(messages, index):
+            continue
+        now = index * 10.0  # replay.py's clock: 10 s per recorded message
+        started = time.perf_counter()
+        turn = run.prepare(now)
+        elapsed = (time.perf_counter() - started) * 1000
+        result.pipeline_ms_total += elapsed
+        result.pipeline_ms_max = max(result.pipeline_ms_max, elapsed)
+        summary_frontier, frontier, previous_frontier = turn.frontiers
+        for sent, priced in turn.summaries:
+            ledger.count(sent)
+            pricer.price(priced, compacted=False, summary=True, frontier=summary_frontier, now=now)
+            result.usd += prices.usd(pricer.last_usage, SUMMARY_OUTPUT_TOKENS)
+            result.compactions += 1
+        ledger.count(turn.sent)
+        tokens = pricer.price(turn.priced, compacted=bool(turn.summaries), frontier=frontier, now=now,
+                              previous_frontier=previous_frontier)
+        result.usd += prices.usd(pricer.last_usage)
+        result.over_window += tokens > window
+        result._recall_sum += recall_of(turn.priced, recent)
+        run.after_call(tokens, now)
+        request = turn.sent
+    result.invalidated_thinking = len(ledger.invalidated)
+    result.failing_requests = ledger.failing_requests
+    result.thinking_stripped = run.stripped if isinstance(run, HeldBaseline) else 0
+    finished(result)
+    return result
+
+
+def thinking_total(results: list[ThinkingResult], policy: str) -> ThinkingResult:
+    base = total_of(list(results))
+    total = ThinkingResult(**{f.name: getattr(base, f.name) for f in fields(TraceResult)}, policy=policy)
+    for name in ("usd", "invalidated_thinking", "failing_requests", "thinking_stripped"):
+        setattr(total, name, sum(getattr(r, name) for r in results))
+    return total
+
+
+def _replay_one(job: tuple[str, str, int, Settings]) -> ThinkingResult:
+    path, policy, window, settings = job
+    trace_id, messages = load_trace(path)
+    return replay_with_thinking(trace_id, messages, policy, window, settings)
+
+
+def compare_with_thinking(paths: list[str], settings: Settings, windows: tuple[int, ...] = WINDOWS,
+                          policies: tuple[str, ...] = POLICIES, jobs: int = 1) -> Runs:
+    """Per window, per policy, the result of every trace (in path order)."""
+    work = [(p, policy, w, settings) for w in windows for policy in policies for p in paths]
+    found = {job[:3]: result for job, result in zip(work, run_jobs(_replay_one, work, jobs))}
+    return {w: {policy: [found[(p, policy, w)] for p in paths] for policy in policies} for w in windows}
+
+
+def _ratio(a: float, b: float | None) -> str:
+    return f"{a / b:.3f}x" if b else "-"
+
+
+def format_thinking(runs: Runs, settings: Settings) -> str:
+    prices = ModelPrices.of(settings.model)
+    rows = [f"model={settings.model} reads {prices.read_multiplier:.3g}x writes {prices.write_multiplier:.3g}x "
+            f"input (${prices.price.input}/MTok) thinking {settings.thinking_chars} chars/reply "
+            f"server editing={settings.server_editing} compaction={settings.server_compaction}"]
+    for window, by_policy in runs.items():
+        totals = {policy: thinking_total(results, policy) for policy, results in by_policy.items()}
+        base = totals[BASE].usd if BASE in totals else None
+        rows.append(f"window {window:,}: {len(next(iter(by_policy.values())))} traces")
+        rows.append(f"  {'policy':14} {'USD':>10} {'/ ' + BASE:>14} {'recall':>6} {'invalidated':>11} "
+                    f"{'failing req':>11} {'stripped':>8} {'requests':>8} {'cmp':>4} {'over':>4}")
+        for policy, t in totals.items():
+            rows.append(f"  {policy:14} {t.usd:>10.2f} {_ratio(t.usd, base):>14} {t.recall:>6.3f} "
+                        f"{t.invalidated_thinking:>11} {t.failing_requests:>11} {t.thinking_stripped:>8} "
+                        f"{t.requests:>8} {t.compactions:>4} {t.over_window:>4}")
+    return "\n".join(rows)
+
+
+def thinking_json(runs: Runs, settings: Settings) -> dict[str, Any]:
+    prices = ModelPrices.of(settings.model)
+    return {"model": settings.model, "read_multiplier": prices.read_multiplier,
+            "write_multiplier": prices.write_multiplier, "thinking_chars": settings.thinking_chars,
+            "server_editing": settings.server_editing, "server_compaction": settings.server_compaction,
+            "base": BASE,
+            "windows": [{"window": w,
+                         "totals": {p: thinking_total(rs, p).as_dict() for p, rs in by_policy.items()},
+                         "traces": {p: [r.as_dict() for r in rs] for p, rs in by_policy.items()}}
+                        for w, by_policy in runs.items()]}
