@@ -70,8 +70,6 @@ def test_when_nothing_triggers_every_client_baseline_sends_the_same_history():
     assert cheaper.input_tokens == found["append-only"].input_tokens and cheaper.usd < found["append-only"].usd
 
 
-@pytest.mark.xfail(strict=True, reason="issue 29: the engine's bound mode (h-engine) is not merged on this branch; "
-                                       "remove this mark when it is")
 def test_agentls_with_bound_thinking_invalidates_no_thinking_block(small_window):
     assert small_window["agentls"].invalidated_thinking == 0
 

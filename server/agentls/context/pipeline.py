@@ -34,7 +34,7 @@ from .microcompact import is_idle, tail_expired
 from .policy import Batch, plan_batch, plan_emergency
 from .prompt_cache import message_breakpoints
 from .report import BindingFigures, ContextReport, Placeholder
-from .server_editing import cleared_by_server, context_management
+from .server_editing import cleared_by_server, context_management, editing_pays
 from .store import result_ref
 
 
@@ -115,8 +115,10 @@ class ContextEngine(EngineInput):
         previous = self.sent_frontier if self.sent_frontier != frontier else None
         self.cached_ends = message_breakpoints(self.history.messages, frontier, previous_frontier=previous)
         self.sent_frontier = frontier
+        summarisable = self.config.auto_compact and self.summary_failures < self.config.breaker_failures
+        editing = editing_pays(self.config, self.history, compaction_possible=summarisable)
         return Prepared(list(self.history.messages), estimate, estimate / self.config.effective_window, due,
-                        batch, frontier, previous, context_management(self.config))
+                        batch, frontier, previous, context_management(self.config) if editing else None)
 
     def _last_resort(self) -> Batch | None:
         """No summary can be had and the request is over the window: clear everything clearable, cut the

@@ -23,6 +23,16 @@ results, about one result per request. C never exceeds what the trigger leaves c
 results' share of the window stays), and is at least ``min_cacheable_tokens``: a clear smaller than the
 shortest cacheable prompt frees less than one cache entry's worth and still costs the re-write.
 
+**Whether to send it at all** (:func:`editing_pays`). The API edits each request on its own: once the full
+history passes the trigger, every request clears all but the ``keep`` newest tool uses again, so the boundary
+moves by one tool use per request and each request re-writes the prompt from there: the kept tool uses and
+everything after them, ``(write - read) * tail`` extra, against ``read * cleared`` saved. At today's prices
+(reads 0.05x, 5-minute writes 1.25x) that pays only when the cleared results outweigh the kept tail 24 to 1,
+which the replay of the shared sessions never showed (server editing on: 4.3x append-only at 64K). So the
+engine sends the parameter when that inequality holds, or when a summary cannot keep the window (automatic
+compaction off, or the summarizer failed): then the server's clearing is the binding-safe alternative to a
+client-side rewrite that would release the thinking. Otherwise compaction keeps the window.
+
 The trigger is L1's hard threshold (``budget_hard_at`` of the window): the point where the client itself
 would start cutting results hard, and well before a summary (``compact_at``). The kept tool uses are the
 clearing layer's (``clear_keep_recent``) and the protected tools are excluded, as client-side.
@@ -69,6 +79,24 @@ def context_management(config: ContextConfig) -> dict[str, Any] | None:
     if config.protected_tools:
         edit["exclude_tools"] = sorted(config.protected_tools)
     return {"edits": [edit]}
+
+
+def editing_pays(config: ContextConfig, history: History, *, compaction_possible: bool) -> bool:
+    """Whether the next request should carry the edit (module docstring): it pays at the model's prices, or a
+    summary cannot keep the window. Work: one pass over the tool records, as the report does."""
+    if not (config.thinking_bound and config.server_editing):
+        return False
+    if not compaction_possible:
+        return True
+    eligible = [r for r in history.records.values()
+                if r.result_msg is not None and r.name not in config.protected_tools]
+    if len(eligible) <= config.clear_keep_recent:
+        return False
+    first_kept = eligible[-config.clear_keep_recent].use_msg if config.clear_keep_recent else len(history.messages)
+    tail = sum(history.msg_tokens[first_kept:])
+    cleared = sum(history.msg_tokens[r.result_msg] for r in eligible[:len(eligible) - config.clear_keep_recent]
+                  if r.result_msg is not None)
+    return config.read_price * cleared >= (config.write_price - config.read_price) * tail
 
 
 def cleared_by_server(history: History, edits: Iterable[Mapping[str, Any]],
