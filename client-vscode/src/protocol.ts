@@ -61,6 +61,7 @@ export interface AgentSettings {
   prices?: { [modelFragment: string]: ModelPrice }; // USD per million tokens for models without a list price
   cacheTtl?: "auto" | "5m" | "1h"; // prompt-cache TTL of the head and frontier breakpoints, default "auto"
   cacheControl?: boolean; // send prompt-cache breakpoints; default: only to api.anthropic.com (true: a caching proxy)
+  cacheDiagnostics?: boolean; // ask why the prompt cache missed; default: only api.anthropic.com
   thresholds?: AgentThresholds;
   approvals?: {
     shell?: ApprovalMode; // default "ask"

@@ -167,6 +167,9 @@ class Agent:
             self.model_settings = model
             self._conversation.client = ModelClient(model)
             self._conversation.client.costs = old.costs
+            # the same conversation goes on: drop_block if it needed it, and diagnostics compared with its last reply
+            self._conversation.client.begin_conversation(drop_mismatched_thinking=old.drop_mismatched_thinking,
+                                                         previous_message_id=old.previous_message_id)
             old.costs.retarget(model.model, model.prices)  # cost views name the model that answers now
             self.retire(old.aclose)
         if context is not None:

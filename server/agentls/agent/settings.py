@@ -40,6 +40,7 @@ class AgentSettings:
     max_tokens: int | None = None
     cache_ttl: str | None = None  # "auto", "5m" or "1h": the head and frontier breakpoints' TTL
     cache_control: bool | None = None  # send prompt-cache breakpoints; None: only to the native API
+    cache_diagnostics: bool | None = None  # ask why the cache missed (diagnostics); None: only the native API
     thinking: str | None = None  # "auto" (default), "off" or an effort level
     prices: dict[str, dict[str, float]] = field(default_factory=dict)  # model fragment → USD per MTok
     thresholds: dict[str, Any] = field(default_factory=dict)  # ContextConfig field → fraction (auto_compact: off)
@@ -129,6 +130,10 @@ def _parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
     if cache_control is not None and not isinstance(cache_control, bool):
         problems.append("settings.cacheControl must be a boolean")
         cache_control = None
+    cache_diagnostics = raw.get("cacheDiagnostics")
+    if cache_diagnostics is not None and not isinstance(cache_diagnostics, bool):
+        problems.append("settings.cacheDiagnostics must be a boolean")
+        cache_diagnostics = None
     thinking = raw.get("thinking")
     if thinking is not None and thinking not in SPECS["thinking"].choices:
         problems.append(f"settings.thinking must be one of {', '.join(SPECS['thinking'].choices)}")
@@ -141,6 +146,7 @@ def _parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
         permissions=permissions, mcp_servers=mcp_servers, model=model_name("model"),
         compact_model=model_name("compactModel"), base_url=base_url, context_window=window, output_reserve=reserve,
         max_tokens=count("maxTokens"), cache_ttl=cache_ttl, cache_control=cache_control,
+        cache_diagnostics=cache_diagnostics,
         thinking=thinking, prices=_prices(raw.get("prices"), problems),
         thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
         diagnostics_wait_ms=count("diagnosticsWaitMs"),
@@ -246,6 +252,8 @@ def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str |
         values["cache_ttl"] = settings.cache_ttl
     if settings.cache_control is not None:
         values["force_cache_control"] = settings.cache_control
+    if settings.cache_diagnostics is not None:
+        values["cache_diagnostics"] = settings.cache_diagnostics
     if settings.thinking:
         values["thinking"] = settings.thinking
     if settings.prices:

@@ -112,6 +112,7 @@ SPECS: dict[str, Spec] = {
         "object", fields=dict.fromkeys(PRICE_FIELDS, PRICE), closed=True)),
     "cacheTtl": Spec("string", default=Elsewhere("model", "cache_ttl"), choices=("auto", "5m", "1h"), nullable=True),
     "cacheControl": Spec("boolean", nullable=True),  # None: only to the native API
+    "cacheDiagnostics": Spec("boolean", nullable=True),  # None: only the native API
     "thresholds": Spec("object", nullable=True, fields={
         name: Spec("number", default=Elsewhere("context", target), minimum=0, above=True, maximum=MAX_THRESHOLD,
                    nullable=True)  # null: absent, but autoCompact null turns auto-compaction off

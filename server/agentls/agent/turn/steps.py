@@ -209,7 +209,8 @@ class TurnSteps:
         try:
             response = await client.stream(system=self.head.system, messages=prepared.messages,
                                            tools=self.head.tools, on_event=forward, frontier=prepared.frontier,
-                                           previous_frontier=prepared.previous_frontier)
+                                           previous_frontier=prepared.previous_frontier,
+                                           context_management=prepared.context_management)
         except asyncio.CancelledError:
             self.recording.partial_shown()
             raise
@@ -223,6 +224,7 @@ class TurnSteps:
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
         engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate, cache_ttl=ttl)
+        engine.record_applied_edits(response.applied_edits)  # () too: the ids describe the last request only
         await self._announce_sent(prepared, emit)
         client = conversation.client  # the one answering now (its costs go on across a reconfigure)
         model = response.model or client.settings.model
