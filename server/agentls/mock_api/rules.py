@@ -17,7 +17,7 @@ from .editing import apply_edits, editing_error
 from .models import find_model, model_flag
 from .script import Reply, Text
 from .system_messages import tool_change_error
-from .thinking import DEFAULT_THOUGHT, ThinkingGate, asks_for_thinking
+from .thinking import DEFAULT_THOUGHT, ThinkingGate, thinks_first
 from .tokens import count_input_tokens
 
 
@@ -41,8 +41,9 @@ class Admission:
 class RequestRules:
     """The per-server state of the rules: the thinking registry and the diagnostics fingerprints."""
 
-    def __init__(self, thinking_mismatch: str = "error") -> None:
+    def __init__(self, thinking_mismatch: str = "error", always_think: bool = False) -> None:
         self.thinking = ThinkingGate(thinking_mismatch)
+        self.always_think = always_think
         self.diagnostics = DiagnosticsStore()
 
     def admit(self, body: dict, headers: Mapping[str, str],
@@ -72,7 +73,7 @@ class RequestRules:
         if admission.compaction:
             text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
             return [compaction_block(self.thinking.registry.secret, text)], "compaction"
-        if asks_for_thinking(admission.view) and (not blocks or blocks[0].get("type") != "thinking"):
+        if thinks_first(admission.view, blocks, self.always_think):
             blocks = [{"type": "thinking", "thinking": DEFAULT_THOUGHT}, *blocks]
         return self.thinking.sign(admission.view, admission.view["messages"], blocks), None
 

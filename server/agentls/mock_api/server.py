@@ -60,11 +60,13 @@ class MockAnthropicServer:
 
     def __init__(self, port: int = 0, *, script: Iterable[Any] = (), verbose: bool = False,
                  cache: MockCache | None = None, models: Iterable[dict[str, Any]] | None = None,
-                 responder: Callable[[dict], Reply] | None = None, thinking_mismatch: str = "error") -> None:
+                 responder: Callable[[dict], Reply] | None = None, thinking_mismatch: str = "error",
+                 always_think: bool = False) -> None:
         self._port = port
         # Today's API rules (rules.py): thinking signed and checked, and what a request that carries a thinking
         # block that fails the check gets unless it chooses: "error" (a 400), "drop" (dropped), "off" (no check).
-        self.rules = RequestRules(thinking_mismatch)
+        # `always_think`: a reply to adaptive thinking starts with a thinking block even when scripted without.
+        self.rules = RequestRules(thinking_mismatch, always_think)
         # Answers a request nothing was scripted for (the offline demo passes its brain, demo/brain.py);
         # None: such a request gets the UNSCRIPTED text, so a test that forgot a reply says so plainly.
         self._responder = responder

@@ -19,14 +19,18 @@ from .binding import INVALID_SIGNATURE, OMITTED_BETWEEN, BindingFailure, Binding
 
 BINDING_CONTROLS_BETA = "thinking-binding-controls-2026-08-01"
 MISMATCH_MODES = ("error", "drop", "off")  # the server's default when a request does not choose
-THINKS = ("adaptive", "enabled")
 # What a reply that was asked to think and scripted without thinking thinks (deterministic, short).
 DEFAULT_THOUGHT = "Considering the request before answering."
 
 
-def asks_for_thinking(body: dict) -> bool:
-    thinking = body.get("thinking")
-    return isinstance(thinking, dict) and thinking.get("type") in THINKS
+def thinks_first(body: dict, content: list[dict], always: bool) -> bool:
+    """Whether a reply scripted as `content` gets a thinking block put first: with manual (`enabled`) thinking
+    the model always thinks first; with `adaptive` it decides (docs: build-with-claude/adaptive-thinking), so
+    a scripted reply is taken as its decision unless the server is told that it `always` thinks."""
+    if content and content[0].get("type") in ("thinking", "redacted_thinking"):
+        return False
+    kind = (body.get("thinking") or {}).get("type")
+    return kind == "enabled" or (always and kind == "adaptive")
 
 
 def _requested_behavior(body: dict) -> str | None:
