@@ -17,7 +17,8 @@ TOOLS = [{"name": "read_file", "description": "Read a file", "input_schema": {"t
          {"name": "grep", "description": "Search", "input_schema": {"type": "object"}}]
 MODELS = [mock_model(MODEL, compaction=True, context_management=("clear_tool_uses_20250919",
                                                                  "clear_thinking_20251015")),
-          mock_model("acme-plain-1", system_messages=False, tool_changes=False)]
+          mock_model("acme-plain-1", system_messages=False, tool_changes=False),
+          mock_model("acme-small-1", window=3_000, context_management=("clear_tool_uses_20250919",))]
 
 
 @pytest.fixture(scope="module")
@@ -171,6 +172,15 @@ def test_clearing_tool_uses_is_applied_server_side_and_reported(api, sdk):
         return m.usage.input_tokens + m.usage.cache_read_input_tokens + m.usage.cache_creation_input_tokens
 
     assert counted(edited) < counted(plain) - applied[0].cleared_input_tokens // 2
+
+
+def test_the_window_holds_what_is_left_after_the_edits(api, sdk):
+    edits = {"edits": [{"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": 1000}}]}
+    assert "prompt is too long" in refused(sdk, _tool_history(5), model="acme-small-1")
+    api.script(Reply([Text("fits")]))
+    answer = create(sdk, _tool_history(5), model="acme-small-1", context_management=edits,
+                    betas=[CONTEXT_MANAGEMENT_BETA])
+    assert answer.content[0].text == "fits" and answer.usage.input_tokens < 3_000
 
 
 def test_clearing_thinking_leaves_the_thinking_checks_alone(api, sdk):

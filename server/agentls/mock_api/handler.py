@@ -158,15 +158,15 @@ class Handler(BaseHTTPRequestHandler):
         if problem:
             self._send_error(400, "invalid_request_error", problem)
             return
-        refused = request_problem(mock.models, body) if mock.models is not None else None
-        if refused is not None:
-            self._send_error(*refused)
-            return
         admission = mock.admit(body, {k.lower(): v for k, v in self.headers.items()})
         if isinstance(admission, str):
             self._send_error(400, "invalid_request_error", admission)
             return
         size = count_input_tokens(admission.counted)
+        refused = request_problem(mock.models, body, size) if mock.models is not None else None
+        if refused is not None:
+            self._send_error(*refused)
+            return
         if mock.max_prompt_tokens is not None and size > mock.max_prompt_tokens:
             self._send_error(400, "invalid_request_error",
                              f"prompt is too long: {size} tokens > {mock.max_prompt_tokens} maximum")

@@ -128,8 +128,10 @@ def model_entry(models: list[dict[str, Any]], model_id: str) -> tuple[int, dict[
     return (200, served(found)) if found is not None else (404, _error("not_found_error", f"model: {model_id}"))
 
 
-def request_problem(models: list[dict[str, Any]], body: dict[str, Any]) -> tuple[int, str, str] | None:
-    """(status, error type, message) the real API would answer a request to a listed-models endpoint."""
+def request_problem(models: list[dict[str, Any]], body: dict[str, Any],
+                    size: int | None = None) -> tuple[int, str, str] | None:
+    """(status, error type, message) the real API would answer a request to a listed-models endpoint;
+    `size`: the prompt's tokens when the API counts fewer than were sent (server-side context editing)."""
     model_id = body.get("model")
     entry = find_model(models, model_id)
     if entry is None:
@@ -160,7 +162,7 @@ def request_problem(models: list[dict[str, Any]], body: dict[str, Any]) -> tuple
             f"tokens for {model_id}")
     window = entry.get("max_input_tokens")
     if isinstance(window, int):
-        size = count_input_tokens(body)
+        size = count_input_tokens(body) if size is None else size
         if size > window:
             return 400, "invalid_request_error", f"prompt is too long: {size} tokens > {window} maximum"
     return None
