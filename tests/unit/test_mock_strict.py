@@ -157,18 +157,21 @@ def test_the_stream_carries_input_transformations_where_the_sdk_reads_them(api, 
     assert start.type == "message_start" and len(start.message.input_transformations) == 3
 
 
-def test_the_server_default_can_drop_silently_or_not_check(sdk):
-    for mode, expected in (("drop", 2), ("off", 0)):
+def test_the_server_default_can_drop_silently_or_let_through(sdk):
+    for mode, expected in (("drop", "thinking_dropped"), ("off", "thinking_mismatch_allowed")):
         with MockAnthropicServer(thinking_mismatch=mode, always_think=True) as server, \
                 anthropic.Anthropic(base_url=server.base_url, api_key="k", max_retries=0) as client:
             history = conversation(server, client)
-            history[2]["content"][0]["content"] = "[cleared]"
+            history[1]["content"][0]["thinking"] = "edited"  # only this block is altered
             server.script(Reply([Text("fine")]), Reply([Text("fine")]))
             assert ask(client, history).content[-1].text == "fine"  # no 400, nothing reported without the beta
             reported = client.beta.messages.create(model=MODEL, max_tokens=1000, system=SYSTEM, tools=TOOLS,
                                                    thinking=ADAPTIVE, messages=history,
                                                    betas=[BINDING_CONTROLS_BETA]).input_transformations
-            assert len(reported) == expected
+            # dropping takes every later block; letting through judges each block on its own
+            paths = ["messages.1.content.0"] + (["messages.3.content.0", "messages.5.content.0"] if mode == "drop"
+                                                else [])
+            assert [(t.type, t.path) for t in reported] == [(expected, p) for p in paths]
 
 
 def test_a_listed_model_whose_thinking_is_not_bound_is_not_checked():

@@ -161,13 +161,15 @@ class BindingRegistry:
             return dict(block)
         return {**block, "signature": signature}
 
-    def check(self, system: Any, tools: Any, messages: Sequence[Mapping[str, Any]]) -> list[BindingFailure]:
-        """The carried blocks that fail, in request order; once one fails, every later one fails too."""
+    def check(self, system: Any, tools: Any, messages: Sequence[Mapping[str, Any]],
+              each: bool = False) -> list[BindingFailure]:
+        """The carried blocks that fail, in request order; once one fails, every later one fails too
+        (`each`: every block judged on its own instead, as the API reports blocks it lets through)."""
         failures: list[BindingFailure] = []
         carried: list[str] = []
         for place in thinking_places(system, tools, messages):
             signature = self.signature_of(place.block)
-            if failures:
+            if failures and not each:
                 failures.append(BindingFailure(place.path, PREFIX_MISMATCH))
                 continue
             produced = signed_prefix(self.secret, {**place.block, "signature": signature})

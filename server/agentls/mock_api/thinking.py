@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from .binding import INVALID_SIGNATURE, OMITTED_BETWEEN, BindingFailure, BindingRegistry, blocks_of
 
 BINDING_CONTROLS_BETA = "thinking-binding-controls-2026-08-01"
-MISMATCH_MODES = ("error", "drop", "off")  # the server's default when a request does not choose
+# The server's default when a request does not choose: a 400, the blocks dropped, or the check not enforced
+# (the blocks shown to the model all the same and reported as `thinking_mismatch_allowed`).
+MISMATCH_MODES = ("error", "drop", "off")
 # What a reply that was asked to think and scripted without thinking thinks (deterministic, short).
 DEFAULT_THOUGHT = "Considering the request before answering."
 
@@ -85,11 +87,15 @@ class ThinkingGate:
         if requested not in (None, "error", "drop_block"):
             return ThinkingVerdict(error=("thinking.block_binding.prefix_mismatch_behavior: Input should be "
                                           "'error' or 'drop_block'"))
-        behavior = requested or {"error": "error", "drop": "drop_block", "off": "off"}[self.mode]
-        if not bound or self.mode == "off":
+        if not bound:
             return ThinkingVerdict(messages=messages, transformations=[] if reported else None)
+        behavior = requested or {"error": "error", "drop": "drop_block", "off": "allow"}[self.mode]
         with self._lock:
-            failures = self.registry.check(body.get("system"), body.get("tools"), messages)
+            failures = self.registry.check(body.get("system"), body.get("tools"), messages, each=behavior == "allow")
+        if behavior == "allow":  # not enforced (older accounts): shown to the model all the same, and reported
+            entries = [{"type": "thinking_mismatch_allowed", "path": f.path, "reason": "prefix_binding_mismatch"}
+                       for f in failures]
+            return ThinkingVerdict(messages=messages, transformations=entries if reported else None)
         if failures and behavior == "error":
             first = failures[0]
             return ThinkingVerdict(error=mismatch_message(first, _block_at(messages, first.path).get("type", "")))
