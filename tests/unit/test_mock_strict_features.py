@@ -76,6 +76,18 @@ def test_a_misplaced_or_malformed_system_message_is_refused(sdk, messages, expec
     assert refused(sdk, messages).startswith(expected)
 
 
+def test_a_system_message_cleared_at_the_next_user_message_stops_counting(api, sdk):
+    note = {"role": "system", "content": "Long one-off note. " * 200}
+    api.script(Reply([Text("a")]), Reply([Text("b")]))
+    kept = create(sdk, [user("hi"), note, assistant("ok"), user("more")])
+    cleared = create(sdk, [user("hi"), {**note, "clear_at": "next_user_message"}, assistant("ok"), user("more")])
+
+    def counted(m):
+        return m.usage.input_tokens + m.usage.cache_read_input_tokens + m.usage.cache_creation_input_tokens
+
+    assert counted(cleared) < counted(kept) - 500
+
+
 def test_a_model_without_system_messages_refuses_them(sdk):
     assert "role 'system' is not supported on acme-plain-1" in refused(sdk, [user("hi"), system()],
                                                                         model="acme-plain-1")
@@ -204,7 +216,7 @@ def test_clearing_thinking_leaves_the_thinking_checks_alone(api, sdk):
 
 def test_cache_diagnostics_name_what_changed(api, sdk):
     base = dict(system="You are terse.", diagnostics={"previous_message_id": None})
-    api.script(*[Reply([Text(f"r{n}")]) for n in range(8)])
+    api.script(*[Reply([Text(f"r{n}")]) for n in range(9)])
     first = create(sdk, HISTORY[:1], **base)
     assert first.diagnostics is None
     appended = create(sdk, [*HISTORY, user("more")], system=base["system"],
@@ -222,6 +234,10 @@ def test_cache_diagnostics_name_what_changed(api, sdk):
     assert reasons["messages"].type == "messages_changed" and reasons["messages"].cache_missed_input_tokens > 0
     missing = create(sdk, HISTORY[:1], diagnostics={"previous_message_id": "msg_unknown"})
     assert missing.diagnostics.cache_miss_reason.type == "previous_message_not_found"
+    with sdk.beta.messages.stream(model=MODEL, max_tokens=1000, tools=TOOLS, messages=HISTORY[:1],
+                                  system="Changed.", diagnostics={"previous_message_id": first.id}) as stream:
+        streamed = stream.get_final_message()  # diagnostics ride in message_start, where the SDK reads them
+    assert streamed.diagnostics.cache_miss_reason.type == "system_changed"
 
 
 # ---------------------------------------------------------------- the Models API

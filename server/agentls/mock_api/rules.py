@@ -16,7 +16,7 @@ from .diagnostics import DiagnosticsStore
 from .editing import apply_edits, editing_error
 from .models import find_model, model_flag
 from .script import Reply, Text
-from .system_messages import tool_change_error
+from .system_messages import shown, tool_change_error
 from .thinking import DEFAULT_THOUGHT, ThinkingGate, thinks_first
 from .tokens import count_input_tokens
 
@@ -62,6 +62,7 @@ class RequestRules:
         view = {**body, "messages": verdict.messages}
         counted, applied = (apply_edits(view, count_input_tokens) if body.get("context_management") is not None
                             else (view, None))
+        counted = {**counted, "messages": shown(counted["messages"])}
         return Admission(view, counted, verdict.transformations, applied, body.get("compaction") is not None)
 
     def fallback(self, admission: Admission) -> Reply | None:

@@ -118,3 +118,11 @@ def _reference_error(path: str, kind: str, tool: Any, declared: set, toolsets: s
         return f"{path}.tool: MCP server '{tool.get('server_name')}' has no `mcp_toolset` in `tools`"
     return (f"{path}.tool.type: Input should be 'tool_reference', 'mcp_tool_reference', 'mcp_toolset_reference' "
             "or 'tool_definition'")
+
+
+def shown(messages: list[dict]) -> list[dict]:
+    """The messages the model is shown: a system message with `clear_at: "next_user_message"` stays in the
+    array but is no longer shown (nor counted) once a later user message exists (BetaSystemMessageParam)."""
+    later_user = [any(m.get("role") == "user" for m in messages[i + 1:]) for i in range(len(messages))]
+    return [m for i, m in enumerate(messages)
+            if not (m.get("role") == "system" and m.get("clear_at") == "next_user_message" and later_user[i])]
