@@ -72,7 +72,7 @@ class RequestRules:
     def content(self, admission: Admission, blocks: list[dict]) -> tuple[list[dict], str | None]:
         """The answer's blocks (thinking signed, a compaction block made) and its stop_reason if the rules fix it."""
         if admission.compaction:
-            text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+            text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text") or summary_of(admission.view)
             return [compaction_block(self.thinking.registry.secret, text)], "compaction"
         if thinks_first(admission.view, blocks, self.always_think):
             blocks = [{"type": "thinking", "thinking": DEFAULT_THOUGHT}, *blocks]
