@@ -10,7 +10,7 @@ import pytest
 from agentls.mock_api import MockAnthropicServer, Reply, Text, Thinking, mock_model
 from agentls.mock_api.compaction import COMPACTION_BETA
 from agentls.mock_api.editing import CONTEXT_MANAGEMENT_BETA
-from agentls.mock_api.system_messages import TOOL_CHANGES_BETA
+from agentls.mock_api.system_messages import FIELD_BETAS, TOOL_CHANGES_BETA
 
 MODEL = "acme-strict-1"
 TOOLS = [{"name": "read_file", "description": "Read a file", "input_schema": {"type": "object"}},
@@ -80,7 +80,9 @@ def test_a_system_message_cleared_at_the_next_user_message_stops_counting(api, s
     note = {"role": "system", "content": "Long one-off note. " * 200}
     api.script(Reply([Text("a")]), Reply([Text("b")]))
     kept = create(sdk, [user("hi"), note, assistant("ok"), user("more")])
-    cleared = create(sdk, [user("hi"), {**note, "clear_at": "next_user_message"}, assistant("ok"), user("more")])
+    clearing = [user("hi"), {**note, "clear_at": "next_user_message"}, assistant("ok"), user("more")]
+    assert FIELD_BETAS["clear_at"] in refused(sdk, clearing)
+    cleared = create(sdk, clearing, betas=[FIELD_BETAS["clear_at"]])
 
     def counted(m):
         return m.usage.input_tokens + m.usage.cache_read_input_tokens + m.usage.cache_creation_input_tokens

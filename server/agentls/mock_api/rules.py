@@ -16,7 +16,7 @@ from .diagnostics import DiagnosticsStore
 from .editing import apply_edits, editing_error
 from .models import find_model, model_flag
 from .script import Reply, Text
-from .system_messages import shown, tool_change_error
+from .system_messages import shown, system_message_error
 from .thinking import DEFAULT_THOUGHT, ThinkingGate, thinks_first
 from .tokens import count_input_tokens
 
@@ -52,7 +52,7 @@ class RequestRules:
         betas = betas_of(headers)
         entry = find_model(models, body.get("model"))
         problem = (compaction_request_error(body, betas, entry) or editing_error(body, betas, entry)
-                   or tool_change_error(body, betas, model_flag(entry, "tool_changes"))
+                   or system_message_error(body, betas, model_flag(entry, "tool_changes"))
                    or signature_error(self.thinking.registry.secret, body["messages"]))
         if problem:
             return problem

@@ -16,6 +16,9 @@ from typing import Any
 
 TOOL_CHANGES_BETA = "mid-conversation-tool-changes-2026-07-01"
 INLINE_TOOLS_BETA = "inline-tools-2026-09-15"
+# a system message's own fields, each behind a beta (the SDK's AnthropicBetaParam names them)
+FIELD_BETAS = {"clear_at": "mid-conversation-system-clear-at-2026-08-21",
+               "output_config": "mid-conversation-output-config-2026-07-01"}
 TOOL_CHANGE_TYPES = ("tool_addition", "tool_removal")
 _SYSTEM_BLOCK_TYPES = ("text", *TOOL_CHANGE_TYPES)
 
@@ -77,8 +80,17 @@ def tool_changes(messages: list[dict]) -> Iterator[tuple[str, dict]]:
                 yield f"messages.{i}.content.{j}", block
 
 
-def tool_change_error(body: dict, betas: frozenset[str], model_takes_them: bool) -> str | None:
-    """The 400 for the first tool change the request may not make: beta, model, or what it references."""
+def system_message_error(body: dict, betas: frozenset[str], model_takes_tool_changes: bool) -> str | None:
+    """The 400 for the first system-message field or tool change the request may not send: a missing beta,
+    a model without tool changes, or a tool change referencing what it may not."""
+    for i, message in enumerate(body.get("messages") or []):
+        for name, beta in FIELD_BETAS.items():
+            if message.get("role") == "system" and message.get(name) is not None and beta not in betas:
+                return f"messages.{i}.{name}: requires the anthropic-beta header {beta}"
+    return _tool_change_error(body, betas, model_takes_tool_changes)
+
+
+def _tool_change_error(body: dict, betas: frozenset[str], model_takes_them: bool) -> str | None:
     declared = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
     toolsets = {t.get("mcp_server_name") for t in body.get("tools") or []
                 if isinstance(t, dict) and t.get("type") == "mcp_toolset"}
