@@ -143,14 +143,15 @@ def test_a_compaction_round_trip(api, sdk):
     assert again.content[-1].text == "Port 8080."
     later = [*compacted, {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in again.content]},
              user("thanks")]
+    assert COMPACTION_BETA in refused(sdk, later, thinking={"type": "adaptive"})  # a beta block, a beta request
     api.script(Reply([Text("welcome")]))
-    assert create(sdk, later, thinking={"type": "adaptive"}).content[-1].text == "welcome"  # its thinking holds
+    assert create(sdk, later, thinking={"type": "adaptive"}, betas=[COMPACTION_BETA]).content[-1].text == "welcome"
 
     moved = [user("first"), {"role": "assistant", "content": [block.model_dump(exclude_none=True)]}, user("next")]
-    assert "must be sent first in `messages`" in refused(sdk, moved)
+    assert "must be sent first in `messages`" in refused(sdk, moved, betas=[COMPACTION_BETA])
     altered = [{"role": "assistant", "content": [{**block.model_dump(exclude_none=True), "content": "x"}]},
                user("next")]
-    assert "Invalid `signature` in `compaction` block" in refused(sdk, altered)
+    assert "Invalid `signature` in `compaction` block" in refused(sdk, altered, betas=[COMPACTION_BETA])
 
 
 def test_a_queued_reply_is_the_summary(api, sdk):

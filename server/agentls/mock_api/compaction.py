@@ -72,10 +72,12 @@ def compaction_block(secret: bytes, content: str) -> dict[str, Any]:
             "signature": _signature(secret, content)}
 
 
-def signature_error(secret: bytes, messages: list[dict]) -> str | None:
-    """The 400 for a compaction block sent back altered, or one this API did not make."""
+def signature_error(secret: bytes, messages: list[dict], betas: frozenset[str]) -> str | None:
+    """The 400 for a compaction block sent back without its beta, altered, or one this API did not make."""
     if not starts_with_compaction(messages):
         return None
+    if COMPACTION_BETA not in betas:  # a beta block type: the request that carries it names the beta too
+        return f"messages.0.content.0: `compaction` blocks require the anthropic-beta header {COMPACTION_BETA}"
     block = _blocks(messages[0])[0]
     content = block.get("content")
     if content is None:

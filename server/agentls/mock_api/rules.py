@@ -53,7 +53,7 @@ class RequestRules:
         entry = find_model(models, body.get("model"))
         problem = (compaction_request_error(body, betas, entry) or editing_error(body, betas, entry)
                    or system_message_error(body, betas, model_flag(entry, "tool_changes"))
-                   or signature_error(self.thinking.registry.secret, body["messages"]))
+                   or signature_error(self.thinking.registry.secret, body["messages"], betas))
         if problem:
             return problem
         verdict = self.thinking.check(body, betas, bound=model_flag(entry, "thinking_bound"))
