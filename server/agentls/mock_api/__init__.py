@@ -5,6 +5,12 @@
 A request nothing was scripted for is answered by the `responder` the server was given
 (the offline demo passes its brain, `agentls.demo.brain.demo_reply`), else by a plain
 "nothing was scripted" text.
+
+It enforces today's API rules (rules.py and the modules it names): thinking blocks signed to their prefix and
+checked on every request (the documented 400, or `drop_block` with `input_transformations`; the server's
+default: `thinking_mismatch="error" | "drop" | "off"`), mid-conversation system messages and tool changes,
+on-demand compaction, server-side context editing, cache diagnostics, and the Models API's capabilities
+(`mock_model(..., compaction=, context_management=)`).
 """
 
 from .faults import Fault

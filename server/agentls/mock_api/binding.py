@@ -28,6 +28,8 @@ from typing import Any
 THINKING_TYPES = ("thinking", "redacted_thinking")
 PREFIX_MISMATCH = "prefix_binding_mismatch"
 OMITTED_BETWEEN = "omitted_between"  # ours: the docs' "left out between others" (reported as a prefix mismatch)
+INVALID_SIGNATURE = "invalid_signature"  # ours: a signature this API did not make, or a block altered since
+SIGNATURE_MARK = "mock-sig-"  # every signature the mock makes starts so (tests tell its blocks by it)
 
 
 def _canonical(value: Any) -> Any:
@@ -103,16 +105,17 @@ def _content_digest(block: Mapping[str, Any]) -> str:
 def sign(secret: bytes, prefix: str, block: Mapping[str, Any]) -> str:
     """The signature of a block produced after `prefix`: it names the prefix, so a later request can be checked."""
     mac = hmac.new(secret, f"{prefix}:{_content_digest(block)}".encode(), hashlib.sha256).hexdigest()
-    return base64.b64encode(f"v1:{prefix}:{mac}".encode()).decode()
+    return SIGNATURE_MARK + base64.b64encode(f"v1:{prefix}:{mac}".encode()).decode()
 
 
 def signed_prefix(secret: bytes, block: Mapping[str, Any]) -> str | None:
     """The prefix a block's signature names, None when the signature is not ours or the block was altered."""
     signature = block.get("signature")
-    if not isinstance(signature, str):
+    if not isinstance(signature, str) or not signature.startswith(SIGNATURE_MARK):
         return None
     try:
-        version, prefix, mac = base64.b64decode(signature.encode(), validate=True).decode().split(":")
+        encoded = signature[len(SIGNATURE_MARK):].encode()
+        version, prefix, mac = base64.b64decode(encoded, validate=True).decode().split(":")
     except (ValueError, UnicodeDecodeError):
         return None
     expected = hmac.new(secret, f"{prefix}:{_content_digest(block)}".encode(), hashlib.sha256).hexdigest()
@@ -124,7 +127,7 @@ class BindingFailure:
     """A carried thinking block that fails the check, and what changed before it ("" when unknown)."""
 
     path: str
-    reason: str  # PREFIX_MISMATCH | OMITTED_BETWEEN | "invalid_signature"
+    reason: str  # PREFIX_MISMATCH | OMITTED_BETWEEN | INVALID_SIGNATURE
     changed: str = ""  # "system or tools", "messages.N", or ""
 
 
@@ -136,6 +139,13 @@ class BindingRegistry:
     secret: bytes = b"agentls-mock-thinking"
     boundaries: dict[str, tuple[str, ...]] = field(default_factory=dict)
     ancestors: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # a redacted_thinking block has no signature field (its binding is inside its opaque data): by data
+    redacted: dict[str, str] = field(default_factory=dict)
+
+    def signature_of(self, block: Mapping[str, Any]) -> str:
+        if block.get("type") == "redacted_thinking":
+            return self.redacted.get(str(block.get("data")), "")
+        return str(block.get("signature") or "")
 
     def produce(self, system: Any, tools: Any, messages: Sequence[Mapping[str, Any]],
                 reply_before: Sequence[Mapping[str, Any]], block: dict[str, Any]) -> dict[str, Any]:
@@ -145,21 +155,26 @@ class BindingRegistry:
         here = places[-1]
         signature = sign(self.secret, here.prefix, block)
         self.boundaries[signature] = here.boundaries
-        self.ancestors[signature] = tuple(p.block.get("signature", "") for p in places[:-1])
+        self.ancestors[signature] = tuple(self.signature_of(p.block) for p in places[:-1])
+        if block.get("type") == "redacted_thinking":
+            self.redacted[str(block.get("data"))] = signature
+            return dict(block)
         return {**block, "signature": signature}
 
-    def check(self, system: Any, tools: Any, messages: Sequence[Mapping[str, Any]]) -> list[BindingFailure]:
-        """The carried blocks that fail, in request order; once one fails, every later one fails too."""
+    def check(self, system: Any, tools: Any, messages: Sequence[Mapping[str, Any]],
+              each: bool = False) -> list[BindingFailure]:
+        """The carried blocks that fail, in request order; once one fails, every later one fails too
+        (`each`: every block judged on its own instead, as the API reports blocks it lets through)."""
         failures: list[BindingFailure] = []
         carried: list[str] = []
         for place in thinking_places(system, tools, messages):
-            signature = place.block.get("signature", "")
-            if failures:
+            signature = self.signature_of(place.block)
+            if failures and not each:
                 failures.append(BindingFailure(place.path, PREFIX_MISMATCH))
                 continue
-            produced = signed_prefix(self.secret, place.block)
+            produced = signed_prefix(self.secret, {**place.block, "signature": signature})
             if produced is None:
-                failures.append(BindingFailure(place.path, "invalid_signature"))
+                failures.append(BindingFailure(place.path, INVALID_SIGNATURE))
             elif produced != place.prefix:
                 failures.append(BindingFailure(place.path, PREFIX_MISMATCH,
                                                _first_change(self.boundaries.get(signature, ()), place.boundaries)))

@@ -18,6 +18,7 @@ from ..context.images import MAX_REQUEST_BYTES
 from .faults import INTERRUPTING, Fault, error_body
 from .models import model_entry, models_page, request_problem
 from .render import SseEvent, stream_events
+from .rules import Admission, RequestRules
 from .script import Reply
 from .tokens import count_input_tokens
 from .validation import request_error
@@ -36,11 +37,13 @@ class Answering(Protocol):
     verbose: bool
     on_first_text_delta: Callable[[], None] | None
     max_prompt_tokens: int | None
+    rules: RequestRules
 
     def record(self, request: RecordedRequest) -> None: ...
     def next_id(self, prefix: str) -> str: ...
-    def next_answer(self, body: dict) -> tuple[Fault | None, Reply | None]: ...
-    def build_message(self, body: dict, reply: Reply) -> dict: ...
+    def admit(self, body: dict, headers: dict[str, str]) -> Admission | str: ...
+    def next_answer(self, body: dict, fallback: Reply | None = None) -> tuple[Fault | None, Reply | None]: ...
+    def build_message(self, body: dict, reply: Reply, admission: Admission) -> dict: ...
     def register(self, conn: socket.socket, open_: bool) -> None: ...
     def wait(self, seconds: float) -> bool: ...
 
@@ -155,16 +158,20 @@ class Handler(BaseHTTPRequestHandler):
         if problem:
             self._send_error(400, "invalid_request_error", problem)
             return
-        refused = request_problem(mock.models, body) if mock.models is not None else None
+        admission = mock.admit(body, {k.lower(): v for k, v in self.headers.items()})
+        if isinstance(admission, str):
+            self._send_error(400, "invalid_request_error", admission)
+            return
+        size = count_input_tokens(admission.counted)
+        refused = request_problem(mock.models, body, size) if mock.models is not None else None
         if refused is not None:
             self._send_error(*refused)
             return
-        size = count_input_tokens(body)
         if mock.max_prompt_tokens is not None and size > mock.max_prompt_tokens:
             self._send_error(400, "invalid_request_error",
                              f"prompt is too long: {size} tokens > {mock.max_prompt_tokens} maximum")
             return
-        fault, reply = mock.next_answer(body)
+        fault, reply = mock.next_answer(body, mock.rules.fallback(admission))
         if fault is not None and fault.kind == "hang":
             mock.wait(3600)
             self.close_connection = True
@@ -174,7 +181,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send_error(fault.status, fault.error_type, fault.message, headers)
             return
         assert reply is not None
-        message = mock.build_message(body, reply)
+        message = mock.build_message(body, reply, admission)
         if body.get("stream"):
             self._stream(stream_events(message), reply.chunk_delay, fault)
         else:

@@ -25,6 +25,23 @@ from .tokens import count_input_tokens
 
 DEFAULT_PAGE = 20  # the API's default `limit`
 MAX_PAGE = 1000
+# BetaContextManagementCapability's strategies
+CONTEXT_STRATEGIES = ("clear_thinking_20251015", "clear_tool_uses_20250919", "compact_20260112")
+MOCK_FLAGS = "_mock"  # an entry's facts the Models API does not carry; never served
+
+
+def served(entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry as the Models API serves it."""
+    return {k: v for k, v in entry.items() if k != MOCK_FLAGS}
+
+
+def model_flag(entry: dict[str, Any] | None, name: str) -> bool:
+    """A mock-only fact of a listed model (True for a model of an endpoint without a Models API)."""
+    return entry is None or bool(entry.get(MOCK_FLAGS, {}).get(name, True))
+
+
+def find_model(models: list[dict[str, Any]] | None, model_id: Any) -> dict[str, Any] | None:
+    return next((m for m in models or [] if m["id"] == model_id), None)
 
 
 def _flag(supported: bool) -> dict[str, bool]:
@@ -34,11 +51,21 @@ def _flag(supported: bool) -> dict[str, bool]:
 def mock_model(model_id: str, *, window: int = 200_000, max_tokens: int = 64_000,
                thinking: Iterable[str] = ("adaptive",), efforts: Iterable[str] = (),
                display_name: str | None = None, created_at: str = "2026-01-01T00:00:00Z",
-               line: str | None = None, lifecycle: str = "active") -> dict[str, Any]:
+               line: str | None = None, lifecycle: str = "active", compaction: bool = False,
+               context_management: Iterable[str] = (), thinking_bound: bool = True,
+               system_messages: bool = True, tool_changes: bool = True) -> dict[str, Any]:
     """One Models API entry. `thinking`: the `thinking.type` values the model accepts
-    ("adaptive", "enabled" = manual budget_tokens, "disabled", "between_tools")."""
-    kinds, levels = set(thinking), set(efforts)
+    ("adaptive", "enabled" = manual budget_tokens, "disabled", "between_tools"); `compaction`: on-demand
+    `summarize` compaction; `context_management`: the editing strategies it takes (CONTEXT_STRATEGIES).
+    What the Models API does not say, the mock still needs (kept out of what it serves): whether the model's
+    thinking is bound to its prefix, and whether it takes mid-conversation system messages and tool changes."""
+    kinds, levels, strategies = set(thinking), set(efforts), set(context_management)
+    unknown = strategies - set(CONTEXT_STRATEGIES)
+    if unknown:
+        raise ValueError(f"unknown context_management strategies {sorted(unknown)}; expected {CONTEXT_STRATEGIES}")
     return {
+        MOCK_FLAGS: {"thinking_bound": thinking_bound, "system_messages": system_messages,
+                     "tool_changes": tool_changes},
         "type": "model",
         "id": model_id,
         "display_name": display_name or model_id,
@@ -49,7 +76,9 @@ def mock_model(model_id: str, *, window: int = 200_000, max_tokens: int = 64_000
         "max_tokens": max_tokens,
         "capabilities": {
             "batch": _flag(True), "citations": _flag(True), "code_execution": _flag(False),
-            "context_management": {"supported": False},
+            "compaction": {"supported": compaction, "summarize": _flag(compaction)},
+            "context_management": {"supported": bool(strategies),
+                                   **{name: _flag(name in strategies) for name in CONTEXT_STRATEGIES}},
             "effort": {"supported": bool(levels), **{level: _flag(level in levels)
                                                       for level in ("low", "medium", "high", "xhigh", "max")}},
             "image_input": _flag(True), "pdf_input": _flag(True),
@@ -89,22 +118,30 @@ def models_page(models: list[dict[str, Any]], query: Mapping[str, list[str]]) ->
         start = max(start, end - limit)
     page = models[start:start + limit] if before is None else models[start:end]
     has_more = (start + len(page) < end) if before is None else start > 0
-    return 200, {"data": page, "has_more": has_more,
+    return 200, {"data": [served(m) for m in page], "has_more": has_more,
                  "first_id": page[0]["id"] if page else None, "last_id": page[-1]["id"] if page else None}
 
 
 def model_entry(models: list[dict[str, Any]], model_id: str) -> tuple[int, dict[str, Any]]:
     """(status, body) of `GET /v1/models/{model_id}`."""
-    found = next((m for m in models if m["id"] == model_id), None)
-    return (200, found) if found is not None else (404, _error("not_found_error", f"model: {model_id}"))
+    found = find_model(models, model_id)
+    return (200, served(found)) if found is not None else (404, _error("not_found_error", f"model: {model_id}"))
 
 
-def request_problem(models: list[dict[str, Any]], body: dict[str, Any]) -> tuple[int, str, str] | None:
-    """(status, error type, message) the real API would answer a request to a listed-models endpoint."""
+def request_problem(models: list[dict[str, Any]], body: dict[str, Any],
+                    size: int | None = None) -> tuple[int, str, str] | None:
+    """(status, error type, message) the real API would answer a request to a listed-models endpoint;
+    `size`: the prompt's tokens when the API counts fewer than were sent (server-side context editing)."""
     model_id = body.get("model")
-    entry = next((m for m in models if m["id"] == model_id), None)
+    entry = find_model(models, model_id)
     if entry is None:
         return 404, "not_found_error", f"model: {model_id}"
+    system_at = next((i for i, m in enumerate(body.get("messages") or [])
+                      if isinstance(m, dict) and m.get("role") == "system"), None)
+    if system_at is not None and not model_flag(entry, "system_messages"):
+        return 400, "invalid_request_error", (
+            f"messages.{system_at}.role: role 'system' is not supported on {model_id}; use the top-level "
+            "`system` parameter")
     capabilities = entry.get("capabilities") or {}
     thinking = body.get("thinking")
     if isinstance(thinking, dict):
@@ -125,7 +162,7 @@ def request_problem(models: list[dict[str, Any]], body: dict[str, Any]) -> tuple
             f"tokens for {model_id}")
     window = entry.get("max_input_tokens")
     if isinstance(window, int):
-        size = count_input_tokens(body)
+        size = count_input_tokens(body) if size is None else size
         if size > window:
             return 400, "invalid_request_error", f"prompt is too long: {size} tokens > {window} maximum"
     return None

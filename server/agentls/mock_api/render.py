@@ -58,10 +58,11 @@ def block_json(block) -> dict:
     return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
 
 
-def output_tokens(blocks: list) -> int:
+def output_tokens(content: list[dict]) -> int:
+    """Output tokens of a reply's blocks (JSON): their text, thinking, tool input or summary."""
     text = "".join(
-        b.text if isinstance(b, Text) else b.thinking if isinstance(b, Thinking)
-        else json.dumps(b.input) if isinstance(b, ToolUse) else "" for b in blocks
+        b.get("text") or b.get("thinking") or b.get("content") or "" if b.get("type") != "tool_use"
+        else json.dumps(b.get("input")) for b in content
     )
     return max(1, estimate_tokens(len(text)))
 
@@ -79,37 +80,46 @@ def usage_json(cache: CacheUsage, output: int, override: dict | None) -> dict:
     return usage
 
 
-def message_json(message_id: str, model: str, blocks: list, stop_reason: str, usage: dict) -> dict:
+def message_json(message_id: str, model: str, content: list[dict], stop_reason: str, usage: dict,
+                 extra: dict | None = None) -> dict:
+    """A Messages API answer; `extra`: the optional response fields it carries (input_transformations,
+    context_management, diagnostics), each only when set."""
     return {
         "id": message_id,
         "type": "message",
         "role": "assistant",
         "model": model,
-        "content": [block_json(b) for b in blocks],
+        "content": content,
         "stop_reason": stop_reason,
         "stop_sequence": None,
         "usage": usage,
+        **{k: v for k, v in (extra or {}).items() if v is not None},
     }
 
 
-def _block_events(index: int, block) -> list[SseEvent]:
+def _block_events(index: int, block: dict) -> list[SseEvent]:
     def delta(payload: dict) -> SseEvent:
         return SseEvent("content_block_delta", {"type": "content_block_delta", "index": index, "delta": payload})
 
-    if isinstance(block, Text):
+    kind = block["type"]
+    if kind == "text":
         start: dict[str, Any] = {"type": "text", "text": ""}
-        deltas = [delta({"type": "text_delta", "text": c}) for c in text_chunks(block.text)]
-    elif isinstance(block, Thinking):
+        deltas = [delta({"type": "text_delta", "text": c}) for c in text_chunks(block["text"])]
+    elif kind == "thinking":
         start = {"type": "thinking", "thinking": "", "signature": ""}
-        deltas = [delta({"type": "thinking_delta", "thinking": c}) for c in text_chunks(block.thinking)]
-        deltas.append(delta({"type": "signature_delta", "signature": block.resolved_signature()}))
-    elif isinstance(block, RedactedThinking):
-        start = {"type": "redacted_thinking", "data": block.data}
-        deltas = []
-    else:
-        start = {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
-        encoded = json.dumps(block.input)
+        deltas = [delta({"type": "thinking_delta", "thinking": c}) for c in text_chunks(block["thinking"])]
+        deltas.append(delta({"type": "signature_delta", "signature": block["signature"]}))
+    elif kind == "compaction":
+        # the SDK's accumulator takes the summary from one compaction_delta; the signature rides on the start
+        start = {"type": "compaction", "content": None, "signature": block.get("signature")}
+        deltas = [delta({"type": "compaction_delta", "content": block.get("content"),
+                         "encrypted_content": block.get("encrypted_content")})]
+    elif kind == "tool_use":
+        start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+        encoded = json.dumps(block["input"])
         deltas = [delta({"type": "input_json_delta", "partial_json": c}) for c in json_chunks(encoded)]
+    else:  # redacted_thinking and anything else: whole in its start
+        start, deltas = block, []
     return [
         SseEvent("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}),
         *deltas,
@@ -121,30 +131,24 @@ def stream_events(message: dict) -> list[SseEvent]:
     """The SSE events that stream `message` (as built by message_json)."""
     usage = message["usage"]
     start_usage = {**usage, "output_tokens": 1}
-    head = {**message, "content": [], "stop_reason": None, "usage": start_usage}
+    # input_transformations and diagnostics are final in message_start; context_management comes with
+    # message_delta (the SDK's BetaRawMessageDeltaEvent carries it, its accumulator copies it from there)
+    head = {k: v for k, v in message.items() if k != "context_management"}
+    head.update(content=[], stop_reason=None, usage=start_usage)
     events = [SseEvent("message_start", {"type": "message_start", "message": head})]
-    blocks = [_block_from_json(b) for b in message["content"]]
-    for index, block in enumerate(blocks):
+    for index, block in enumerate(message["content"]):
         block_events = _block_events(index, block)
         events.append(block_events[0])
         if index == 0:
             events.append(SseEvent("ping", {"type": "ping"}))
         events.extend(block_events[1:])
-    events.append(SseEvent("message_delta", {
+    delta: dict[str, Any] = {
         "type": "message_delta",
         "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
         "usage": {"output_tokens": usage["output_tokens"]},
-    }))
+    }
+    if "context_management" in message:
+        delta["context_management"] = message["context_management"]
+    events.append(SseEvent("message_delta", delta))
     events.append(SseEvent("message_stop", {"type": "message_stop"}))
     return events
-
-
-def _block_from_json(raw: dict):
-    kind = raw["type"]
-    if kind == "text":
-        return Text(raw["text"])
-    if kind == "thinking":
-        return Thinking(raw["thinking"], raw["signature"])
-    if kind == "redacted_thinking":
-        return RedactedThinking(raw["data"])
-    return ToolUse(raw["name"], raw["input"], raw["id"])

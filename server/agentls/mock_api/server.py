@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterable
 
 from .faults import INTERRUPTING, Fault, fault_from_json, is_fault_entry
 from .handler import Handler, HttpServer, RecordedRequest
-from .render import assign_tool_ids, message_json, output_tokens, usage_json
+from .render import assign_tool_ids, block_json, message_json, output_tokens, usage_json
+from .rules import Admission, RequestRules
 from .script import Reply, Text, reply_from_json
 from .tokens import MockCache
 
@@ -59,8 +60,13 @@ class MockAnthropicServer:
 
     def __init__(self, port: int = 0, *, script: Iterable[Any] = (), verbose: bool = False,
                  cache: MockCache | None = None, models: Iterable[dict[str, Any]] | None = None,
-                 responder: Callable[[dict], Reply] | None = None) -> None:
+                 responder: Callable[[dict], Reply] | None = None, thinking_mismatch: str = "error",
+                 always_think: bool = False) -> None:
         self._port = port
+        # Today's API rules (rules.py): thinking signed and checked, and what a request that carries a thinking
+        # block that fails the check gets unless it chooses: "error" (a 400), "drop" (dropped), "off" (no check).
+        # `always_think`: a reply to adaptive thinking starts with a thinking block even when scripted without.
+        self.rules = RequestRules(thinking_mismatch, always_think)
         # Answers a request nothing was scripted for (the offline demo passes its brain, demo/brain.py);
         # None: such a request gets the UNSCRIPTED text, so a test that forgot a reply says so plainly.
         self._responder = responder
@@ -169,8 +175,12 @@ class MockAnthropicServer:
     def next_id(self, prefix: str) -> str:
         return f"{prefix}_mock_{next(self._ids):06d}"
 
-    def next_answer(self, body: dict) -> tuple[Fault | None, Reply | None]:
-        """The fault and/or reply for one /v1/messages request.
+    def admit(self, body: dict, headers: dict[str, str]) -> Admission | str:
+        return self.rules.admit(body, headers, self.models)
+
+    def next_answer(self, body: dict, fallback: Reply | None = None) -> tuple[Fault | None, Reply | None]:
+        """The fault and/or reply for one /v1/messages request (`fallback`: the answer when nothing is
+        scripted, before the responder).
 
         A reply streamed under a disconnect/stream_error fault stays queued, so
         the client's retry gets the same answer in full.
@@ -186,6 +196,8 @@ class MockAnthropicServer:
                 self._script.appendleft(reply)
         if reply is not None:
             return fault, reply
+        if fallback is not None:
+            return fault, fallback
         return fault, self._responder(body) if self._responder is not None else Reply([Text(UNSCRIPTED)])
 
     def _take(self, kind: type[_Entry]) -> _Entry | None:
@@ -195,11 +207,14 @@ class MockAnthropicServer:
             return head
         return None
 
-    def build_message(self, body: dict, reply: Reply) -> dict:
-        blocks = assign_tool_ids(reply, lambda: self.next_id("toolu"))
-        usage = usage_json(self.cache.observe(body), output_tokens(blocks), reply.usage)
-        return message_json(self.next_id("msg"), reply.model or body["model"], blocks,
-                            reply.effective_stop_reason, usage)
+    def build_message(self, body: dict, reply: Reply, admission: Admission) -> dict:
+        blocks = [block_json(b) for b in assign_tool_ids(reply, lambda: self.next_id("toolu"))]
+        content, stop_reason = self.rules.content(admission, blocks)
+        usage = usage_json(self.cache.observe(admission.counted), output_tokens(content), reply.usage)
+        message_id = self.next_id("msg")
+        return message_json(message_id, reply.model or body["model"], content,
+                            stop_reason or reply.effective_stop_reason, usage,
+                            self.rules.fields(body, admission, message_id))
 
     def register(self, conn: socket.socket, open_: bool) -> None:
         with self._lock:

@@ -16,6 +16,10 @@ from typing import Any
 from ..context.images import (MANY_IMAGES, MANY_IMAGES_DIMENSION, MAX_DIMENSION, MAX_IMAGE_BASE64,
                               MAX_IMAGES_PER_REQUEST, MEDIA_TYPES, is_image, sniff)
 from ..context.prompt_cache import breakpoint_problem
+from .compaction import compaction_placement_error, starts_with_compaction
+from .system_messages import placement_error
+
+ROLES = ("user", "assistant", "system")  # "system": mid-conversation system messages (system_messages.py)
 
 # Block types that may not carry cache_control.
 _UNCACHEABLE = ("thinking", "redacted_thinking")
@@ -62,8 +66,8 @@ def _check_messages(body: dict) -> str | None:
     if not isinstance(messages, list) or not messages:
         return "messages: at least one message is required"
     for i, message in enumerate(messages):
-        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
-            return f"messages.{i}.role: Input should be 'user' or 'assistant'"
+        if not isinstance(message, dict) or message.get("role") not in ROLES:
+            return f"messages.{i}.role: Input should be 'user', 'assistant' or 'system'"
         content = message.get("content")
         if isinstance(content, list):
             if any(not isinstance(b, dict) or "type" not in b for b in content):
@@ -71,13 +75,18 @@ def _check_messages(body: dict) -> str | None:
         elif not isinstance(content, str):
             return f"messages.{i}.content: Input should be a string or a list of content blocks"
         is_final_assistant = i == len(messages) - 1 and message["role"] == "assistant"
-        if not content and not is_final_assistant:
+        if not content and not is_final_assistant and message["role"] != "system":
             return (f"messages.{i}: all messages must have non-empty content "
                     "except for the optional final assistant message")
-    if messages[0]["role"] != "user":
+    problem = placement_error(messages) or compaction_placement_error(messages)
+    if problem:
+        return problem
+    if messages[0]["role"] != "user" and not starts_with_compaction(messages):
         return "messages.0.role: first message must use the \"user\" role"
-    for i in range(1, len(messages)):
-        if messages[i]["role"] == messages[i - 1]["role"]:
+    # mid-conversation system messages stand outside the user/assistant alternation (placement checked above)
+    turns = [(i, m["role"]) for i, m in enumerate(messages) if m["role"] != "system"]
+    for (_, before), (i, role) in zip(turns, turns[1:]):
+        if role == before:
             return f"messages.{i}: roles must alternate between \"user\" and \"assistant\""
     return None
 
