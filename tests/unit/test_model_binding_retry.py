@@ -26,7 +26,8 @@ HISTORY = [
 
 @pytest.fixture
 def api():
-    with MockAnthropicServer() as server:
+    # the check off: HISTORY's made-up signatures pass, and each test injects the refusal it needs
+    with MockAnthropicServer(thinking_mismatch="off") as server:
         yield server
 
 
@@ -131,3 +132,22 @@ async def test_drop_block_is_not_sent_to_a_model_that_binds_nothing(api):
     (request,) = message_requests(api)
     assert "anthropic-beta" not in request.headers
     assert request.body["thinking"] == {"type": "adaptive", "display": "summarized"}
+
+
+async def test_a_real_prefix_mismatch_from_the_strict_api_is_retried_and_the_drop_reported():
+    """The strict stand-in of today's API, no injected fault: a reply's signed thinking, then the system prompt
+    changed under it: 400, one retry with drop_block, the dropped block reported, the turn answered."""
+    with MockAnthropicServer() as strict:
+        strict.script(Reply([Thinking("plan"), Text("first")]), Reply([Text("second")]))
+        events: list = []
+        async with ModelClient(settings(strict, thinking="auto")) as client:
+            user = [{"role": "user", "content": "read the file"}]
+            first = await client.stream(system="be brief", messages=user, tools=None)
+            history = [*user, first.as_message(), {"role": "user", "content": "and now?"}]
+            second = await client.stream(system="be very brief", messages=history, tools=None,
+                                         on_event=events.append)
+        assert [type(e) for e in events if isinstance(e, BindingRetry)] == [BindingRetry]
+        assert events[0].path == "messages.1.content.0"
+        assert second.text == "second"
+        assert [t["type"] for t in second.input_transformations] == ["thinking_dropped"]
+        assert second.input_transformations[0]["path"] == "messages.1.content.0"

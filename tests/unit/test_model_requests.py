@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentls.mock_api import MockAnthropicServer, Reply
+from agentls.mock_api import Fault, MockAnthropicServer, Reply
 from agentls.model import ModelClient, ModelError, ModelSettings
 from agentls.model.binding import INLINE_TOOLS_BETA, SYSTEM_CLEAR_AT_BETA, TOOL_CHANGES_BETA
 from agentls.model.request import COMPACTION_BETA, CONTEXT_MANAGEMENT_BETA, required_betas
@@ -75,10 +75,12 @@ async def test_cache_diagnostics_default_to_the_native_api_only(api):
 
 
 async def test_compact_sends_summarize_with_instructions_and_its_beta(api):
-    api.script(Reply("an endpoint that does not compact answers with text"))
+    api.script(Reply("the summary: app.py was read"))
     async with ModelClient(settings(api)) as client:
-        with pytest.raises(ModelError, match="without a compaction block"):
-            await client.compact(system="s", messages=USER, tools=TOOLS, instructions="keep the file names")
+        response = await client.compact(system="s", messages=USER, tools=TOOLS, instructions="keep the file names")
+    block = response.content[0]
+    assert block["type"] == "compaction" and block["content"] == "the summary: app.py was read"
+    assert block["signature"]  # sent back first, unchanged, by a later request
     (request,) = sent(api)
     assert request.body["compaction"] == {"type": "summarize", "instructions": "keep the file names"}
     assert request.headers["anthropic-beta"] == COMPACTION_BETA
@@ -89,9 +91,16 @@ async def test_compact_sends_summarize_with_instructions_and_its_beta(api):
 async def test_compact_without_instructions_sends_the_bare_type(api):
     api.script(Reply("text"))
     async with ModelClient(settings(api)) as client:
-        with pytest.raises(ModelError):
-            await client.compact(system="s", messages=USER, tools=None)
+        await client.compact(system="s", messages=USER, tools=None)
     assert sent(api)[0].body["compaction"] == {"type": "summarize"}
+
+
+async def test_compact_raises_when_the_endpoint_answers_without_a_compaction_block():
+    with MockAnthropicServer() as plain:  # an endpoint that ignores the parameter answers with text
+        plain.inject(Fault.http_status(400, message="compaction: Extra inputs are not permitted"))
+        async with ModelClient(settings(plain)) as client:
+            with pytest.raises(ModelError, match="compaction"):
+                await client.compact(system="s", messages=USER, tools=None)
 
 
 def test_system_messages_need_betas_only_for_tool_changes_and_clear_at():
@@ -111,9 +120,7 @@ async def test_tool_changes_go_through_the_beta_client(api):
     removal = {"role": "system", "content": [{"type": "tool_removal",
                                               "tool": {"type": "tool_reference", "name": "read_file"}}]}
     async with ModelClient(settings(api)) as client:
-        # today's mock takes only user/assistant roles; what matters here is what was sent
-        with pytest.raises(ModelError):
-            await client.stream(system="s", messages=[*USER, removal], tools=TOOLS)
+        await client.stream(system="s", messages=[*USER, removal], tools=TOOLS)
     (request,) = sent(api)
     assert request.headers["anthropic-beta"] == TOOL_CHANGES_BETA
     assert request.body["messages"][-1]["role"] == "system"
@@ -135,12 +142,12 @@ async def test_a_new_or_resumed_conversation_restarts_the_diagnostics_chain(api)
 
 
 async def test_every_request_carrying_a_compaction_block_sends_the_compaction_beta(api):
-    api.script(Reply("ok"))
-    # the block goes first: its own assistant message, or the first block of the first message (compaction-on-demand)
-    compacted = [{"role": "user", "content": [{"type": "compaction", "content": "summary", "signature": "s"},
-                                              {"type": "text", "text": "go on"}]}]
+    api.script(Reply("summary"), Reply("ok"))
     async with ModelClient(settings(api)) as client:
+        block = (await client.compact(system="s", messages=USER, tools=None)).content[0]
+        # the block goes first: the first block of the first message (compaction-on-demand)
+        compacted = [{"role": "user", "content": [block, {"type": "text", "text": "go on"}]}]
         await client.stream(system="s", messages=compacted, tools=None)
-    (request,) = sent(api)
+    request = sent(api)[-1]
     assert request.headers["anthropic-beta"] == COMPACTION_BETA
     assert "compaction" not in request.body
