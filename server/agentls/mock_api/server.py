@@ -74,6 +74,7 @@ class MockAnthropicServer:
         self.models: list[dict[str, Any]] | None = list(models) if models is not None else None
         self.verbose = verbose
         self.requests: list[RecordedRequest] = []
+        self.refusals: list[tuple[int, str]] = []  # (status, message) of every error answer, injected faults too
         self._script: deque[ScriptEntry] = deque(script_entry(e) for e in script)
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
@@ -171,6 +172,10 @@ class MockAnthropicServer:
     def record(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
+
+    def refused(self, status: int, message: str) -> None:
+        with self._lock:
+            self.refusals.append((status, message))
 
     def next_id(self, prefix: str) -> str:
         return f"{prefix}_mock_{next(self._ids):06d}"
