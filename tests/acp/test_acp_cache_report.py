@@ -3,14 +3,13 @@ the API dropped (the same words as every front end: agent/cache_report.py), and 
 retry is told in the session's stream.
 
 The texts are checked on a report built from plain data; the retry runs the real agent process with
-the ACP SDK's client against the mock, and needs the model client's retry (h-model): skipped until then.
+the ACP SDK's client against the mock.
 """
 
 from __future__ import annotations
 
 import asyncio
 
-import pytest
 
 from acp_client import EditorClient, agent_env, prompt, running_agent
 from agentls.acp import commands
@@ -48,7 +47,6 @@ def test_cost_and_context_name_the_reasons():
     assert "- Thinking dropped by the API: 1 block(s) (the conversation before it changed ×1)" in context
 
 
-@pytest.mark.skip(reason="needs h-model: the client's prefix-mismatch retry emits BindingRetry (remove after merging)")
 async def test_a_prefix_mismatch_retry_is_told_in_the_stream(tmp_path, mock_api, workspace):
     mock_api.script(Reply([Thinking("look first"), ToolUse("read_file", {"path": "notes.md"})]),
                     Reply([Text("It says 42.")]))

@@ -3,15 +3,13 @@ dropped) is recorded, survives a restart, and is told to the user in words.
 
 The aggregation is pure (agent/cache_report.py); the restart goes through the real session store and
 Agent. The paths that need the API's own answers (a diagnosis, `input_transformations`, the
-prefix-mismatch 400 and its retry) run the real SDK against the mock: they wait for the strict mock
-(h-mock) and the model client that fills those fields (h-model), and are skipped until both are merged.
+prefix-mismatch 400 and its retry) run the real SDK against the strict mock.
 """
 
 from __future__ import annotations
 
 import io
 
-import pytest
 
 from agentls.agent import cache_text
 from agentls.agent import events as ev
@@ -24,7 +22,6 @@ from agentls.context.usage import Usage
 from agentls.mock_api import Fault, Reply, Text, Thinking, ToolUse
 from agentls.model.pricing import CostReport
 
-NEEDS_MODEL = "needs h-model: the client's prefix-mismatch retry emits BindingRetry (remove after merging)"
 NEEDS_MOCK = ("needs h-mock and h-model: the mock's diagnostics/input_transformations, the client's parsing "
               "(remove after merging)")
 
@@ -146,7 +143,6 @@ async def test_the_report_survives_a_restart(make_agent):
     assert resumed.cost().requests == requests + 1
 
 
-@pytest.mark.skip(reason=NEEDS_MODEL)
 async def test_a_prefix_mismatch_is_retried_once_and_the_user_told_which_reply(make_agent, mock_api):
     mock_api.script(Reply([Thinking("look first"), ToolUse("read_file", {"path": "notes.md"}, "tu_notes")]),
                     Reply([Text("It says 42.")]))
@@ -166,7 +162,6 @@ async def test_a_prefix_mismatch_is_retried_once_and_the_user_told_which_reply(m
     assert notes and notes[-1].level == "warn" and notes[-1].text == told[0].text  # kept for a reload
 
 
-@pytest.mark.skip(reason=NEEDS_MOCK)
 async def test_a_rewritten_history_is_named_in_cost_and_context_and_survives_a_restart(make_agent, mock_api,
                                                                                          workspace):
     (workspace / "notes.md").write_text("# Notes\n" + "a line of notes worth summarising\n" * 100)

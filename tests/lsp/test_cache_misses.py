@@ -3,8 +3,7 @@ member, present only when there is something to tell), the thinkingDropped event
 client reading them back.
 
 The shapes are checked against the TypedDicts (themselves checked against docs/protocol.md by
-test_protocol_doc.py). The end-to-end retry runs pytest-lsp against the mock; it needs the model
-client's prefix-mismatch retry (h-model) and is skipped until that is merged.
+test_protocol_doc.py). The end-to-end retry runs pytest-lsp against the mock.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from __future__ import annotations
 import json
 import typing
 
-import pytest
 
 from agentls.agent import events as ev
 from agentls.agent.cache_report import CacheLedger, facts_of
@@ -89,7 +87,6 @@ def test_the_thinking_dropped_event_reads_back_as_it_was_sent():
     assert lsp_wire.event_from_wire(wire) == event
 
 
-@pytest.mark.skip(reason="needs h-model: the client's prefix-mismatch retry emits BindingRetry (remove after merging)")
 async def test_the_panel_is_told_which_reply_lost_its_thinking(start_editor, mock_api):
     editor = await start_editor(options_for(mock_api, model="claude-opus-5-5"))
     mock_api.script(Reply([Thinking("look first"), ToolUse("read_file", {"path": "notes.md"}, "tu_notes")]),
