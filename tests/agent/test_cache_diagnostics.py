@@ -22,9 +22,6 @@ from agentls.context.usage import Usage
 from agentls.mock_api import Fault, Reply, Text, Thinking, ToolUse
 from agentls.model.pricing import CostReport
 
-NEEDS_MOCK = ("needs h-mock and h-model: the mock's diagnostics/input_transformations, the client's parsing "
-              "(remove after merging)")
-
 PREFIX_400 = ("messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different "
               "conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to "
               "\"drop_block\". The tool_result in messages.2 changed.")
