@@ -27,6 +27,11 @@ async def _emit(sink: ev.EventSink | None, event: ev.AgentEvent) -> None:
         await outcome
 
 
+TOOLS_NOTE = {"head": "the prompt cache is written again once.",
+              "appended": "the model was told in the conversation (the prompt cache is kept).",
+              "held": "this model cannot be told mid-conversation; the change applies after the next compaction."}
+
+
 class Recording:
     def __init__(self, conversation: Conversation) -> None:
         self.conversation = conversation
@@ -41,8 +46,7 @@ class Recording:
                 self.note("error", event.message)
             elif isinstance(event, ev.ToolsChanged):
                 changed = " ".join([*(f"+{n}" for n in event.added), *(f"−{n}" for n in event.removed)])
-                self.note("info", f"Tools changed ({changed or 'definitions'}): "
-                                  "the prompt cache is written again once.")
+                self.note("info", f"Tools changed ({changed or 'definitions'}): {TOOLS_NOTE[event.delivery]}")
             elif isinstance(event, ev.TextDelta):
                 self._streamed.append(event.text)
             elif isinstance(event, ev.RetryEvent) and event.discard_partial:
