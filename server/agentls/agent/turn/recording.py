@@ -27,9 +27,8 @@ async def _emit(sink: ev.EventSink | None, event: ev.AgentEvent) -> None:
         await outcome
 
 
-TOOLS_NOTE = {"head": "the prompt cache is written again once.",
-              "appended": "the model was told in the conversation (the prompt cache is kept).",
-              "held": "this model cannot be told mid-conversation; the change applies after the next compaction."}
+LATER_TOOLS = {"appended": "the model was told in the conversation; the prompt cache is kept.",
+               "held": "this model cannot be told mid-conversation; the tools change at the next compaction."}
 
 
 class Recording:
@@ -44,9 +43,13 @@ class Recording:
         async def emit(event: ev.AgentEvent) -> None:
             if isinstance(event, ev.ErrorEvent):
                 self.note("error", event.message)
+            elif isinstance(event, ev.ToolsChanged) and event.delivery in LATER_TOOLS:  # the head kept (turn/head.py)
+                named = " ".join([*(f"+{n}" for n in event.added), *(f"−{n}" for n in event.removed)])
+                self.note("info", f"Tools changed ({named or 'definitions'}): {LATER_TOOLS[event.delivery]}")
             elif isinstance(event, ev.ToolsChanged):
                 changed = " ".join([*(f"+{n}" for n in event.added), *(f"−{n}" for n in event.removed)])
-                self.note("info", f"Tools changed ({changed or 'definitions'}): {TOOLS_NOTE[event.delivery]}")
+                self.note("info", f"Tools changed ({changed or 'definitions'}): "
+                                  "the prompt cache is written again once.")
             elif isinstance(event, ev.TextDelta):
                 self._streamed.append(event.text)
             elif isinstance(event, ev.RetryEvent) and event.discard_partial:
