@@ -15,7 +15,7 @@ import pytest
 import pytest_asyncio
 
 from agentls.agent import events as ev
-from agentls.agent.approval import auto_approve
+from agentls.agent.approval import ApprovalPolicy, auto_approve
 from agentls.agent.loop import Agent
 from agentls.agent.mcp.config import parse_servers
 from agentls.agent.store import open_session
@@ -49,12 +49,13 @@ def api():
 async def make_agent(api, workspace, data_dir):
     made: list[Agent] = []
 
-    async def build(model: str, *, new: bool = True, servers: dict | None = None, **extra) -> Agent:
+    async def build(model: str, *, new: bool = True, servers: dict | None = None, approve=auto_approve,
+                    **extra) -> Agent:
         settings = settings_for(api, model=model, **extra)
         settings.catalog = await fetch_catalog(settings)
         configs, problems = parse_servers(servers or {})
         assert problems == []
-        agent = Agent(Workspace([workspace]), settings, approve=auto_approve, context=ContextConfig(),
+        agent = Agent(Workspace([workspace]), settings, approve=approve, context=ContextConfig(),
                       session=open_session(workspace, new=new), mcp_servers=configs)
         made.append(agent)
         return agent
@@ -206,3 +207,20 @@ async def test_an_mcp_tool_change_is_held_where_the_model_takes_none(make_agent,
     appended_only(bodies)
     [held] = seen.of(ev.ToolsChanged)
     assert (held.added, held.delivery) == (["mcp__test__extra"], "held")
+
+
+async def test_a_changed_approval_mode_is_told_in_the_conversation_not_the_head(make_agent, api):
+    api.script(Reply([Text("a")]), Reply([Text("b")]), Reply([Text("c")]))
+    policy = ApprovalPolicy(shell="ask")
+    agent = await make_agent(UNKNOWN, approve=policy)
+    await agent.run_turn("one")
+    policy.set_mode("shell", "always")
+    await agent.run_turn("two")
+    await agent.run_turn("three")
+    first, second, third = api.message_bodies
+    assert first["system"] == second["system"] == third["system"]
+    assert "Permission settings changed" not in str(first["messages"])
+    last = second["messages"][-1]  # this model takes no system message: the user message not yet sent
+    assert last["role"] == "user" and "shell commands: allowed without asking" in texts(last)
+    assert str(third["messages"]).count("Permission settings changed") == 1  # told once
+    appended_only([first, second, third])

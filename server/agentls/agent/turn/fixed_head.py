@@ -11,6 +11,9 @@ Tool changes follow https://platform.claude.com/docs/en/build-with-claude/mid-co
 BetaRequestToolRemovalBlockParam: a new tool is defined by value (`tool_definition`: the same object a
 `tools` entry holds), so `tools` itself never changes; a removal names the tool (`tool_reference`),
 which may be one declared in `tools` or one added earlier in `messages`.
+
+The approval modes and permission rules are not part of the head; with a fixed head a change of them is
+told like an instruction change (`permissions_text` is what the model is told).
 """
 
 from __future__ import annotations
@@ -29,12 +32,13 @@ class FixedHead:
     tools: list[dict[str, Any]]
     instructions: dict[str, str]  # instruction files (shown name → text) as the model was last told them
     told_tools: list[dict[str, Any]]  # the tools as the model was last told them (head, then tool changes)
+    permissions: str = ""  # the approval modes and rules as the model was last told them (permissions_text)
 
     def head_state(self) -> dict[str, Any]:
         return {HEAD: {"system": self.system, "tools": self.tools}}
 
     def told_state(self) -> dict[str, Any]:
-        return {TOLD: {"instructions": self.instructions, "tools": self.told_tools}}
+        return {TOLD: {"instructions": self.instructions, "tools": self.told_tools, "permissions": self.permissions}}
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> FixedHead | None:
@@ -47,7 +51,25 @@ class FixedHead:
         if isinstance(told, dict) and _tool_list(told.get("tools")) and isinstance(told.get("instructions"), dict):
             fixed.instructions = {str(k): str(v) for k, v in told["instructions"].items()}
             fixed.told_tools = told["tools"]
+            fixed.permissions = told["permissions"] if isinstance(told.get("permissions"), str) else ""
         return fixed
+
+
+PERMISSIONS_HEADING = "# Permission settings changed"
+MODE_WORDS = {"ask": "the user is asked", "always": "allowed without asking", "never": "refused"}
+KIND_WORDS = {"shell": "shell commands", "write": "file writes", "edit": "file edits"}
+
+
+def permissions_text(modes: dict[str, str], rules: list[tuple[str, str, str]]) -> str:
+    """The approval modes (kind → mode) and the permission rules ((decision, rule, where written)) in force,
+    as the model is told them when they change."""
+    lines = [PERMISSIONS_HEADING, "", "The user's approval settings are now:"]
+    lines += [f"- {KIND_WORDS.get(kind, kind)}: {MODE_WORDS.get(mode, mode)}" for kind, mode in sorted(modes.items())]
+    if rules:
+        lines += ["", "Permission rules (deny, then ask, then allow: the strongest that matches decides):"]
+        lines += [f"- {decision} {text} ({where})" for decision, text, where in rules]
+    lines += ["", "A call these settings refuse is refused: do not work around it, ask the user instead."]
+    return "\n".join(lines)
 
 
 def _tool_list(value: Any) -> bool:

@@ -22,6 +22,7 @@ from ...context.report import ContextReport
 from ...context.tokens import estimate_tokens
 from .. import events as ev
 from ..approval import ApprovalPolicy
+from ..permissions import ADDED
 from ..instructions import Instructions
 from ..mcp.manager import McpManager
 from ..instructions import changes_text
@@ -31,7 +32,7 @@ from ..tools import tool_definitions
 from ..tools.editor import EditorQueries
 from ..workspace import Workspace
 from .conversation import Conversation
-from .fixed_head import FixedHead, tool_change_blocks, tool_changes
+from .fixed_head import FixedHead, permissions_text, tool_change_blocks, tool_changes
 from .model_facts import HeadRules, head_rules, with_model_facts
 from .recording import Emit
 
@@ -160,14 +161,15 @@ class PromptHead:
         fixed, rules, engine = self.fixed, self.rules, self.conversation.engine
         assert fixed is not None
         files = {item.shown: item.text for item in self.instructions.files}
+        permissions = self._permissions()
+        if permissions != fixed.permissions:
+            self._tell(permissions)
+            fixed.permissions = permissions
+            self._save(fixed.told_state())
         if files != fixed.instructions:
             text = changes_text(fixed.instructions, self.instructions.files)
             if text:
-                block = {"type": "text", "text": text}
-                if rules.system_messages:
-                    engine.add_system_message([block])
-                else:  # binding-safe too: the user message no request has carried yet
-                    engine.add_user_blocks([block])
+                self._tell(text)
             before, fixed.instructions = fixed.instructions, files
             self._sent_instructions = dict(files)
             self._pending.append(ev.InstructionsChanged(
@@ -186,6 +188,24 @@ class PromptHead:
             self._held = self.live_tools  # announced once; the next compaction's head carries it
             self._pending.append(ev.ToolsChanged(self.tool_list_changes, added, removed, delivery=HELD))
 
+    def _permissions(self) -> str:
+        """The approval modes and the rules of the settings files, as the model is told them ("" without a
+        policy); rules "Always" added this session are the user's answers, not settings, and are left out."""
+        if self.policy is None:
+            return ""
+        rules: list[tuple[str, str, str]] = [(r.decision, r.text, r.source) for r in self.policy.rules.rules()
+                                             if r.source != ADDED]
+        return permissions_text(dict(self.policy.modes), rules)
+
+    def _tell(self, text: str) -> None:
+        """Text the model is told mid-conversation: a system message where it takes one, else a text block of
+        the user message no request has carried yet (binding-safe too: appended)."""
+        block = {"type": "text", "text": text}
+        if self.rules.system_messages:
+            self.conversation.engine.add_system_message([block])
+        else:
+            self.conversation.engine.add_user_blocks([block])
+
     def _save(self, state: dict[str, Any]) -> None:
         session = self.conversation.session
         if session is None:
@@ -202,7 +222,7 @@ class PromptHead:
         previous request: appended or held changes, a tool list or instruction files of a new head."""
         if self.fixed is None and self.rules.fixed:
             files = {item.shown: item.text for item in self.instructions.files}
-            self.fixed = FixedHead(self.live_system, self.live_tools, files, self.live_tools)
+            self.fixed = FixedHead(self.live_system, self.live_tools, files, self.live_tools, self._permissions())
             self._held = None
             self._save({**self.fixed.head_state(), **self.fixed.told_state()})
             self.resized()
