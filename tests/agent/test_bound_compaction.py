@@ -13,17 +13,10 @@ import pytest
 import pytest_asyncio
 
 from agentls.agent import events as ev
-from agentls.agent.approval import auto_approve
-from agentls.agent.loop import Agent
-from agentls.agent.mcp.config import parse_servers
-from agentls.agent.store import open_session
-from agentls.agent.workspace import Workspace
-from agentls.context import ContextConfig
 from agentls.mock_api import MockAnthropicServer, Reply, Text, ToolUse
 from agentls.mock_api.models import mock_model
 from agentls.model import ModelClient
-from agentls.model.models_api import fetch_catalog
-from conftest import settings_for
+from head_fixtures import AgentMaker, tool_names
 from mcp_fixtures import stdio_config
 
 UNKNOWN = "acme-thinker-1"  # bound when it thinks, takes neither system messages nor tool changes (model/binding.py)
@@ -44,25 +37,9 @@ def api():
 
 @pytest_asyncio.fixture
 async def make_agent(api, workspace, data_dir):
-    made: list[Agent] = []
-
-    async def build(model: str, servers: dict | None = None) -> Agent:
-        settings = settings_for(api, model=model)
-        settings.catalog = await fetch_catalog(settings)
-        configs, problems = parse_servers(servers or {})
-        assert problems == []
-        agent = Agent(Workspace([workspace]), settings, approve=auto_approve, context=ContextConfig(),
-                      session=open_session(workspace, new=True), mcp_servers=configs)
-        made.append(agent)
-        return agent
-
-    yield build
-    for agent in made:
-        await agent.aclose()
-
-
-def tool_names(body: dict) -> list[str]:
-    return [t["name"] for t in body.get("tools", [])]
+    maker = AgentMaker(api, workspace)
+    yield maker
+    await maker.aclose()
 
 
 async def test_a_held_tool_change_applies_with_the_head_after_a_compaction(make_agent, api, workspace):

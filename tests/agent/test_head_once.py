@@ -15,16 +15,11 @@ import pytest
 import pytest_asyncio
 
 from agentls.agent import events as ev
-from agentls.agent.approval import ApprovalPolicy, auto_approve
-from agentls.agent.loop import Agent
-from agentls.agent.mcp.config import parse_servers
+from agentls.agent.approval import ApprovalPolicy
 from agentls.agent.store import open_session
-from agentls.agent.workspace import Workspace
-from agentls.context import ContextConfig
 from agentls.mock_api import MockAnthropicServer, Reply, Text, ToolUse
 from agentls.mock_api.models import mock_model
-from agentls.model.models_api import fetch_catalog
-from conftest import settings_for
+from head_fixtures import AgentMaker, tool_names
 from mcp_fixtures import stdio_config
 
 BOUND = "claude-sonnet-5-5"  # documented: binds thinking, takes system messages (model/binding.py)
@@ -47,22 +42,9 @@ def api():
 
 @pytest_asyncio.fixture
 async def make_agent(api, workspace, data_dir):
-    made: list[Agent] = []
-
-    async def build(model: str, *, new: bool = True, servers: dict | None = None, approve=auto_approve,
-                    **extra) -> Agent:
-        settings = settings_for(api, model=model, **extra)
-        settings.catalog = await fetch_catalog(settings)
-        configs, problems = parse_servers(servers or {})
-        assert problems == []
-        agent = Agent(Workspace([workspace]), settings, approve=approve, context=ContextConfig(),
-                      session=open_session(workspace, new=new), mcp_servers=configs)
-        made.append(agent)
-        return agent
-
-    yield build
-    for agent in made:
-        await agent.aclose()
+    maker = AgentMaker(api, workspace)
+    yield maker
+    await maker.aclose()
 
 
 class Recorder(list):
@@ -80,10 +62,6 @@ def system_messages(body: dict) -> list[dict]:
 def texts(message: dict) -> str:
     content = message["content"]
     return content if isinstance(content, str) else "".join(b.get("text", "") for b in content)
-
-
-def tool_names(body: dict) -> list[str]:
-    return [t["name"] for t in body.get("tools", [])]
 
 
 def appended_only(bodies: list[dict]) -> None:
