@@ -12,7 +12,9 @@ on: compaction, clearing and every other layer leave them verbatim. They are
 re-checked (size and modification time) before every request; a change —
 a file edited, added, removed or activated — changes the system prompt, which
 is one deliberate prompt-cache break, counted and announced like a tool-list
-change (the agent loop does that).
+change (the agent loop does that). Where the conversation's head is fixed
+(agent/turn/head.py: a model that binds thinking or takes system messages)
+the system prompt stays and `changes_text` is appended to the conversation.
 
 Each file is capped at FILE_CAP characters and all of them together at
 TOTAL_CAP; a file over its share keeps its beginning and the prompt says where
