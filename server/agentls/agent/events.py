@@ -113,6 +113,10 @@ class ToolsChanged(AgentEvent):
     changes: int  # tool-list changes (cache breaks) so far in this session
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    # "head": a new tool list (one cache break); "appended": tool_addition / tool_removal blocks in a system
+    # message, the conversation's tool list unchanged; "held": this model takes neither, so the change waits
+    # for the next compaction (agent/turn/head.py)
+    delivery: str = "head"
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,9 @@ class InstructionsChanged(AgentEvent):
     added: list[str] = field(default_factory=list)  # files as the prompt names them: "AGENTS.md", "src/AGENTS.md"
     removed: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
+    # "head": a new system prompt (one cache break); "appended": the files' new text appended to the
+    # conversation, the system prompt unchanged (agent/turn/head.py)
+    delivery: str = "head"
 
 
 @dataclass(frozen=True)

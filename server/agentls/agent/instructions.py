@@ -12,7 +12,9 @@ on: compaction, clearing and every other layer leave them verbatim. They are
 re-checked (size and modification time) before every request; a change —
 a file edited, added, removed or activated — changes the system prompt, which
 is one deliberate prompt-cache break, counted and announced like a tool-list
-change (the agent loop does that).
+change (the agent loop does that). Where the conversation's head is fixed
+(agent/turn/head.py: a model that binds thinking or takes system messages)
+the system prompt stays and `changes_text` is appended to the conversation.
 
 Each file is capped at FILE_CAP characters and all of them together at
 TOTAL_CAP; a file over its share keeps its beginning and the prompt says where
@@ -34,6 +36,9 @@ HEADING = "# Instructions from the user and the project"
 PREAMBLE = ("The files below were written by the user and the project's team for agents working here. Follow "
             "them: they take precedence over your general habits. A file in a sub-folder applies to work in "
             "that folder.")
+CHANGED_HEADING = "# Instruction files changed"
+CHANGED_PREAMBLE = ("Since the start of this conversation these instruction files changed. What follows replaces what "
+                    "the system prompt or an earlier message said of the same files; follow it from now on.")
 USER, ROOT, NESTED = "user", "root", "nested"
 
 
@@ -183,15 +188,29 @@ def _within_total(files: list[InstructionFile]) -> list[InstructionFile]:
     return kept
 
 
+def _part(item: InstructionFile, how: str = "") -> str:
+    where = {USER: "your instructions, every workspace", ROOT: "workspace root",
+             NESTED: f"applies in {item.shown.rsplit('/', 1)[0]}/"}[item.scope]
+    return f"## {item.shown} ({where}{how})\n\n{item.text or item.note}"
+
+
 def render(files: list[InstructionFile]) -> str:
     """The system prompt's section: one heading per file, its text verbatim (as capped)."""
-    parts = []
-    for item in files:
-        if not item.text and not item.note:
-            continue
-        where = {USER: "your instructions, every workspace", ROOT: "workspace root",
-                 NESTED: f"applies in {item.shown.rsplit('/', 1)[0]}/"}[item.scope]
-        parts.append(f"## {item.shown} ({where})\n\n{item.text or item.note}")
+    parts = [_part(item) for item in files if item.text or item.note]
     if not parts:
         return ""
     return "\n\n".join([HEADING, PREAMBLE, *parts])
+
+
+def changes_text(before: dict[str, str], files: list[InstructionFile]) -> str:
+    """The instruction files that changed since the model was told `before` (shown name → text), for a
+    conversation whose system prompt stays as its first request had it: each edited or added file whole,
+    each removed one named ("" when nothing changed)."""
+    parts = [_part(item, ", added" if item.shown not in before else ", edited: this replaces the earlier text")
+             for item in files if before.get(item.shown) != item.text and (item.text or item.note)]
+    now = {item.shown for item in files if item.text or item.note}
+    parts += [f"## {shown} (removed)\n\nThis file no longer exists: its instructions no longer apply."
+              for shown in before if shown not in now]
+    if not parts:
+        return ""
+    return "\n\n".join([CHANGED_HEADING, CHANGED_PREAMBLE, *parts])

@@ -27,6 +27,10 @@ async def _emit(sink: ev.EventSink | None, event: ev.AgentEvent) -> None:
         await outcome
 
 
+LATER_TOOLS = {"appended": "the model was told in the conversation; the prompt cache is kept.",
+               "held": "this model cannot be told mid-conversation; the tools change at the next compaction."}
+
+
 class Recording:
     def __init__(self, conversation: Conversation) -> None:
         self.conversation = conversation
@@ -39,6 +43,9 @@ class Recording:
         async def emit(event: ev.AgentEvent) -> None:
             if isinstance(event, ev.ErrorEvent):
                 self.note("error", event.message)
+            elif isinstance(event, ev.ToolsChanged) and event.delivery in LATER_TOOLS:  # the head kept (turn/head.py)
+                named = " ".join([*(f"+{n}" for n in event.added), *(f"−{n}" for n in event.removed)])
+                self.note("info", f"Tools changed ({named or 'definitions'}): {LATER_TOOLS[event.delivery]}")
             elif isinstance(event, ev.ToolsChanged):
                 changed = " ".join([*(f"+{n}" for n in event.added), *(f"−{n}" for n in event.removed)])
                 self.note("info", f"Tools changed ({changed or 'definitions'}): "

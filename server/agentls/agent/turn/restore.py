@@ -2,7 +2,8 @@
 
 From the session's working view when there is a usable one (only the records after it
 are read), else by replaying every record; then the costs, the transcript of record,
-the task list and the instruction folders. Checkpoints open with the session.
+the task list, the instruction folders and the head its requests sent (turn/fixed_head.py).
+Checkpoints open with the session.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class Restorer:
         engine.pinned = render_todos(conversation.task_list.items)
         folders = restored.state.get("instruction_folders")
         self.instructions.restore(folders if isinstance(folders, list) else [])
+        self.head.restored(restored.state)  # the conversation's head, where the model needs it unchanged
         engine.fit_user_texts(USER_SHARE)  # a session saved with an oversized message must not stay stuck
         # the restored history is what the last request before the reload carried
         conversation.sent.sent(list(engine.history.messages), engine, None)
