@@ -628,9 +628,9 @@ export type AgentEvent =
     }
   | { turnId: string; kind: "layer"; layer: string; toolUseIds: string[]; marker: string }
   | { turnId: string; kind: "retry"; attempt: number; delaySeconds: number; reason: string; discardPartial: boolean }
-  | { turnId: string; kind: "toolsChanged"; changes: number; added: string[]; removed: string[] }
+  | { turnId: string; kind: "toolsChanged"; changes: number; added: string[]; removed: string[]; delivery?: "head" | "appended" | "held" }  // absent from an older server
   | { turnId: string; kind: "checkpoint"; checkpoint: string; files: CheckpointFile[]; skipped: SkippedFile[] }
-  | { turnId: string; kind: "instructionsChanged"; changes: number; added: string[]; removed: string[]; changed: string[] }
+  | { turnId: string; kind: "instructionsChanged"; changes: number; added: string[]; removed: string[]; changed: string[]; delivery?: "head" | "appended" }
   | { turnId: string; kind: "todos"; todos: Todo[] }
   | { turnId: string; kind: "thinkingDropped"; text: string; path: string; toolUseIds: string[]; retried: boolean; blocks: number }
   | { turnId: string; kind: "error"; message: string };

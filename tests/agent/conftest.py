@@ -9,6 +9,9 @@ from agentls.context import ContextConfig
 from agentls.model import ModelSettings
 
 SECRET = "sk-ant-test-SECRET-4242"
+# A model whose thinking is not bound to its prefix and that takes no mid-conversation system messages
+# (model/binding.py): tests of the client-side context layers and of a rebuilt head run on it.
+UNBOUND_MODEL = "claude-sonnet-4-5"
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from agentls.context import ContextConfig
 from agentls.context.structure import request_problems
 from agentls.demo.brain import DEMO_LABEL
 from agentls.mock_api import Fault, Reply, Text, Thinking, ToolUse
-from conftest import SECRET
+from conftest import SECRET, UNBOUND_MODEL
 from agentls.lsp import protocol
 
 
@@ -78,7 +78,7 @@ async def test_compaction_in_the_middle_of_a_tool_loop_keeps_the_history_valid(m
         Reply([Text("done after compaction")]),
     )
     agent = make_agent(context=ContextConfig(window=14_000, output_reserve=1_000, compact_at=0.6, clear_at=9.0,
-                                             budget_soft_at=9.0, budget_hard_at=9.0, snip_at=9.0))
+                                             budget_soft_at=9.0, budget_hard_at=9.0, snip_at=9.0), model=UNBOUND_MODEL)
     seen = Recorder()
     result = await agent.run_turn("read big.txt then app.py", seen)
     assert result.text == "done after compaction"
@@ -172,7 +172,7 @@ async def test_session_resumes_with_every_message(make_agent, mock_api, workspac
 
 async def test_manual_compact_cost_context_and_clear(make_agent, mock_api, workspace):
     (workspace / "notes.md").write_text("# Notes\n" + "a line of notes worth summarising\n" * 100)
-    agent = make_agent()
+    agent = make_agent(model=UNBOUND_MODEL)
     await agent.run_turn("What does notes.md say?")
     mock_api.script(Reply([Text("<summary>1. Goal: notes</summary>")]))
     result = await agent.compact("focus on notes")
@@ -198,7 +198,7 @@ async def test_a_cleared_result_can_be_read_back_by_its_ref(make_agent, mock_api
         Reply([Text("read it back")]),
     )
     config = ContextConfig(clear_at=0.0, clear_keep_recent=1, min_batch_tokens=0, batch_payoff=0.0)
-    agent = make_agent(context=config)
+    agent = make_agent(context=config, model=UNBOUND_MODEL)
     await agent.run_turn("read, then re-read")
     sent = mock_api.message_bodies[-1]["messages"]
     first = sent[2]["content"][0]
@@ -240,7 +240,7 @@ async def test_after_a_batch_the_request_still_reads_up_to_the_stable_frontier(m
         (workspace / f"m{i}.py").write_text(f"# module {i}\n" + f"value_{i} = {i}\n" * 600)
     mock_api.script(*[Reply([ToolUse("read_file", {"path": f"m{i}.py"})]) for i in range(4)], Reply([Text("done")]))
     config = ContextConfig(clear_at=0.0, clear_keep_recent=2, min_batch_tokens=0, batch_payoff=0.0)
-    agent = make_agent(context=config, force_cache_control=True, cache_placement=placement)
+    agent = make_agent(context=config, force_cache_control=True, cache_placement=placement, model=UNBOUND_MODEL)
     recorder = Recorder()
     await agent.run_turn("read the modules", on_event=recorder)
     reads = [e.usage.cache_read_input_tokens for e in recorder.of(ev.UsageEvent)][:-1]  # the last is the turn's total

@@ -3,6 +3,7 @@
 from agentls.context import ContextConfig
 from agentls.context.store import text_ref
 from agentls.mock_api import Reply, Text, ToolUse
+from conftest import UNBOUND_MODEL
 
 
 async def test_old_reasoning_is_cleared_and_read_back_by_its_ref(make_agent, mock_api):
@@ -14,7 +15,8 @@ async def test_old_reasoning_is_cleared_and_read_back_by_its_ref(make_agent, moc
         Reply([ToolUse("read_file", {"path": ref})]),
         Reply([Text("done")]),
     )
-    agent = make_agent(context=ContextConfig(clear_at=0.0, batch_payoff=0.0, written_keep_recent=1))
+    agent = make_agent(context=ContextConfig(clear_at=0.0, batch_payoff=0.0, written_keep_recent=1),
+                       model=UNBOUND_MODEL)
     await agent.run_turn("think, then look")
     first_sent = mock_api.message_bodies[0]["messages"]
     last_sent = mock_api.message_bodies[-1]["messages"]

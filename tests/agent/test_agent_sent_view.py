@@ -13,6 +13,7 @@ from agentls.agent.errors import AgentError
 from agentls.context import ContextConfig
 from agentls.mock_api import Fault, Reply, Text, ToolUse
 from agentls.lsp import protocol
+from conftest import UNBOUND_MODEL
 
 
 def tool_result(agent, tool_use_id, with_original=False):
@@ -41,7 +42,7 @@ def two_reads(mock_api, workspace) -> None:
 
 async def test_a_cleared_badge_arrives_only_after_the_request_carrying_it_was_sent(make_agent, mock_api, workspace):
     two_reads(mock_api, workspace)
-    agent = make_agent(context=EAGER)
+    agent = make_agent(context=EAGER, model=UNBOUND_MODEL)
     seen = []  # (event, how many requests the API had received when it was emitted)
     await agent.run_turn("read notes then app", on_event=lambda e: seen.append((e, len(mock_api.message_bodies))))
     cleared = [(e, n) for e, n in seen if isinstance(e, ev.LayerApplied) and "toolu_notes" in e.tool_use_ids]
@@ -75,7 +76,7 @@ async def test_no_badge_when_the_request_that_would_clear_never_got_through(make
 
 async def test_tool_result_view_gives_input_text_as_sent_layer_and_original(make_agent, mock_api, workspace):
     two_reads(mock_api, workspace)
-    agent = make_agent(context=EAGER)
+    agent = make_agent(context=EAGER, model=UNBOUND_MODEL)
     await agent.run_turn("read notes then app")
     view = tool_result(agent, "toolu_notes", True)
     assert view["tool"] == "read_file" and view["input"] == {"path": "notes.md"}

@@ -25,7 +25,7 @@ from agentls.context import ContextConfig
 from agentls.context.structure import request_problems
 from agentls.demo.brain import demo_reply
 from agentls.mock_api import MockAnthropicServer, Reply, Text, ToolUse
-from conftest import settings_for
+from conftest import UNBOUND_MODEL, settings_for
 from mcp_fixtures import HttpServer
 
 EXAMPLES = int(os.environ.get("AGENTLS_MCP_PROPERTY_EXAMPLES", "20"))
@@ -60,8 +60,8 @@ def web_server():
 async def converse(model_api, web_server, workspace, turns) -> tuple[int, int]:
     servers, _ = parse_servers({"web": web_server.config(approval="always")})
     context = ContextConfig(window=30_000, clear_keep_recent=1, min_batch_tokens=300)
-    agent = Agent(Workspace([workspace]), settings_for(model_api), approve=auto_approve, context=context,
-                  mcp_servers=servers)
+    agent = Agent(Workspace([workspace]), settings_for(model_api, model=UNBOUND_MODEL), approve=auto_approve,
+                  context=context, mcp_servers=servers)
     start = len(model_api.message_bodies)
     batch_before: set[int] = set()  # request indexes (in this conversation) a batch was applied to
     turn_starts: set[int] = set()

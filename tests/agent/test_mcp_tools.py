@@ -23,7 +23,7 @@ from agentls.agent.workspace import Workspace
 from agentls.context import ContextConfig
 from agentls.context.structure import request_problems
 from agentls.mock_api import Reply, Text, ToolUse
-from conftest import settings_for
+from conftest import UNBOUND_MODEL, settings_for
 from mcp_fixtures import HttpServer, stdio_config
 from agentls.agent.runtime import ActiveModel
 from agentls.lsp import protocol
@@ -66,10 +66,10 @@ class Recorder(list):
 async def make_mcp_agent(mock_api, workspace, data_dir):
     made = []
 
-    def build(servers: dict, approve=None, context=None):
+    def build(servers: dict, approve=None, context=None, **model):
         configs, problems = parse_servers(servers)
         assert problems == []
-        agent = Agent(Workspace([workspace]), settings_for(mock_api), approve=approve or Approvals(),
+        agent = Agent(Workspace([workspace]), settings_for(mock_api, **model), approve=approve or Approvals(),
                       context=context or ContextConfig(), session=open_session(workspace, new=True),
                       mcp_servers=configs)
         made.append(agent)
@@ -228,7 +228,7 @@ async def test_a_changed_tool_list_is_one_counted_cache_break_at_a_turn_start(ma
                     Reply([Text("grown")]),
                     Reply([ToolUse("mcp__test__extra", {})]), Reply([Text("used extra")]),
                     Reply([Text("nothing new")]))
-    agent = make_mcp_agent({"test": stdio_config(approval="always")})
+    agent = make_mcp_agent({"test": stdio_config(approval="always")}, model=UNBOUND_MODEL)
     seen = Recorder()
     await agent.run_turn("grow", seen)
     await agent.run_turn("use it", seen)
@@ -258,7 +258,7 @@ async def test_an_old_mcp_result_is_cleared_by_the_pipeline_and_reads_back(make_
         Reply([Text("done")]),
     )
     context = ContextConfig(window=40_000, clear_keep_recent=1, min_batch_tokens=500)
-    agent = make_mcp_agent({"test": stdio_config(approval="always")}, context=context)
+    agent = make_mcp_agent({"test": stdio_config(approval="always")}, context=context, model=UNBOUND_MODEL)
     seen = Recorder()
     await agent.run_turn("big then more", seen)
     placeholders = {p["toolUseId"]: p for p in wire_context(agent)["placeholders"]}

@@ -27,7 +27,7 @@ from agentls.context import ContextConfig
 from agentls.context.engine_state import engine_state, message_row
 from agentls.mock_api import Reply, Text, ToolUse
 
-from conftest import settings_for
+from conftest import UNBOUND_MODEL, settings_for
 
 SMALL = ContextConfig(window=12_000, output_reserve=0)
 FILES = 3
@@ -40,7 +40,8 @@ def write_files(workspace) -> None:
 
 def agent_on(mock_api, workspace, **model) -> Agent:
     """An agent on the workspace's last session (as a restarted front end opens it)."""
-    return Agent(Workspace([workspace]), settings_for(mock_api, force_cache_control=True, **model),
+    return Agent(Workspace([workspace]), settings_for(mock_api, force_cache_control=True,
+                                                             **{"model": UNBOUND_MODEL, **model}),
                  approve=auto_approve, context=SMALL, session=open_session(workspace))
 
 

@@ -18,7 +18,7 @@ from agentls.context.compact import SUMMARY_MARK
 from agentls.mock_api import Reply, Text, ToolUse
 from agentls.model.settings import for_demo_model
 
-from conftest import settings_for
+from conftest import UNBOUND_MODEL, settings_for
 
 
 def shape(entries: list[TranscriptEntry]) -> list[str]:
@@ -36,7 +36,7 @@ def shape(entries: list[TranscriptEntry]) -> list[str]:
 
 async def test_every_prompt_card_and_divider_survives_two_compactions_and_a_restart(make_agent, mock_api, workspace):
     (workspace / "notes.md").write_text("# Notes\nThe answer is 42.\n" + "".join(f"line {i}\n" for i in range(80)))
-    agent = make_agent()
+    agent = make_agent(model=UNBOUND_MODEL)
     await agent.run_turn("What does notes.md say?")  # the demo model reads it
     await agent.run_turn("search for answer")
     mock_api.script(Reply([Text("<summary>1. Goal: notes</summary>")]))

@@ -8,6 +8,10 @@ import json
 from agentls.mock_api import Reply, Text, ToolUse
 from .helpers import options_for
 
+# These assert the instruction files in the top-level system prompt: a model whose thinking is not bound
+# rebuilds the head (a bound one appends changes instead: tests/lsp/test_bound_thinking_session.py).
+UNBOUND = "claude-sonnet-4-5"
+
 TODOS = [{"content": "Read the notes", "status": "completed"},
          {"content": "Fix the parser in src/parse.py", "status": "in_progress"},
          {"content": "Update the README", "status": "pending"}]
@@ -23,7 +27,7 @@ async def test_root_then_nested_instructions_reach_the_system_prompt(start_edito
     (workspace / "src").mkdir()
     (workspace / "src" / "AGENTS.md").write_text("NESTED-RULE-9: tabs, never spaces, in src/.\n")
     (workspace / "src" / "parse.py").write_text("def parse(x):\n    return x\n")
-    editor = await start_editor(options_for(mock_api))
+    editor = await start_editor(options_for(mock_api, model=UNBOUND))
     mock_api.script(Reply([Text("hello")]),
                     Reply([ToolUse("read_file", {"path": "notes.md"})]), Reply([Text("read the notes")]),
                     Reply([ToolUse("read_file", {"path": "src/parse.py"})]), Reply([Text("read the parser")]),
@@ -43,7 +47,7 @@ async def test_root_then_nested_instructions_reach_the_system_prompt(start_edito
     assert "NESTED-RULE-9" not in system_of(bodies[3]) and "NESTED-RULE-9" in system_of(bodies[4])
     changed = [e for e in editor.events if e["kind"] == "instructionsChanged"]
     assert changed == [{"turnId": changed[0]["turnId"], "kind": "instructionsChanged", "changes": 1,
-                        "added": ["src/AGENTS.md"], "removed": [], "changed": []}]
+                        "added": ["src/AGENTS.md"], "removed": [], "changed": [], "delivery": "head"}]
 
     await editor.request("agent/chat", {"prompt": "and now?"})  # kept for the rest of the session
     assert "NESTED-RULE-9" in system_of(mock_api.message_bodies[-1])
@@ -58,7 +62,7 @@ async def test_root_then_nested_instructions_reach_the_system_prompt(start_edito
 
 async def test_an_edited_agents_md_is_in_the_next_request(start_editor, mock_api, workspace):
     (workspace / "AGENTS.md").write_text("Version one of the rules.\n")
-    editor = await start_editor(options_for(mock_api))
+    editor = await start_editor(options_for(mock_api, model=UNBOUND))
     mock_api.script(Reply([Text("one")]), Reply([Text("two")]))
     await editor.request("agent/chat", {"prompt": "first"})
     (workspace / "AGENTS.md").write_text("Version TWO of the rules, longer than before.\n")
@@ -73,7 +77,7 @@ async def test_instructions_and_the_task_list_survive_compaction(start_editor, m
     (workspace / "src").mkdir()
     (workspace / "src" / "AGENTS.md").write_text("NESTED-RULE-9: tabs in src/.\n")
     (workspace / "src" / "parse.py").write_text("def parse(x):\n    return x\n" * 40)
-    editor = await start_editor(options_for(mock_api))
+    editor = await start_editor(options_for(mock_api, model=UNBOUND))
     mock_api.script(Reply([ToolUse("todo_write", {"todos": TODOS})]), Reply([Text("planned")]),
                     Reply([ToolUse("read_file", {"path": "src/parse.py"})]), Reply([Text("read it")]),
                     *[Reply([Text(f"answer {n} " + "words " * 60)]) for n in range(4)],
@@ -106,13 +110,13 @@ async def test_the_task_list_and_activated_folders_survive_a_restart(start_edito
     (workspace / "src").mkdir()
     (workspace / "src" / "AGENTS.md").write_text("NESTED-RULE-9: tabs in src/.\n")
     (workspace / "src" / "parse.py").write_text("x = 1\n")
-    editor = await start_editor(options_for(mock_api))
+    editor = await start_editor(options_for(mock_api, model=UNBOUND))
     mock_api.script(Reply([ToolUse("todo_write", {"todos": TODOS}), ToolUse("read_file", {"path": "src/parse.py"})]),
                     Reply([Text("done")]))
     await editor.request("agent/chat", {"prompt": "plan and read"})
     await editor.client.shutdown_session()
 
-    again = await start_editor(options_for(mock_api))
+    again = await start_editor(options_for(mock_api, model=UNBOUND))
     assert (await again.request("agent/todos"))["todos"] == TODOS
     mock_api.script(Reply([Text("resumed")]))
     await again.request("agent/chat", {"prompt": "where were we?"})
@@ -130,14 +134,14 @@ def told(mock_api) -> dict:
 
 
 async def test_an_allowed_command_runs_without_asking(start_editor, mock_api, workspace):
-    editor = await start_editor(options_for(mock_api, permissions={"allow": ["run_shell(touch ran*)"]}))
+    editor = await start_editor(options_for(mock_api, model=UNBOUND, permissions={"allow": ["run_shell(touch ran*)"]}))
     mock_api.script(shell("touch ran.txt"), Reply([Text("ok")]))
     await editor.request("agent/chat", {"prompt": "run it"})
     assert editor.confirms == [] and (workspace / "ran.txt").exists()
 
 
 async def test_a_denied_command_and_a_denied_write_neither_run_nor_ask(start_editor, mock_api, workspace):
-    editor = await start_editor(options_for(mock_api, permissions={
+    editor = await start_editor(options_for(mock_api, model=UNBOUND, permissions={
         "deny": ["run_shell(rm *)", "write_file(secrets/**)"], "allow": ["run_shell(*)", "write_file"]}))
     (workspace / "keep.txt").write_text("keep me\n")
     mock_api.script(shell("rm keep.txt"), Reply([Text("refused")]))
@@ -157,7 +161,7 @@ async def test_a_denied_command_and_a_denied_write_neither_run_nor_ask(start_edi
 
 
 async def test_an_unlisted_command_asks(start_editor, mock_api, workspace):
-    editor = await start_editor(options_for(mock_api, permissions={"allow": ["run_shell(git status*)"]}))
+    editor = await start_editor(options_for(mock_api, model=UNBOUND, permissions={"allow": ["run_shell(git status*)"]}))
     editor.confirm_answer = {"approved": False}
     mock_api.script(shell("touch other.txt"), Reply([Text("ok")]))
     await editor.request("agent/chat", {"prompt": "run it"})
@@ -169,7 +173,7 @@ async def test_an_unlisted_command_asks(start_editor, mock_api, workspace):
 
 async def test_a_chained_command_with_one_allowed_part_asks(start_editor, mock_api, workspace):
     (workspace / "x").mkdir()
-    editor = await start_editor(options_for(mock_api, permissions={"allow": ["run_shell(git status*)"]}))
+    editor = await start_editor(options_for(mock_api, model=UNBOUND, permissions={"allow": ["run_shell(git status*)"]}))
     editor.confirm_answer = {"approved": False}
     mock_api.script(shell("git status && rm -rf x"), Reply([Text("ok")]))
     await editor.request("agent/chat", {"prompt": "run it"})
@@ -179,7 +183,7 @@ async def test_a_chained_command_with_one_allowed_part_asks(start_editor, mock_a
 
 
 async def test_always_adds_a_rule_that_later_calls_follow(start_editor, mock_api, workspace):
-    editor = await start_editor(options_for(mock_api))
+    editor = await start_editor(options_for(mock_api, model=UNBOUND))
     editor.confirm_answer = {"approved": True, "remember": True}
     mock_api.script(shell("touch a.txt && touch b.txt"), Reply([Text("ran")]),
                     shell("touch b.txt"), Reply([Text("ran again")]),
@@ -197,7 +201,7 @@ async def test_workspace_rules_cannot_be_loosened_by_the_user(start_editor, mock
     (workspace / ".agents").mkdir()
     (workspace / ".agents" / "settings.json").write_text(json.dumps(
         {"permissions": {"ask": ["run_shell(git push*)"], "allow": ["run_shell(touch *)"]}}))
-    editor = await start_editor(options_for(mock_api, permissions={"allow": ["run_shell(git push*)"],
+    editor = await start_editor(options_for(mock_api, model=UNBOUND, permissions={"allow": ["run_shell(git push*)"],
                                                                    "deny": ["run_shell(touch secret*)"]}))
     editor.confirm_answer = {"approved": False}
     mock_api.script(shell("git push origin main"), Reply([Text("asked")]),

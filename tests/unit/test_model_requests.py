@@ -111,7 +111,7 @@ def test_system_messages_need_betas_only_for_tool_changes_and_clear_at():
     reference = {"type": "tool_addition", "tool": {"type": "tool_reference", "name": "read_file"}}
     definition = {"type": "tool_addition", "tool": {"type": "tool_definition", "definition": TOOLS[0]}}
     assert betas({"role": "system", "content": [reference]}) == [TOOL_CHANGES_BETA]
-    assert betas({"role": "system", "content": [reference, definition]}) == [INLINE_TOOLS_BETA]
+    assert betas({"role": "system", "content": [reference, definition]}) == [TOOL_CHANGES_BETA, INLINE_TOOLS_BETA]
     assert betas({"role": "system", "content": "x", "clear_at": "next_user_message"}) == [SYSTEM_CLEAR_AT_BETA]
 
 

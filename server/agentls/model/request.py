@@ -142,5 +142,6 @@ def _system_message_betas(messages: Any) -> list[str]:
                 inline |= defined
                 by_reference |= not defined
     # inline-tools also covers changes by reference (mid-conversation-system-messages, "Mid-conversation tool changes")
-    tool_beta = [INLINE_TOOLS_BETA] if inline else [TOOL_CHANGES_BETA] if by_reference else []
+    # tool_addition itself is the tool-changes beta; an inline definition also needs inline-tools (SDK types)
+    tool_beta = [TOOL_CHANGES_BETA, INLINE_TOOLS_BETA] if inline else [TOOL_CHANGES_BETA] if by_reference else []
     return tool_beta + ([SYSTEM_CLEAR_AT_BETA] if clear_at else [])
