@@ -16,6 +16,7 @@ from agentls.agent import events as ev
 from agentls.agent.cache_report import (CHANGED_AT, CacheLedger, facts_of, first_change, fingerprints,
                                         miss_text)
 from agentls.agent.thinking_notice import dropped_text, place, retry_text
+from agentls.agent.store import open_session
 from agentls.agent.views import CostDetails
 from agentls.cli.render import Renderer
 from agentls.context.usage import Usage
@@ -175,6 +176,35 @@ async def test_a_rewritten_history_is_named_in_cost_and_context_and_survives_a_r
     assert last.miss.missed_tokens and agent.context().cache == report
     await agent.aclose()
     assert make_agent(new=False).cache_report() == report
+
+
+async def test_drop_block_and_the_last_reply_go_on_with_the_conversation_not_into_a_new_one(make_agent, mock_api,
+                                                                                             workspace):
+    """A conversation that needed drop_block keeps sending it after a restart, and its first request's
+    diagnostics name its own last reply; a new chat starts with neither."""
+    mock_api.script(Reply([Thinking("look first"), ToolUse("read_file", {"path": "notes.md"}, "tu_notes")]),
+                    Reply([Text("It says 42.")]))
+    agent = make_agent(model="claude-opus-5-5", cache_diagnostics=True)
+    await agent.run_turn("What does notes.md say?")
+    mock_api.inject(Fault.http_status(400, error_type="invalid_request_error", message=PREFIX_400))
+    mock_api.script(Reply([Text("Still 42.")]))
+    await agent.run_turn("And now?")
+    last_id = agent.client.previous_message_id  # the id of the last response
+    assert last_id and last_id.startswith("msg_") and agent.client.drop_mismatched_thinking
+    await agent.aclose()
+
+    resumed = make_agent(new=False, model="claude-opus-5-5", cache_diagnostics=True)
+    mock_api.script(Reply([Text("Yes.")]))
+    await resumed.run_turn("still there?")
+    body = mock_api.message_bodies[-1]
+    assert body["thinking"]["block_binding"]["prefix_mismatch_behavior"] == "drop_block"
+    assert body["diagnostics"] == {"previous_message_id": last_id}
+
+    resumed.clear(open_session(workspace, new=True))
+    mock_api.script(Reply([Text("Hello.")]))
+    await resumed.run_turn("a new chat")
+    body = mock_api.message_bodies[-1]
+    assert "block_binding" not in body["thinking"] and body["diagnostics"] == {"previous_message_id": None}
 
 
 def test_the_terminal_prints_the_reasons_and_the_notice():

@@ -26,6 +26,7 @@ from agentls.agent.workspace import Workspace
 from agentls.context import ContextConfig
 from agentls.context.engine_state import engine_state, message_row
 from agentls.mock_api import Reply, Text, ToolUse
+from agentls.mock_api.binding import without_cache_control
 
 from conftest import UNBOUND_MODEL, settings_for
 
@@ -78,15 +79,6 @@ def index_of(agent: Agent) -> dict:
             "latest": dict(history._latest_by_key), "tokens": (history.msg_tokens, history.total_tokens,
                                                                history.category_tokens),
             "layer_of": dict(agent.engine.layer_of)}
-
-
-def without_markers(value):
-    """The request as the model reads it: cache_control breakpoints are billing marks, not content."""
-    if isinstance(value, dict):
-        return {k: without_markers(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [without_markers(v) for v in value]
-    return value
 
 
 async def close(agent: Agent) -> None:
@@ -230,5 +222,5 @@ async def test_the_task_list_and_instruction_folders_survive_a_restart_from_the_
     await again.run_turn("after the restart")
     first = mock_api.message_bodies[-1]
     assert first["system"] == last["system"]
-    assert without_markers(first["messages"][:len(last["messages"])]) == without_markers(last["messages"])
+    assert without_cache_control(first["messages"][:len(last["messages"])]) == without_cache_control(last["messages"])
     await close(again)

@@ -91,5 +91,10 @@ class Editor:
                 range=types.Range(types.Position(*start), types.Position(*end)), text=text)]))
 
 
+# A model that does not bind thinking to its prefix (model/binding.py): the client-side layers and the
+# client's own summary run on it; the default model compacts on the server and rewrites nothing.
+UNBOUND_MODEL = "claude-sonnet-4-5"
+
+
 def options_for(mock: MockAnthropicServer, *, confirm: bool = True, **settings: Any) -> dict:
     return {"apiKey": SECRET, "supportsConfirm": confirm, "settings": {"baseUrl": mock.base_url, **settings}}

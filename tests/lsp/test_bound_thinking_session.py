@@ -21,7 +21,7 @@ import pytest
 from lsprotocol import types
 
 from agentls.mock_api import MockAnthropicServer, Reply, Text, ToolUse
-from agentls.mock_api.binding import thinking_places
+from agentls.mock_api.binding import thinking_places, without_cache_control
 from agentls.mock_api.models import mock_model
 from .helpers import options_for
 
@@ -89,14 +89,6 @@ async def run(start_editor, api: MockAnthropicServer, workspace: Path, model: st
     return api.message_bodies
 
 
-def without_markers(value):
-    if isinstance(value, dict):
-        return {k: without_markers(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [without_markers(v) for v in value]
-    return value
-
-
 def carried_thinking(body: dict) -> int:
     return sum(1 for _ in thinking_places(body.get("system"), body.get("tools"), body["messages"]))
 
@@ -126,7 +118,7 @@ async def test_a_long_session_on_a_bound_model_never_breaks_a_thinking_block(sta
     assert_binding_kept(bound_api, bodies)
     # system and tools were built once per conversation: the head changes only with a compaction (which
     # starts the conversation over from its block), never between (cache markers are not content)
-    heads = [json.dumps(without_markers([b.get("system"), b.get("tools")]), sort_keys=True) for b in bodies]
+    heads = [json.dumps(without_cache_control([b.get("system"), b.get("tools")]), sort_keys=True) for b in bodies]
     changes = [i for i in range(1, len(heads)) if heads[i] != heads[i - 1]]
     compactions = [i for i, b in enumerate(bodies) if "compaction" in b]
     assert len(changes) <= len(compactions), f"the head changed {len(changes)} times, {len(compactions)} compactions"

@@ -11,12 +11,12 @@ from pygls.exceptions import JsonRpcException
 
 from agentls.demo.brain import DEMO_LABEL
 from agentls.mock_api import Reply, Text, ToolUse
-from .helpers import options_for, server_env, wait_until
+from .helpers import options_for, server_env, wait_until, UNBOUND_MODEL
 
 
 async def test_compact_cost_clear_and_context(start_editor, mock_api, data_dir, workspace):
     (workspace / "notes.md").write_text("# Notes\nThe answer is 42.\n" + "a line worth summarising\n" * 100)
-    editor = await start_editor(options_for(mock_api))
+    editor = await start_editor(options_for(mock_api, model=UNBOUND_MODEL))  # the client's summary
     await wait_until(lambda: editor.usages)
     mock_api.script(Reply([ToolUse("read_file", {"path": "notes.md"})]), Reply([Text("It says 42.")]))
     await editor.request("agent/chat", {"prompt": "read notes.md"})

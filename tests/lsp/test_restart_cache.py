@@ -10,24 +10,14 @@ cache. The meter shows the same figure before and after.
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentls.mock_api import Reply, Text, ToolUse
+from agentls.mock_api.binding import without_cache_control
 from agentls.mock_api.tokens import count_input_tokens
-from .helpers import options_for, wait_until
+from .helpers import options_for, wait_until, UNBOUND_MODEL
 
 FILES = 3
 TURNS_AFTER_THE_BATCH = 1
 MAX_TURNS = 16
-
-
-def without_markers(value: Any) -> Any:
-    """The request as the model reads it: cache_control breakpoints are billing marks, not content."""
-    if isinstance(value, dict):
-        return {k: without_markers(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [without_markers(v) for v in value]
-    return value
 
 
 async def read_turn(editor, mock_api, turn: int) -> None:
@@ -41,7 +31,7 @@ async def test_the_first_request_after_a_restart_continues_the_last_one_from_the
     for i in range(FILES):
         (workspace / f"f{i}.txt").write_text("".join(f"file {i} line {j}\n" for j in range(150)))
     # A small window and breakpoints sent to the mock (it caches like the real API).
-    options = options_for(mock_api, contextWindow=12_000, outputReserve=0, cacheControl=True)
+    options = options_for(mock_api, model=UNBOUND_MODEL, contextWindow=12_000, outputReserve=0, cacheControl=True)
     editor = await start_editor(options)
     await editor.request("agent/context")  # the agent is ready
 
@@ -72,10 +62,10 @@ async def test_the_first_request_after_a_restart_continues_the_last_one_from_the
     mock_api.script(Reply([Text("still here")]))
     answer = await again.request("agent/chat", {"prompt": "after the restart"})
     first = mock_api.message_bodies[sent_before]
-    assert without_markers(first["system"]) == without_markers(last["system"])
-    assert without_markers(first["tools"]) == without_markers(last["tools"])
+    assert without_cache_control(first["system"]) == without_cache_control(last["system"])
+    assert without_cache_control(first["tools"]) == without_cache_control(last["tools"])
     prefix = len(last["messages"])
-    assert without_markers(first["messages"][:prefix]) == without_markers(last["messages"]), \
+    assert without_cache_control(first["messages"][:prefix]) == without_cache_control(last["messages"]), \
         "the first request after the restart starts with exactly the messages of the last one before it"
     assert [m["role"] for m in first["messages"][prefix:]] == ["assistant", "user"]
     assert "after the restart" in str(first["messages"][-1])

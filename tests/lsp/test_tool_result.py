@@ -7,7 +7,7 @@ import pytest
 from pygls.exceptions import JsonRpcException
 
 from agentls.mock_api import Reply, Text, ToolUse
-from .helpers import options_for, wait_until
+from .helpers import options_for, wait_until, UNBOUND_MODEL
 
 DEEP = "zebra-7731"
 FIELDS = {"toolUseId", "tool", "input", "isError", "text", "sent", "marker", "layer", "rewrittenAt", "ref",
@@ -16,7 +16,7 @@ FIELDS = {"toolUseId", "tool", "input", "isError", "text", "sent", "marker", "la
 
 async def test_tool_result_and_compaction_summary_reach_any_client(start_editor, mock_api, workspace):
     (workspace / "notes.md").write_text("# Notes\n" + "filler line\n" * 400 + f"the token {DEEP}\n")
-    editor = await start_editor(options_for(mock_api))
+    editor = await start_editor(options_for(mock_api, model=UNBOUND_MODEL))  # the client's summary
     await wait_until(lambda: editor.usages)
     mock_api.script(Reply([ToolUse("read_file", {"path": "notes.md"}, id="toolu_notes")]), Reply([Text("read")]))
     await editor.request("agent/chat", {"prompt": "read notes.md"})

@@ -78,7 +78,9 @@ async def test_a_compacted_conversation_comes_back_whole_after_a_restart(start_e
     # and the next turn goes on from the model's compacted history, not from the transcript
     await again.request("agent/chat", {"prompt": "and now?"})
     sent = mock_api.message_bodies[-1]["messages"]
-    assert "Conversation summary" in str(sent[0]) and PROMPTS[0] not in str(sent[1:])
+    # (the default model compacts on the server: its compaction block comes first, as returned)
+    assert sent[0]["content"][0]["type"] == "compaction" and "notes read and edited" in str(sent[0])
+    assert PROMPTS[0] not in str(sent[1:])
 
 
 async def _read(editor, mock_api, path: str, tool_use_id: str, answer: str) -> None:

@@ -140,3 +140,49 @@ def test_the_policy_prices_a_batch_at_the_model_prices():
     assert batch is not None and dearer is not None and batch.price > 0
     assert abs(dearer.price / batch.price - (2.0 - 0.2) / (1.25 - 0.1)) < 1e-9
     assert abs(dearer.rent / batch.rent - 2.0) < 1e-9
+
+
+def test_server_editing_is_switched_on_only_once_its_gain_has_paid_the_first_rewrite():
+    """Ski rental (server_editing.EditingSwitch): the first edited request re-writes the cache from the first
+    cleared result; past the trigger each unedited request gives up the reads of what the edit would clear
+    less the kept tail's re-write, and the edit goes on once that adds up to the first re-write's price."""
+    window = 24_000  # budget_hard_at (0.7) of it is the trigger
+    # prices and a kept tail at which clearing pays (at today's 0.05x reads and 1.25x writes the cleared
+    # results must outweigh the kept tail 24 to 1, which a 24K window never holds)
+    cheap = dict(window=window, server_editing=True, read_price=0.1, write_price=0.2, clear_keep_recent=1)
+    engine, _ = bound_session(turns=3, body=3_000, **cheap)
+    assert engine.prepare(now=10.0).context_management is None  # under the trigger: nothing to clear
+    sent, turn, waited = [], 3, 0
+    while not sent and turn < 40:
+        engine.append({"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"toolu_{turn}", "name": "read_file", "input": {"path": f"f{turn}"}}]})
+        engine.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_{turn}", "content": f"line {turn}\n" * 400}]})
+        prepared = engine.prepare(now=float(turn) + 10)
+        over = prepared.estimate >= engine.config.budget_hard_at * engine.config.effective_window
+        sent = [turn] if prepared.context_management is not None else []
+        if over and not sent:
+            assert engine.editing.rent > 0  # the gain given up accumulates past the trigger
+            waited += 1
+        turn += 1
+    assert sent, "the edit never went on"
+    assert engine.editing.on and waited >= 1, waited  # not on the first request past the trigger
+    # once on, it stays on (turning it off would re-write what the API cleared), also across a restart
+    rows = [message_row(engine, i) for i in range(len(engine.history.messages))]
+    again = ContextEngine(config=engine.config)
+    restore(again, rows, engine_state(engine))
+    assert again.prepare(now=100.0).context_management is not None
+    # where no summary can keep the window, the API's clearing is the only binding-safe way: on at once
+    fresh, _ = bound_session(turns=3, body=3_000, window=window, server_editing=True, auto_compact=False)
+    # and at today's prices, on the same session, it never pays: no edit while a summary can keep the window
+    dear, _ = bound_session(turns=12, body=3_000, window=window, server_editing=True)
+    assert all(dear.prepare(now=50.0 + i).context_management is None for i in range(30))
+    assert fresh.prepare(now=10.0).context_management is not None
+
+
+def test_a_compaction_switches_server_editing_off_again():
+    engine, _ = bound_session(turns=3, window=24_000, server_editing=True, auto_compact=False)
+    assert engine.prepare(now=10.0).context_management is not None and engine.editing.on
+    engine.apply_server_compaction({"type": "compaction", "content": "summary", "signature": "s"}, "manual",
+                                   upto=len(engine.history.messages))
+    assert not engine.editing.on and engine.editing.rent == 0

@@ -28,6 +28,7 @@ from ..context.usage import Usage
 # the keys a usage record carries beside the counts (agent/store: usage records)
 CACHE_MISS, TRANSFORMATIONS, EDITS = "cache_miss", "input_transformations", "applied_edits"
 CHANGED_AT = "messages_changed_at"  # ours: the first message sent otherwise than in the request before
+MESSAGE_ID, DROP_BLOCK = "message_id", "drop_block"  # ours: the response's id; the request asked for drop_block
 
 MISS_WORDS = {
     "system_changed": "system prompt changed",
@@ -141,9 +142,15 @@ def clean_items(value: Any) -> tuple[dict[str, Any], ...]:
 
 
 def facts_of(cache_miss: dict | None, transformations: Iterable[dict], edits: Iterable[dict],
-             changed_at: int | None = None) -> dict[str, Any]:
-    """What a usage record keeps beside the counts: only the keys that say something."""
+             changed_at: int | None = None, *, message_id: str | None = None,
+             drop_block: bool = False) -> dict[str, Any]:
+    """What a usage record keeps beside the counts: only the keys that say something. The response's id
+    and whether the request asked for drop_block let a resumed conversation go on as it was (`chain_of`)."""
     facts: dict[str, Any] = {}
+    if message_id:
+        facts[MESSAGE_ID] = message_id
+    if drop_block:
+        facts[DROP_BLOCK] = True
     if cache_miss:
         facts[CACHE_MISS] = dict(cache_miss)
         if changed_at is not None:
@@ -153,6 +160,15 @@ def facts_of(cache_miss: dict | None, transformations: Iterable[dict], edits: It
     if items := [dict(item) for item in edits]:
         facts[EDITS] = items
     return facts
+
+
+def chain_of(facts: Iterable[Mapping[str, Any]]) -> tuple[bool, str | None]:
+    """(whether the conversation sends drop_block, the id of its last response) from its usage records."""
+    drop_block, last_id = False, None
+    for item in facts:
+        drop_block = drop_block or bool(item.get(DROP_BLOCK))
+        last_id = item.get(MESSAGE_ID) if isinstance(item.get(MESSAGE_ID), str) else last_id
+    return drop_block, last_id
 
 
 def first_change(before: list[str], now: list[str]) -> int | None:

@@ -287,6 +287,7 @@ class Agent:
             self._recording.forget_failure()
             conversation.task_list, conversation.todos_seen = TodoList(), 0
             self._head.new_conversation()
+            conversation.client.begin_conversation()  # no drop_block, no diagnostics against another conversation
             conversation.start(self._head.new_engine())
             conversation.view.forget()
 

@@ -34,6 +34,16 @@ def result_text(block: Block) -> str:
     return "\n".join(parts)
 
 
+def shown_text(block: Block) -> str:
+    """What a reader sees of a block that opens a compacted history: a text block's text, the summary
+    an API `compaction` block carries (empty for anything else)."""
+    if block.get("type") == "text":
+        return str(block.get("text", ""))
+    if block.get("type") == "compaction":
+        return str(block.get("content") or "")
+    return ""
+
+
 def block_chars(block: Block) -> int:
     kind = block.get("type")
     if kind == "text":

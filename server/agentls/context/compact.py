@@ -94,6 +94,17 @@ def _prompt(instructions: str | None, images: bool = False) -> str:
     return prompt
 
 
+def server_instructions(history: History, cut: int, instructions: str | None) -> str | None:
+    """The `instructions` of the API's on-demand compaction of `messages[:cut]`: None (the API's own
+    prompt) unless the user adds instructions or images are summarised away (the summary is all that will
+    be left of them). They replace the API's prompt (the SDK's BetaCompactionConfigParam), so they are a
+    whole summary prompt, never a bare addendum."""
+    images = bool(images_before(history, cut))
+    if not (images or instructions):
+        return None
+    return _prompt(instructions, images=images)
+
+
 def images_before(history: History, cut: int) -> list[str]:
     """What each image summarised away was (its name and size), oldest first."""
     named = []

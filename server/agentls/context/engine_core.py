@@ -17,6 +17,7 @@ from .frontier import StableFrontier
 from .history import History
 from .prompt_cache import FIVE_MINUTES
 from .reporting import LayerStat
+from .server_editing import EditingSwitch
 from .store import MemoryStore, ResultStore
 from .tokens import TokenMeter
 from .usage import Usage
@@ -53,6 +54,7 @@ class EngineCore:
         self.pending_system: list[Block] = []  # system blocks waiting for the next user turn
         self.released = LayerStat()  # thinking blocks let go by deliberate rewrites (binding.py), and their tokens
         self.cleared_by_api: dict[str, None] = {}  # results the API cleared in the last request (server_editing.py)
+        self.editing = EditingSwitch()  # whether requests carry the API's context editing (server_editing.py)
 
     def _new_history(self) -> History:
         cfg = self.config

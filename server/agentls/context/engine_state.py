@@ -91,6 +91,7 @@ def engine_state(engine: ContextEngine) -> JSON:
         "pending_system": list(engine.pending_system),
         "released": [engine.released.count, engine.released.tokens_saved],
         "cleared_by_api": list(engine.cleared_by_api),
+        "editing": [engine.editing.on, engine.editing.rent],
     }
 
 
@@ -155,6 +156,8 @@ def _restore(engine: ContextEngine, rows: Sequence[Mapping[str, Any]], state: Ma
     engine.pending_system = list(pending)
     released = state.get("released", [0, 0])  # absent before bound thinking
     engine.released = LayerStat(_int(released[0]), _int(released[1]))
+    editing_on, editing_rent = state.get("editing", [False, 0.0])  # absent before the editing switch
+    engine.editing.on, engine.editing.rent = bool(editing_on), float(editing_rent)
     cleared = state.get("cleared_by_api", [])
     if not isinstance(cleared, list) or not all(isinstance(i, str) and i in history.records for i in cleared):
         raise StateError("the results cleared by the API are not tool_use ids of this history")

@@ -23,9 +23,10 @@ from typing import Any
 from . import reporting
 from . import rewrite as rw
 from .binding import binding_end, first_changed, released_messages
-from .blocks import Block, Message, result_text
+from .blocks import Block, Message, result_text, shown_text
 from .compact import (PINNED_MARK, SummaryError, SummaryRequest, build_summary_request, choose_cut,
-                      compacted_messages, parse_summary, restated_system, user_texts_before)
+                      compacted_messages, parse_summary, restated_system, server_instructions,
+                      user_texts_before)
 from .engine_input import EngineInput
 from .fit import fit_to_window
 from .history import History
@@ -34,7 +35,7 @@ from .microcompact import is_idle, tail_expired
 from .policy import Batch, plan_batch, plan_emergency
 from .prompt_cache import message_breakpoints
 from .report import BindingFigures, ContextReport, Placeholder
-from .server_editing import cleared_by_server, context_management, editing_pays
+from .server_editing import cleared_by_server, context_management
 from .store import result_ref
 
 
@@ -116,7 +117,7 @@ class ContextEngine(EngineInput):
         self.cached_ends = message_breakpoints(self.history.messages, frontier, previous_frontier=previous)
         self.sent_frontier = frontier
         summarisable = self.config.auto_compact and self.summary_failures < self.config.breaker_failures
-        editing = editing_pays(self.config, self.history, compaction_possible=summarisable)
+        editing = self.editing.decide(self.config, self.history, estimate, compaction_possible=summarisable)
         return Prepared(list(self.history.messages), estimate, estimate / self.config.effective_window, due,
                         batch, frontier, previous, context_management(self.config) if editing else None)
 
@@ -210,10 +211,11 @@ class ContextEngine(EngineInput):
         self.summary_failures = 0
         self.compactions += 1
         self.cleared_by_api = {}
+        self.editing.reset()
         after = self.estimate()
         self.stats[rw.COMPACT].count += 1
         self.stats[rw.COMPACT].tokens_saved += before - after
-        shown = "\n\n".join(b.get("text", "") for b in self.history.messages[0]["content"] if b.get("type") == "text")
+        shown = "\n\n".join(shown_text(b) for b in self.history.messages[0]["content"] if shown_text(b))
         return CompactionResult(before, after, summary, reason, message=shown)
 
     # -- server-side context management (bound thinking) ---------------------------
@@ -234,6 +236,10 @@ class ContextEngine(EngineInput):
         is nothing worth it: the API's on-demand compaction is sent `history.messages[:cut]` and then
         `apply_server_compaction(block, reason, upto=cut)` keeps the turns from the cut."""
         return choose_cut(self.history, self.config, manual)
+
+    def compaction_instructions(self, cut: int, instructions: str | None) -> str | None:
+        """The user's instructions for the API's compaction up to `cut`, with what the summary must keep."""
+        return server_instructions(self.history, cut, instructions)
 
     def apply_server_compaction(self, block: Block, reason: str, upto: int | None = None) -> CompactionResult:
         """Put the API's `compaction` block (on-demand compaction of the first `upto` messages, all by

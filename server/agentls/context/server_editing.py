@@ -23,7 +23,7 @@ results, about one result per request. C never exceeds what the trigger leaves c
 results' share of the window stays), and is at least ``min_cacheable_tokens``: a clear smaller than the
 shortest cacheable prompt frees less than one cache entry's worth and still costs the re-write.
 
-**Whether to send it at all** (:func:`editing_pays`). The API edits each request on its own: once the full
+**Whether to send it at all** (:class:`EditingSwitch`). The API edits each request on its own: once the full
 history passes the trigger, every request clears all but the ``keep`` newest tool uses again, so the boundary
 moves by one tool use per request and each request re-writes the prompt from there: the kept tool uses and
 everything after them, ``(write - read) * tail`` extra, against ``read * cleared`` saved. At today's prices
@@ -81,22 +81,52 @@ def context_management(config: ContextConfig) -> dict[str, Any] | None:
     return {"edits": [edit]}
 
 
-def editing_pays(config: ContextConfig, history: History, *, compaction_possible: bool) -> bool:
-    """Whether the next request should carry the edit (module docstring): it pays at the model's prices, or a
-    summary cannot keep the window. Work: one pass over the tool records, as the report does."""
-    if not (config.thinking_bound and config.server_editing):
-        return False
-    if not compaction_possible:
-        return True
+def editing_figures(config: ContextConfig, history: History) -> tuple[float, float]:
+    """(what one request gains by being edited, what switching the edit on costs once), at the model's prices:
+    the reads of the results it clears less the re-write of the kept tail; the re-write of everything from
+    the first result it clears. Work: one pass over the tool records, as the report does."""
     eligible = [r for r in history.records.values()
                 if r.result_msg is not None and r.name not in config.protected_tools]
     if len(eligible) <= config.clear_keep_recent:
-        return False
+        return 0.0, 0.0
     first_kept = eligible[-config.clear_keep_recent].use_msg if config.clear_keep_recent else len(history.messages)
+    cleared_results = eligible[:len(eligible) - config.clear_keep_recent]
     tail = sum(history.msg_tokens[first_kept:])
-    cleared = sum(history.msg_tokens[r.result_msg] for r in eligible[:len(eligible) - config.clear_keep_recent]
-                  if r.result_msg is not None)
-    return config.read_price * cleared >= (config.write_price - config.read_price) * tail
+    cleared = sum(history.msg_tokens[r.result_msg] for r in cleared_results if r.result_msg is not None)
+    extra = config.write_price - config.read_price
+    switch = extra * sum(history.msg_tokens[cleared_results[0].use_msg:])
+    return config.read_price * cleared - extra * tail, switch
+
+
+class EditingSwitch:
+    """Whether the next request carries the edit (module docstring), decided like policy.py's batches (ski
+    rental): the first edited request re-writes the cache from the first cleared result, so the edit is
+    switched on once the gain given up by not editing (each request past the trigger: the reads of what it
+    would clear less the tail's re-write) reaches that one-time price; at once when a summary cannot keep
+    the window. Once on it stays on (switching it off would re-write the cleared part again) until a
+    compaction replaces the history (`reset`)."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.rent = 0.0
+
+    def reset(self) -> None:
+        self.on, self.rent = False, 0.0
+
+    def decide(self, config: ContextConfig, history: History, estimate: float, *, compaction_possible: bool) -> bool:
+        if not (config.thinking_bound and config.server_editing):
+            return False
+        if self.on or not compaction_possible:
+            self.on = True
+            return True
+        if estimate < config.budget_hard_at * config.effective_window:
+            return False  # under the trigger the server clears nothing: no gain given up yet
+        gain, switch = editing_figures(config, history)
+        if gain <= 0:
+            return False
+        self.rent += gain
+        self.on = self.rent >= switch
+        return self.on
 
 
 def cleared_by_server(history: History, edits: Iterable[Mapping[str, Any]],

@@ -32,17 +32,17 @@ INVALID_SIGNATURE = "invalid_signature"  # ours: a signature this API did not ma
 SIGNATURE_MARK = "mock-sig-"  # every signature the mock makes starts so (tests tell its blocks by it)
 
 
-def _canonical(value: Any) -> Any:
-    """A value without its cache_control markers (they are not part of any prefix)."""
+def without_cache_control(value: Any) -> Any:
+    """A value without its cache_control markers (they are not part of any prefix: billing marks, not content)."""
     if isinstance(value, dict):
-        return {k: _canonical(v) for k, v in value.items() if k != "cache_control"}
+        return {k: without_cache_control(v) for k, v in value.items() if k != "cache_control"}
     if isinstance(value, list):
-        return [_canonical(v) for v in value]
+        return [without_cache_control(v) for v in value]
     return value
 
 
 def _encode(value: Any) -> bytes:
-    return json.dumps(_canonical(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return json.dumps(without_cache_control(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def _system_blocks(system: Any) -> list[Any]:

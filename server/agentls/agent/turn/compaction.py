@@ -72,7 +72,7 @@ class Compaction:
             return None
         await emit(ev.CompactionStarted(reason))
         response = await compact(system=self.head.system, messages=list(engine.history.messages[:cut]),
-                                 tools=self.head.tools, instructions=instructions)
+                                 tools=self.head.tools, instructions=engine.compaction_instructions(cut, instructions))
         return engine.apply_server_compaction(response.content[0], reason, upto=cut)
 
     async def run(self, emit: Emit, reason: str, instructions: str | None = None,

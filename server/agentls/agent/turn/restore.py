@@ -14,6 +14,7 @@ from typing import Any
 from ...context.engine_state import StateError, restore as restore_engine
 from ...context.oversize import USER_SHARE
 from ...context.usage import Usage
+from ..cache_report import chain_of
 from ..checkpoints import Checkpoints, folder_for
 from ..instructions import Instructions
 from ..saved_view import continue_history
@@ -55,6 +56,9 @@ class Restorer:
         for (model, numbers, usd), facts in zip(restored.usage, restored.facts, strict=True):
             conversation.client.costs.add(model, Usage(**numbers), usd)
             conversation.cache.add(model, Usage(**numbers), facts)
+        # the conversation goes on as it was: drop_block if it needed it, diagnostics against its last reply
+        drop_block, last_id = chain_of(restored.facts)
+        conversation.client.begin_conversation(drop_mismatched_thinking=drop_block, previous_message_id=last_id)
         # the transcript of record is read whole (a view holds only what the next request needs)
         _, conversation.record = entries_of(restored.rows if restored.view is None else session.transcript_rows())
         conversation.task_list = TodoList(todos_from_state(restored.state.get("todos")))

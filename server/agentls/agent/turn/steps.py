@@ -240,7 +240,9 @@ class TurnSteps:
         edits): into the session's usage record and the ledger /cost and /context read; dropped thinking the
         user was not already told of (the 400's retry says so) is announced."""
         changed_at = self.conversation.cache.changed_at(prepared.messages)
-        facts = facts_of(response.cache_miss, response.input_transformations, response.applied_edits, changed_at)
+        client = self.conversation.client
+        facts = facts_of(response.cache_miss, response.input_transformations, response.applied_edits, changed_at,
+                         message_id=response.id, drop_block=client.drop_mismatched_thinking)
         self.conversation.cache.add(model, response.usage, facts)
         self.recording.save(lambda session: session.usage(model, asdict(response.usage), usd, facts))
         text, path, ids, blocks = dropped_text(response.input_transformations, prepared.messages)
