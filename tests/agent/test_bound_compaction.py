@@ -13,7 +13,7 @@ import pytest
 import pytest_asyncio
 
 from agentls.agent import events as ev
-from agentls.context.compact import SUMMARY_PROMPT
+from agentls.context.compact import SERVER_SUMMARY_PROMPT
 from agentls.mock_api import MockAnthropicServer, Reply, Text, ToolUse
 from agentls.mock_api.models import mock_model
 from agentls.model import ModelClient
@@ -84,7 +84,8 @@ async def test_compact_with_a_focus_is_the_apis_compaction_on_a_model_that_offer
     assert compaction["compaction"]["type"] == "summarize"
     # the user's focus inside a whole summary prompt: `instructions` replace the API's own prompt
     instructions = compaction["compaction"]["instructions"]
-    assert instructions.startswith(SUMMARY_PROMPT) and instructions.endswith("focus on notes")
+    assert instructions.startswith(SERVER_SUMMARY_PROMPT) and instructions.endswith("focus on notes")
+    assert "<analysis>" not in instructions  # the API keeps what its summarizer writes: no scratch part
     assert compaction["system"] == api.message_bodies[0]["system"]
     assert agent.history()[0]["content"][0]["type"] == "compaction"
     api.script(Reply([Text("after")]))

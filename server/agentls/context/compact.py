@@ -33,20 +33,28 @@ MARKS = (SUMMARY_MARK, USER_TEXTS_MARK, FILES_MARK, OMITTED_MARK, IMAGES_MARK, I
 IMAGES_NOTE = ("Some of the messages being summarised hold images, which will not be kept: say in the "
                "summary what each one showed that the work still needs.")
 
-SUMMARY_PROMPT = """Stop working on the task for a moment: write a summary of this conversation so the work can go on \
-after the older messages are removed from your context. Do not call any tool.
-
-First, inside <analysis>...</analysis>, go through the conversation in order: each request of the user, \
-what you did about it, the files and commands involved, what went wrong and how it was fixed. This part is thrown away.
-
-Then, inside <summary>...</summary>, write these sections:
-1. Goal: what the user wants, in their own terms.
+SUMMARY_SECTIONS = """1. Goal: what the user wants, in their own terms.
 2. Decisions: the choices made so far and why.
 3. Files touched: every path read, created or edited, and what changed in it.
 4. Errors and fixes: what failed, and what fixed it.
 5. Pending work: what is not done yet.
 6. Next step: the very next action, tied to the user's latest request.
 Keep exact paths, names, commands and numbers."""
+
+SUMMARY_PROMPT = f"""Stop working on the task for a moment: write a summary of this conversation so the work can go on \
+after the older messages are removed from your context. Do not call any tool.
+
+First, inside <analysis>...</analysis>, go through the conversation in order: each request of the user, \
+what you did about it, the files and commands involved, what went wrong and how it was fixed. This part is thrown away.
+
+Then, inside <summary>...</summary>, write these sections:
+{SUMMARY_SECTIONS}"""
+
+# The API's compaction keeps whatever its summarizer writes, signed (the client cannot cut a scratch part
+# out of it): one pass, the same sections, no analysis.
+SERVER_SUMMARY_PROMPT = f"""Write a summary of this conversation so the work can go on after the older messages are \
+removed from the context, in these sections:
+{SUMMARY_SECTIONS}"""
 
 
 class SummaryError(ValueError):
@@ -87,8 +95,8 @@ def choose_cut(history: History, config: ContextConfig, manual: bool = False) ->
     return best
 
 
-def _prompt(instructions: str | None, images: bool = False) -> str:
-    prompt = f"{SUMMARY_PROMPT}\n\n{IMAGES_NOTE}" if images else SUMMARY_PROMPT
+def _prompt(instructions: str | None, images: bool = False, base: str = SUMMARY_PROMPT) -> str:
+    prompt = f"{base}\n\n{IMAGES_NOTE}" if images else base
     if instructions:
         return f"{prompt}\n\nThe user adds these instructions for the summary:\n{instructions}"
     return prompt
@@ -102,7 +110,7 @@ def server_instructions(history: History, cut: int, instructions: str | None) ->
     images = bool(images_before(history, cut))
     if not (images or instructions):
         return None
-    return _prompt(instructions, images=images)
+    return _prompt(instructions, images=images, base=SERVER_SUMMARY_PROMPT)
 
 
 def images_before(history: History, cut: int) -> list[str]:
