@@ -289,6 +289,9 @@ class Agent:
             self._head.new_conversation()
             conversation.start(self._head.new_engine())
             conversation.view.forget()
+            # its own cache-diagnostics chain (the first request opts in, naming no reply of another chat);
+            # no drop_block until one of its own blocks needs it
+            conversation.client.begin_conversation()
 
     def resume(self, session: Session) -> None:
         """Continue another conversation: its history, its costs; the current one stays on disk."""
