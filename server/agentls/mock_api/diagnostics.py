@@ -59,7 +59,9 @@ def miss_reason(before: Fingerprint | None, now: Fingerprint) -> dict | None:
     """The response's `diagnostics.cache_miss_reason` (None: the earlier prefix is reused whole)."""
     if before is None:
         return {"type": "previous_message_not_found"}
-    for kind, changed in (("model_changed", before.model != now.model), ("system_changed", before.system != now.system),
+    if before.model != now.model:  # a cache is one model's: none of the earlier prefix can be read, however alike
+        return {"type": "model_changed", "cache_missed_input_tokens": sum(tokens for _, tokens in before.blocks)}
+    for kind, changed in (("system_changed", before.system != now.system),
                           ("tools_changed", before.tools != now.tools)):
         if changed:
             return {"type": kind, "cache_missed_input_tokens": _missed(before, now)}
