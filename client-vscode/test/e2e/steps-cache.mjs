@@ -2,9 +2,11 @@
 //
 // A scripted mock API (editor_mock_api.py: agentls' mock, whose cache diagnostics name the first
 // divergence from the request `diagnostics.previous_message_id` names) lists two models; the
-// workspace asks for diagnostics (agentls.cacheDiagnostics) and starts on acme-swift-9.
+// workspace asks for diagnostics (agentls.cacheDiagnostics) and cache breakpoints (agentls.cacheControl:
+// the mock caches as the API does) and starts on acme-swift-9.
 //   25 a prompt to acme-swift-9, acme-deep-9 picked in the chat header, another prompt: the endpoint
-//      says the cache missed because the model changed; /cost in the chat lists that reason
+//      says the cache missed because the model changed (all of the first prompt missed); /cost in the
+//      chat lists that reason and its cost
 //   26 Show Context's Cache section names it too (data-kind="model_changed")
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -35,7 +37,7 @@ export async function cacheSteps({ page, chat, workspace, python, tmp, shot, pal
     log(`mock endpoint with cache diagnostics at ${url}`);
     mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
     writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({
-      "agentls.baseUrl": url, "agentls.model": FIRST, "agentls.cacheDiagnostics": true }, null, 2));
+      "agentls.baseUrl": url, "agentls.model": FIRST, "agentls.cacheDiagnostics": true, "agentls.cacheControl": true }, null, 2));
     await waitFor(async () => (await modelName()) === FIRST, 60_000, `the header to name ${FIRST}`);
     await palette(page, "Agent: New Chat");
     await waitFor(async () => (await chat.locator(".msg.user, .msg.assistant").count()) === 0, 30_000, "a new conversation");
@@ -61,6 +63,8 @@ export async function cacheSteps({ page, chat, workspace, python, tmp, shot, pal
     const costText = (await cost.innerText()).replace(/\s+/g, " ");
     log(`/cost: "${costText.slice(costText.indexOf("Prompt cache")).slice(0, 300)}"`);
     if (!/Prompt cache misses: 1 of 2 requests/.test(costText)) fail(`/cost does not count one miss in two requests: ${costText}`);
+    // what it cost: the whole first prompt, which the other model could not read from the cache
+    if (!/model changed 1 [\d.]+K? tokens not read from cache/.test(costText)) fail(`/cost does not say what the miss cost: ${costText}`);
     const row = cost.locator("tr", { hasText: SECOND });
     if (!/model changed/.test((await row.innerText().catch(() => "")) ?? "")) fail(`/cost's row for ${SECOND} does not say the model changed: ${costText}`);
     await cost.scrollIntoViewIfNeeded();
@@ -76,7 +80,7 @@ export async function cacheSteps({ page, chat, workspace, python, tmp, shot, pal
     const item = ((await reason.locator("xpath=..").innerText()) ?? "").replace(/\s+/g, " ").trim();
     log(`Show Context: "${item}" (data-kind ${kind})`);
     if (kind !== "model_changed" || words !== "model changed") fail(`Show Context's reason: ${kind} "${words}"`);
-    if (!item.includes(`request 2 (${SECOND})`)) fail(`Show Context does not name the request and its model: ${item}`);
+    if (!/^request 2 \(acme-deep-9\): model changed — [\d.]+K? tokens not read from cache$/.test(item)) fail(`Show Context does not name the request and its model: ${item}`);
     await reason.scrollIntoViewIfNeeded();
     await page.waitForTimeout(300);
     await shot(page, "26-context-cache-miss");
