@@ -85,6 +85,9 @@ export async function cacheSteps({ page, chat, workspace, python, tmp, shot, pal
     await page.waitForTimeout(300);
     await shot(page, "26-context-cache-miss");
     log(`cache miss named: ${words} (${kind}), in /cost and Show Context`);
+    // leave a fresh conversation for the steps that follow (this one's models have no known price)
+    await palette(page, "Agent: New Chat");
+    await waitFor(async () => (await chat.locator(".msg.user, .msg.assistant").count()) === 0, 30_000, "a new conversation");
   } finally {
     api.child.kill("SIGTERM");
   }
