@@ -18,6 +18,7 @@ const MODELS = [
   { model_id: FIRST, display_name: "Acme Swift 9", window: 200_000, max_tokens: 32_000, thinking: ["adaptive"], created_at: "2027-02-01T00:00:00Z" },
   { model_id: SECOND, display_name: "Acme Deep 9", window: 200_000, max_tokens: 32_000, thinking: ["adaptive"], created_at: "2027-01-01T00:00:00Z" },
 ];
+const WIDER = 360; // pixels added to the side bar for the screenshots
 const REPLIES = [{ content: `First answer, from ${FIRST}.` }, { content: `Second answer, from ${SECOND}.` }];
 
 function previewFrame(page) {
@@ -67,6 +68,17 @@ export async function cacheSteps({ page, chat, workspace, python, tmp, shot, pal
     if (!/model changed 1 [\d.]+K? tokens not read from cache/.test(costText)) fail(`/cost does not say what the miss cost: ${costText}`);
     const row = cost.locator("tr", { hasText: SECOND });
     if (!/model changed/.test((await row.innerText().catch(() => "")) ?? "")) fail(`/cost's row for ${SECOND} does not say the model changed: ${costText}`);
+    // a wider side bar: the report's tables readable in the screenshots
+    const sidebar = await page.locator("#workbench\\.parts\\.sidebar").boundingBox();
+    const edge = sidebar.x + sidebar.width;
+    const dragSash = async (from, to) => {
+      await page.mouse.move(from, sidebar.y + 200);
+      await page.mouse.down();
+      await page.mouse.move(to, sidebar.y + 200, { steps: 8 });
+      await page.mouse.up();
+    };
+    await dragSash(edge, edge + WIDER);
+    await page.waitForTimeout(300);
     await cost.scrollIntoViewIfNeeded();
     await shot(page, "25-cost-cache-miss");
 
@@ -84,6 +96,7 @@ export async function cacheSteps({ page, chat, workspace, python, tmp, shot, pal
     await reason.scrollIntoViewIfNeeded();
     await page.waitForTimeout(300);
     await shot(page, "26-context-cache-miss");
+    await dragSash(edge + WIDER, edge);
     log(`cache miss named: ${words} (${kind}), in /cost and Show Context`);
     // leave a fresh conversation for the steps that follow (this one's models have no known price)
     await palette(page, "Agent: New Chat");
