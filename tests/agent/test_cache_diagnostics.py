@@ -13,10 +13,10 @@ import io
 
 from agentls.agent import cache_text
 from agentls.agent import events as ev
+from agentls.agent.store import open_session
 from agentls.agent.cache_report import (CHANGED_AT, CacheLedger, facts_of, first_change, fingerprints,
                                         miss_text)
 from agentls.agent.thinking_notice import dropped_text, place, retry_text
-from agentls.agent.store import open_session
 from agentls.agent.views import CostDetails
 from agentls.cli.render import Renderer
 from agentls.context.usage import Usage
@@ -205,6 +205,25 @@ async def test_drop_block_and_the_last_reply_go_on_with_the_conversation_not_int
     await resumed.run_turn("a new chat")
     body = mock_api.message_bodies[-1]
     assert "block_binding" not in body["thinking"] and body["diagnostics"] == {"previous_message_id": None}
+
+
+async def test_a_new_or_resumed_chat_names_only_its_own_last_reply(make_agent, mock_api, workspace):
+    """Each conversation is its own diagnostics chain: its first request opts in (null) rather than comparing
+    with the reply of the chat shown before it, which would report a miss that is none."""
+    agent = make_agent(cache_diagnostics=True, thinking="off")
+    mock_api.script(Reply([Text("one")]), Reply([Text("two")]), Reply([Text("three")]), Reply([Text("four")]))
+    await agent.run_turn("first chat")
+    first, first_reply = agent.session.id, agent.client.previous_message_id
+    agent.clear(open_session(workspace, new=True))
+    await agent.run_turn("second chat")
+    await agent.run_turn("second chat, again")
+    agent.resume(open_session(workspace, session_id=first))
+    await agent.run_turn("first chat, resumed")
+    named = [body["diagnostics"]["previous_message_id"] for body in mock_api.message_bodies]
+    assert named[0] is None and named[1] is None  # the new chat opts in afresh
+    assert named[2] is not None  # within a chat, the reply before
+    assert named[3] == first_reply  # resumed: its own last reply, not the other chat's
+    assert agent.cache_report() is None  # nothing missed, nothing to report
 
 
 def test_the_terminal_prints_the_reasons_and_the_notice():

@@ -20,7 +20,9 @@ test-output/e2e/agentls/ and test-output/e2e/stand-in-server/.
   lists ids no table contains fills the picker, the status bar tooltip names the working
   window and the model's maximum, and its link raises agentls.contextWindow in one click.
   then "Always" in an approval writes a permission rule to agentls.permissions that /permissions
-  lists, the same command then runs unasked, and once removed it asks again (steps-rules.mjs).
+  lists, the same command then runs unasked, and once removed it asks again (steps-rules.mjs);
+  then a model picked in the header between two prompts (steps-cache.mjs, issue 29): the endpoint's cache
+  diagnostics say the model changed, and /cost in the chat and Show Context name that reason.
 - with the stand-in server (client-vscode/test/e2e/fake_server.py): the same,
   plus approvals inside the panel (a command approved Always and an edit rejected
   with a reason, by keyboard; the native modal only with the panel hidden) and a
@@ -108,3 +110,4 @@ def test_vscode_with_agentls(vscode_ready: None) -> None:
     assert "editor tools: symbols found the class" in out  # steps-editor.mjs, in a TypeScript workspace
     assert "Always: run_shell(ls -la) written to agentls.permissions.allow" in out  # steps-rules.mjs (issue 21)
     assert "the rule removed from the settings: the command asks again" in out
+    assert "cache miss named: model changed (model_changed), in /cost and Show Context" in out  # steps-cache.mjs

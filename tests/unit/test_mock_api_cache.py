@@ -117,6 +117,22 @@ def test_tools_come_before_the_system_prompt_in_the_cache(api):
         assert other_tools.usage.cache_read_input_tokens == 0
 
 
+def test_a_cache_is_one_models(api):
+    """The same prompt to another model reads nothing: its cache is written anew, the first model's stays."""
+    system = [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}]
+    body = {"model": "claude-sonnet-5-5", "max_tokens": 50, "tools": TOOLS, "system": system,
+            "messages": [{"role": "user", "content": "hi"}]}
+    api.script(Reply("a"), Reply("b"), Reply("c"))
+    with anthropic.Anthropic(base_url=api.base_url, api_key="k", max_retries=0) as sdk:
+        first = sdk.messages.create(**body)
+        other = sdk.messages.create(**{**body, "model": "claude-opus-5-5"})
+        back = sdk.messages.create(**body)
+    assert first.usage.cache_creation_input_tokens > 1_024
+    assert other.usage.cache_read_input_tokens == 0
+    assert other.usage.cache_creation_input_tokens == first.usage.cache_creation_input_tokens
+    assert back.usage.cache_read_input_tokens == first.usage.cache_creation_input_tokens
+
+
 def test_one_hour_breakpoint_after_a_five_minute_one_is_refused(api):
     system = [{"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}]
     message = [{"role": "user", "content": [{"type": "text", "text": "hi",

@@ -234,6 +234,8 @@ def test_cache_diagnostics_name_what_changed(api, sdk):
         reasons[name] = answer.diagnostics.cache_miss_reason
     assert reasons["system"].type == "system_changed" and reasons["system"].cache_missed_input_tokens > 0
     assert reasons["model"].type == "model_changed" and reasons["tools"].type == "tools_changed"
+    # the same prompt to another model: all of it is missed (a cache is one model's), tools too, not only past a change
+    assert reasons["model"].cache_missed_input_tokens > reasons["system"].cache_missed_input_tokens > 0
     assert reasons["messages"].type == "messages_changed" and reasons["messages"].cache_missed_input_tokens > 0
     missing = create(sdk, HISTORY[:1], diagnostics={"previous_message_id": "msg_unknown"})
     assert missing.diagnostics.cache_miss_reason.type == "previous_message_not_found"

@@ -14,8 +14,9 @@
 //   05 "Agent: Show Cost"
 //   06 "Agent: Show Context"
 //   then steps-context, -editor, -mcp, -models (22–24: the endpoint's models in the picker, the
-//   tooltip's working window and model maximum) and -sessions; AGENTLS_E2E_ONLY=models runs
-//   01–02 and the models steps only
+//   tooltip's working window and model maximum), -cache (25–26: a model switch's cache miss named
+//   in /cost and Show Context) and -sessions; AGENTLS_E2E_ONLY=models (or =cache) runs 01–02 and
+//   those steps only
 // Until `python -m agentls serve --stdio` exists, only 01–02 run (plus a check
 // that the status bar shows the starting/error state), unless
 // AGENTLS_E2E_REQUIRE_SERVER=1, which makes a missing server a failure.
@@ -32,6 +33,7 @@ import { sessionSteps } from "./steps-sessions.mjs";
 import { mcpSteps } from "./steps-mcp.mjs";
 import { checkpointSteps } from "./steps-checkpoints.mjs";
 import { modelSteps } from "./steps-models.mjs";
+import { cacheSteps } from "./steps-cache.mjs";
 import { ruleSteps } from "./steps-rules.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -45,7 +47,8 @@ const fakeMode = process.env.AGENTLS_E2E_FAKE === "1";
 const shots = path.join(repo, "test-output", "e2e", fakeMode ? "stand-in-server" : "agentls");
 const requireServer = process.env.AGENTLS_E2E_REQUIRE_SERVER === "1";
 const keep = process.env.AGENTLS_E2E_KEEP === "1";
-// AGENTLS_E2E_ONLY=models: after 01–02, only the steps of steps-models.mjs (to iterate on them)
+// AGENTLS_E2E_ONLY=models (or =cache): after 01–02, only the steps of steps-models.mjs (or steps-cache.mjs),
+// to iterate on them
 const only = process.env.AGENTLS_E2E_ONLY;
 // AGENTLS_E2E_FAKE=1: a stand-in server (test/e2e/fake_server.py) instead of agentls
 const fake = process.env.AGENTLS_E2E_FAKE === "1";
@@ -362,6 +365,11 @@ async function main() {
     log("all steps passed (AGENTLS_E2E_ONLY=models)");
     return;
   }
+  if (only === "cache" && !fake) {
+    await cacheSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail });
+    log("all steps passed (AGENTLS_E2E_ONLY=cache)");
+    return;
+  }
 
   // 03: a prompt the demo model answers by reading the workspace file
   await chat.locator("#input").fill("Read hello.py and tell me what it does.");
@@ -419,6 +427,7 @@ async function main() {
     await checkpointSteps({ page, chat, workspace, log, fail, shot, waitFor }); // issue 20
     await ruleSteps({ page, chat, workspace, shot, waitFor, log, fail }); // issue 21 (from the demo model, as issue 20's)
     await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail }); // issue 16
+    await cacheSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }); // issue 29
     // last: its final step points agentls.pythonPath at a missing interpreter, which stops the server
     await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }); // issue 10
   }

@@ -287,7 +287,9 @@ class Agent:
             self._recording.forget_failure()
             conversation.task_list, conversation.todos_seen = TodoList(), 0
             self._head.new_conversation()
-            conversation.client.begin_conversation()  # no drop_block, no diagnostics against another conversation
+            # its own cache-diagnostics chain (the first request opts in, naming no reply of another chat) and
+            # no drop_block until one of its own blocks needs it; a resumed one takes both back from its records
+            conversation.client.begin_conversation()
             conversation.start(self._head.new_engine())
             conversation.view.forget()
 

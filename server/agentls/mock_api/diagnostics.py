@@ -4,7 +4,9 @@ Sources (read 2026-12): https://platform.claude.com/docs/en/build-with-claude/ca
 carries `diagnostics` leaves a fingerprint under its response's id; the next one names that id and gets the first
 divergence — model, system, tools, messages — or null when nothing diverged; no beta header any more) and the
 anthropic SDK's BetaDiagnostics / BetaCacheMiss* (`cache_missed_input_tokens`: about what would have been read
-from the cache had the prefix matched). Only hashes and token counts are kept, as the API does.
+from the cache had the prefix matched). A cache is one model's: after a model change none of the earlier prompt is
+read (code.claude.com/docs/en/prompt-caching: a model switch makes the next turn an uncached one), so a
+`model_changed` miss counts all of it. Only hashes and token counts are kept, as the API does.
 """
 
 from __future__ import annotations
@@ -59,7 +61,9 @@ def miss_reason(before: Fingerprint | None, now: Fingerprint) -> dict | None:
     """The response's `diagnostics.cache_miss_reason` (None: the earlier prefix is reused whole)."""
     if before is None:
         return {"type": "previous_message_not_found"}
-    for kind, changed in (("model_changed", before.model != now.model), ("system_changed", before.system != now.system),
+    if before.model != now.model:  # a cache is one model's: none of the earlier prefix can be read, however alike
+        return {"type": "model_changed", "cache_missed_input_tokens": sum(tokens for _, tokens in before.blocks)}
+    for kind, changed in (("system_changed", before.system != now.system),
                           ("tools_changed", before.tools != now.tools)):
         if changed:
             return {"type": kind, "cache_missed_input_tokens": _missed(before, now)}

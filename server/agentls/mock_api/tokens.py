@@ -16,7 +16,8 @@ from typing import Any
 from collections.abc import Callable
 
 from ..context.images import block_image_tokens, is_image
-from ..context.prompt_cache import FIVE_MINUTES, Block, CacheUsage, minimum_cacheable_tokens, new_cache
+from ..context.prompt_cache import (FIVE_MINUTES, AnthropicCache, Block, CacheUsage, IdealCache,
+                                    minimum_cacheable_tokens, new_cache)
 from ..context.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 # A document (PDF) has no text here; counted as this much, as before (images: by their pixels).
@@ -109,7 +110,9 @@ def count_input_tokens(body: dict) -> int:
 
 
 class MockCache:
-    """The mock API's prompt cache: the shared cache model (context/prompt_cache.py) behind a lock.
+    """The mock API's prompt cache: the shared cache model (context/prompt_cache.py) behind a lock, one per
+    model (a cache is one model's: code.claude.com/docs/en/prompt-caching, a model switch makes the next turn
+    an uncached one).
 
     ``kind`` is "anthropic" (the real rules; the minimum cacheable length
     follows the request's model unless ``minimum_tokens`` is given) or
@@ -119,13 +122,16 @@ class MockCache:
     def __init__(self, kind: str = "anthropic", clock: Callable[[], float] = time.monotonic,
                  minimum_tokens: int | None = None) -> None:
         self.kind, self.clock, self.minimum_tokens = kind, clock, minimum_tokens
-        self._model = new_cache(kind)
+        new_cache(kind)  # an unknown kind is refused now, not at the first request
+        self._models: dict[str, AnthropicCache | IdealCache] = {}
         self._lock = threading.Lock()
 
     def observe(self, body: dict) -> CacheUsage:
         blocks = request_blocks(body)
+        model = str(body.get("model", ""))
         minimum = self.minimum_tokens
         if minimum is None:
-            minimum = minimum_cacheable_tokens(str(body.get("model", "")))
+            minimum = minimum_cacheable_tokens(model)
         with self._lock:
-            return self._model.request(blocks, self.clock(), minimum)
+            cache = self._models.setdefault(model, new_cache(self.kind))
+            return cache.request(blocks, self.clock(), minimum)

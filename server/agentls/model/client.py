@@ -70,7 +70,7 @@ class ModelClient:
         self.call_gaps: list[float] = []  # seconds between successive calls: they choose the cache TTL
         self.costs.cache_ttl = self.cache_ttl
         self._thinking_note = ""  # the last note of the thinking mapping, logged once
-        # Send `drop_block` on every request: set after a prefix-mismatch retry; the agent restores it on resume.
+        # Send `drop_block` on every request: set after a prefix-mismatch retry; reset for a new or resumed chat.
         self.drop_mismatched_thinking = False
         # The id of the conversation's last response, named by the next call's cache diagnostics.
         self.previous_message_id: str | None = None
