@@ -208,6 +208,19 @@ class Workspace:
             raise PathRefused(path)
         return real
 
+    def resolve_entry(self, path: str) -> Path:
+        """The absolute path of the entry `path` names, itself never followed: a link there is the
+        link. PathRefused if a folder on the way is a symbolic link (in or out of the workspace) or
+        the path is not below a root: what is written there is exactly what was named."""
+        _check_syntax(path)
+        anchored = Path(os.path.normpath(self._anchor(path)))
+        parent = anchored.parent
+        if Path(_real_path(os.fspath(parent), path)) != parent:
+            raise PathRefused(path, "goes through a folder that is now a symbolic link; not written through it")
+        if anchored in self.roots or self.root_of(anchored) is None:
+            raise PathRefused(path)
+        return anchored
+
     def _anchor(self, path: str) -> Path:
         """Absolute (not yet resolved) form of `path`, per the module's rules."""
         p = Path(path)

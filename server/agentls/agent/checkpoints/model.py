@@ -13,6 +13,20 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Change = Literal["added", "modified", "deleted"]
+# A symbolic link's state, where a content hash would be: "symlink:" and what it points to. A turn's
+# changes to links are skipped (never followed, never saved); a rewind that replaces a link keeps it in
+# its undo checkpoint this way, so undoing the rewind puts the link back.
+LINK_MARK = "symlink:"
+
+
+def link_target(state: str | None) -> str | None:
+    """What a link state points to; None when the state is a content hash (or no file)."""
+    return state[len(LINK_MARK):] if state is not None and state.startswith(LINK_MARK) else None
+
+
+def is_content(state: str | None) -> bool:
+    """A hash of saved content (not a link, not "no file")."""
+    return state is not None and not state.startswith(LINK_MARK)
 Kind = Literal["turn", "rewind"]
 
 
@@ -59,6 +73,7 @@ class Checkpoint:
     target: str | None = None  # a rewind: the checkpoint it restored
     cut: bool = False  # its turn was cut from the conversation (hidden from the list; still part of the code's history)
     rewound: bool = False  # computed: a later rewind undid its changes
+    pending: bool = False  # a rewind's undo checkpoint, saved before its files are touched: real once they are
 
     @property
     def changed(self) -> bool:
@@ -69,8 +84,9 @@ class Checkpoint:
 
     def body(self) -> dict[str, Any]:
         """What is stored in the row's body (JSON)."""
-        return {"prompt": self.prompt, "kind": self.kind, "target": self.target, "cut": self.cut,
+        body = {"prompt": self.prompt, "kind": self.kind, "target": self.target, "cut": self.cut,
                 "files": [asdict(f) for f in self.files], "skipped": [asdict(s) for s in self.skipped]}
+        return {**body, "pending": True} if self.pending else body
 
     @classmethod
     def from_row(cls, checkpoint_id: str, seq: int, at: float, body: dict[str, Any]) -> Checkpoint:
@@ -79,7 +95,7 @@ class Checkpoint:
                    [FileChange(f["path"], f.get("before"), f.get("after")) for f in body.get("files", [])],
                    [Skipped(s["path"], s.get("change", "modified"), s.get("reason", ""))
                     for s in body.get("skipped", [])],
-                   body.get("target"), bool(body.get("cut")))
+                   body.get("target"), bool(body.get("cut")), pending=bool(body.get("pending")))
 
 
 @dataclass(frozen=True)

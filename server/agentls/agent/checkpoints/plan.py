@@ -9,7 +9,7 @@ rewind) last left there was changed outside the agent: a conflict.
 
 from __future__ import annotations
 
-from .model import Checkpoint, FilePlan, RewindPlan, Skipped
+from .model import LINK_MARK, Checkpoint, FilePlan, RewindPlan, Skipped
 from .snapshot import FileState
 
 UNSAVED = "?"  # the file's content now could not be saved (binary, too large…)
@@ -30,6 +30,8 @@ def mark_rewound(checkpoints: list[Checkpoint]) -> None:
 def current_hash(state: FileState | None) -> str | None:
     if state is None:
         return None
+    if state.link is not None:
+        return LINK_MARK + state.link
     return state.hash if state.hash is not None else UNSAVED
 
 

@@ -45,6 +45,7 @@ class FileState:
     key: Key
     hash: str | None  # None: not saved (see skipped)
     skipped: str = ""  # why the content is not saved: "binary", "too large (N bytes)"
+    link: str | None = None  # a symbolic link: what it points to (never followed)
 
     def same_content(self, other: FileState) -> bool:
         if self.hash is not None and other.hash is not None:
@@ -208,8 +209,13 @@ class Snapshotter:
               now: int) -> None:
         """A new or changed file: read, hash and store it (or say why not)."""
         racy = now - info.st_mtime_ns < RACY_NS
-        if not stat.S_ISREG(info.st_mode):
-            state = FileState(key, None, "symlink" if stat.S_ISLNK(info.st_mode) else "not a regular file")
+        if stat.S_ISLNK(info.st_mode):
+            try:
+                state = FileState(key, None, "symlink", os.readlink(path))
+            except OSError:
+                return  # gone since it was listed
+        elif not stat.S_ISREG(info.st_mode):
+            state = FileState(key, None, "not a regular file")
         elif info.st_size > self.max_file_bytes:
             state = FileState(key, None, f"too large ({info.st_size} bytes; the limit is {self.max_file_bytes})")
         else:

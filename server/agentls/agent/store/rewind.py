@@ -30,6 +30,16 @@ def save_checkpoint(db: Database, session_id: str, checkpoint_id: str, seq: int,
                            (session_id, checkpoint_id, seq, at, json.dumps(body, ensure_ascii=False)))
 
 
+def update_checkpoint(db: Database, session_id: str, checkpoint_id: str, body: dict[str, Any] | None) -> None:
+    """Replace a checkpoint's body in place (its order kept), or delete it (body None)."""
+    with db.transaction() as connection:
+        if body is None:
+            connection.execute("DELETE FROM checkpoints WHERE session = ? AND id = ?", (session_id, checkpoint_id))
+        else:
+            connection.execute("UPDATE checkpoints SET body = ? WHERE session = ? AND id = ?",
+                               (json.dumps(body, ensure_ascii=False), session_id, checkpoint_id))
+
+
 def checkpoint_rows(db: Database, session_id: str) -> list[Row]:
     """The session's checkpoints in the order they were taken (unreadable bodies are left out)."""
     rows = []

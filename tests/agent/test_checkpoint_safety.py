@@ -1,0 +1,88 @@
+"""The safety net under pressure (issue 30, findings 4–8): links, two windows, what is stored, odd names.
+
+Real parts throughout: the agent against the mock model, real files, the session store; the rewind is
+the one the front ends call (Agent.rewind with a confirm callback).
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentls.agent.checkpoints.manager import Checkpoints
+from agentls.agent.checkpoints.model import RewindPlan
+from agentls.mock_api import Reply, Text, ToolUse
+
+
+class Asked:
+    """A confirm callback that answers yes and keeps what it was asked."""
+
+    def __init__(self, agent, answer: bool = True) -> None:
+        self.agent, self.answer, self.questions = agent, answer, []
+
+    async def __call__(self, plan: RewindPlan) -> bool:
+        manager: Checkpoints = self.agent.require_checkpoints()
+        self.questions.append("".join(manager.diff_text(f.path, f.current, f.target) for f in plan.conflicts))
+        return self.answer
+
+
+async def turn(agent, mock_api, prompt: str, *tools: ToolUse) -> str:
+    """One turn running `tools`; the id of its checkpoint."""
+    mock_api.script(Reply(list(tools)), Reply([Text("done")]))
+    await agent.run_turn(prompt)
+    return (await agent.checkpoints.all())[-1].id
+
+
+async def test_a_rewind_never_writes_through_a_link_and_its_undo_brings_the_links_back(
+        make_agent, mock_api, workspace, tmp_path):
+    readme = workspace / "README.md"
+    readme.write_text("# The user's README, never touched by the agent\n")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("a file outside the workspace\n")
+    agent = make_agent()
+    first = await turn(agent, mock_api, "write three files",
+                       ToolUse("write_file", {"path": "a.md", "content": "agent a\n"}),
+                       ToolUse("write_file", {"path": "b.md", "content": "agent b\n"}),
+                       ToolUse("write_file", {"path": "c.md", "content": "agent c\n"}))
+    # Outside the agent, the files it wrote become links: one to README.md, one out of the workspace.
+    for name, target in (("a.md", "README.md"), ("b.md", str(outside))):
+        (workspace / name).unlink()
+        (workspace / name).symlink_to(target)
+
+    asked = Asked(agent)
+    result = await agent.rewind(first, "code", asked)
+
+    assert readme.read_text() == "# The user's README, never touched by the agent\n"
+    assert outside.read_text() == "a file outside the workspace\n"
+    assert sorted(result.restored) == ["a.md", "b.md", "c.md"]  # the links themselves are removed, not followed
+    assert not any((workspace / n).exists() or (workspace / n).is_symlink() for n in ("a.md", "b.md", "c.md"))
+    (question,) = asked.questions
+    assert "symbolic link" in question and "binary or too large" not in question
+    assert "README.md" in question
+
+    undo = await agent.rewind(result.undo, "code", Asked(agent))
+    assert sorted(undo.restored) == ["a.md", "b.md", "c.md"]
+    assert os.readlink(workspace / "a.md") == "README.md" and os.readlink(workspace / "b.md") == str(outside)
+    assert (workspace / "c.md").read_text() == "agent c\n"
+    assert readme.read_text() == "# The user's README, never touched by the agent\n"
+
+
+async def test_a_rewind_under_a_linked_folder_restores_the_rest_and_names_what_it_cannot(
+        make_agent, mock_api, workspace, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "guide.md").write_text("someone else's guide\n")
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "guide.md").write_text("# Guide\n")
+    agent = make_agent()
+    first = await turn(agent, mock_api, "change two files",
+                       ToolUse("write_file", {"path": "docs/guide.md", "content": "# Agent's guide\n"}),
+                       ToolUse("edit_file", {"path": "app.py", "old_text": "'hello'", "new_text": "'hi'"}))
+    (workspace / "docs" / "guide.md").unlink()
+    (workspace / "docs").rmdir()
+    (workspace / "docs").symlink_to(elsewhere)  # the folder now leads out of the workspace
+
+    result = await agent.rewind(first, "code", Asked(agent))
+
+    assert result.restored == ["app.py"] and (workspace / "app.py").read_text() == "def main():\n    return 'hello'\n"
+    assert [(s.path, "symbolic link" in s.reason) for s in result.cannot] == [("docs/guide.md", True)]
+    assert (elsewhere / "guide.md").read_text() == "someone else's guide\n"
