@@ -6,8 +6,11 @@ the one the front ends call (Agent.rewind with a confirm callback).
 
 from __future__ import annotations
 
+import asyncio
 import os
+import threading
 
+from agentls.agent.checkpoints import restore as restore_module
 from agentls.agent.checkpoints.manager import Checkpoints
 from agentls.agent.checkpoints.model import RewindPlan
 from agentls.mock_api import Reply, Text, ToolUse
@@ -86,3 +89,34 @@ async def test_a_rewind_under_a_linked_folder_restores_the_rest_and_names_what_i
     assert result.restored == ["app.py"] and (workspace / "app.py").read_text() == "def main():\n    return 'hello'\n"
     assert [(s.path, "symbolic link" in s.reason) for s in result.cannot] == [("docs/guide.md", True)]
     assert (elsewhere / "guide.md").read_text() == "someone else's guide\n"
+
+
+async def test_two_windows_rewinding_at_once_each_restore_exactly_what_they_report(
+        make_agent, mock_api, workspace, monkeypatch):
+    for i in range(300):
+        (workspace / f"f{i}.txt").write_text(f"old {i}\n")
+    window_a, window_b = make_agent(), make_agent()  # two windows, two sessions, one workspace
+    first_a = await turn(window_a, mock_api, "rewrite 300 files",
+                         ToolUse("run_shell", {"command": "for i in $(seq 0 299); do echo agent $i > f$i.txt; done"}))
+    first_b = await turn(window_b, mock_api, "write one file",
+                         ToolUse("write_file", {"path": "b.txt", "content": "window b\n"}))
+
+    # A's restore stops half way through its temporary files (restore.py's test hook) while B rewinds.
+    half_way, go_on = threading.Event(), threading.Event()
+
+    def pause_a(step: str, count: int) -> None:
+        if step == "prepare" and count == 150 and not half_way.is_set():
+            half_way.set()
+            go_on.wait(60)
+
+    monkeypatch.setattr(restore_module, "_fault", pause_a)
+    rewind_a = asyncio.ensure_future(window_a.rewind(first_a, "code", Asked(window_a)))
+    assert await asyncio.to_thread(half_way.wait, 60)
+    result_b = await window_b.rewind(first_b, "code", Asked(window_b))
+    go_on.set()
+    result_a = await rewind_a
+
+    assert result_b.restored == ["b.txt"] and not (workspace / "b.txt").exists()
+    assert len(result_a.restored) == 300 and result_a.cannot == []
+    wrong = [p for p in result_a.restored if (workspace / p).read_text() != f"old {p[1:-4]}\n"]
+    assert wrong == [], f"{len(wrong)} files reported restored still hold the agent's text"
