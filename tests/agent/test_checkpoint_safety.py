@@ -120,3 +120,21 @@ async def test_two_windows_rewinding_at_once_each_restore_exactly_what_they_repo
     assert len(result_a.restored) == 300 and result_a.cannot == []
     wrong = [p for p in result_a.restored if (workspace / p).read_text() != f"old {p[1:-4]}\n"]
     assert wrong == [], f"{len(wrong)} files reported restored still hold the agent's text"
+
+
+async def test_a_shell_rm_of_ignored_files_is_named_like_the_other_changes_a_rewind_cannot_undo(
+        make_agent, mock_api, workspace):
+    (workspace / ".gitignore").write_text(".env\nbuild/\n")
+    (workspace / ".env").write_text("TOKEN=the user's only copy\n")
+    (workspace / "build").mkdir()
+    (workspace / "build" / "app.bin").write_bytes(b"\0built")
+    agent = make_agent()
+    events = []
+    mock_api.script(Reply([ToolUse("run_shell", {"command": "rm -rf .env build && echo x >> app.py"})]),
+                    Reply([Text("cleaned")]))
+    await agent.run_turn("clean up", events.append)
+
+    (taken,) = [e for e in events if type(e).__name__ == "CheckpointTaken"]
+    assert [f.path for f in taken.files] == ["app.py"]
+    assert [(s.path, s.change, "ignored" in s.reason) for s in taken.skipped] == [
+        (".env", "deleted", True), ("build/", "deleted", True)]

@@ -15,7 +15,10 @@ is re-read at the next snapshot rather than trusted.
 Not snapshotted, and listed as skipped when a turn changes them: files over
 MAX_FILE_BYTES, binary files (a NUL in the first 8 KiB, git's test), and
 anything that is not a regular file (symlinks are neither followed nor
-restored). Not read either: `.git/info/exclude` and the global excludes file
+restored). Files and folders a `.gitignore` leaves out are not read either, but
+their names are kept (a folder as one entry, never entered): a turn that
+deletes or changes them (a shell `rm` of `.env` or `build/`) is named too.
+Not read either: `.git/info/exclude` and the global excludes file
 (only `.gitignore` files count).
 """
 
@@ -38,6 +41,7 @@ RACY_NS = 1_000_000_000  # a stamp younger than this at read time is not trusted
 TEMP_MARK = ".agentls-restore-"
 
 Key = tuple[int, int, int]  # (size, mtime_ns, inode)
+IGNORED = "ignored by .gitignore (not saved)"
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class _Folder:
     files: list[str]
     folders: list[str]
     racy: bool
+    ignored: list[tuple[str, bool]] = field(default_factory=list)  # (name, is a folder): named, never read
 
 
 class _Rules:
@@ -167,12 +172,22 @@ class Snapshotter:
         finally:
             if descriptor is not None:
                 os.close(descriptor)
+        for name, is_folder in cached.ignored:
+            try:
+                info = lstat(base + name)
+            except OSError:
+                continue
+            # a folder counts by its identity only: what is built inside it is not a change of its own
+            key = (0, 0, info.st_ino) if is_folder else (info.st_size, info.st_mtime_ns, info.st_ino)
+            out[shown_base + name + ("/" if is_folder else "")] = FileState(key, None, IGNORED)
         for name in cached.folders:
             self._visit(root, f"{rel}/{name}" if rel else name, prefix, specs, rules_key, out, seen, now)
 
     def _list(self, folder: str, rel: str, rules: _Rules, key: tuple[int, int], rules_key: tuple,
               racy: bool) -> _Folder:
-        files, folders = [], []
+        files: list[str] = []
+        folders: list[str] = []
+        ignored: list[tuple[str, bool]] = []
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
@@ -182,9 +197,15 @@ class Snapshotter:
                     child = f"{rel}/{name}" if rel else name
                     try:
                         if entry.is_dir(follow_symlinks=False):
-                            if not rules.ignored(child, True) and entry.path not in self.exclude:
+                            if entry.path in self.exclude:
+                                continue
+                            if rules.ignored(child, True):
+                                ignored.append((name, True))
+                            else:
                                 folders.append(name)
-                        elif not rules.ignored(child, False):
+                        elif rules.ignored(child, False):
+                            ignored.append((name, False))
+                        else:
                             files.append(name)  # symlinks and specials too: _file says they are skipped
                     except OSError:
                         continue
@@ -192,7 +213,8 @@ class Snapshotter:
             pass  # unreadable: nothing of it is snapshotted
         files.sort()
         folders.sort()
-        return _Folder(key, rules_key, files, folders, racy)
+        ignored.sort()
+        return _Folder(key, rules_key, files, folders, racy, ignored)
 
     def _spec(self, path: str, key: Key) -> pathspec.GitIgnoreSpec:
         found = self._specs.get((path, key))
