@@ -7,8 +7,11 @@ the one the front ends call (Agent.rewind with a confirm callback).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import threading
+
+import pytest
 
 from agentls.agent.checkpoints import restore as restore_module
 from agentls.agent.checkpoints.manager import Checkpoints
@@ -138,3 +141,34 @@ async def test_a_shell_rm_of_ignored_files_is_named_like_the_other_changes_a_rew
     assert [f.path for f in taken.files] == ["app.py"]
     assert [(s.path, s.change, "ignored" in s.reason) for s in taken.skipped] == [
         (".env", "deleted", True), ("build/", "deleted", True)]
+
+
+@pytest.mark.parametrize("gitignore", [True, False], ids=["with-gitignore", "without-gitignore"])
+async def test_a_file_name_that_is_not_utf8_breaks_no_tool_and_no_checkpoint(make_agent, mock_api, workspace,
+                                                                            gitignore):
+    if gitignore:
+        (workspace / ".gitignore").write_text("*.log\n")
+    odd = os.fsencode(workspace) + b"/caf\xe9-latin1.txt"  # a name written by a Latin-1 tool
+    with open(odd, "wb") as file:
+        file.write(b"the answer is 42 here too\n")
+    agent = make_agent()
+    mock_api.script(
+        Reply([ToolUse("write_file", {"path": "new.md", "content": "# New\n"}),
+               ToolUse("edit_file", {"path": "app.py", "old_text": "'hello'", "new_text": "'hi'"}),
+               ToolUse("run_shell", {"command": "echo shell > shell.txt"}),
+               ToolUse("list_files", {"path": "."}),
+               ToolUse("grep_search", {"pattern": "answer"})]),
+        Reply([Text("done")]))
+    await agent.run_turn("use every tool")
+
+    results = [b for m in mock_api.message_bodies[-1]["messages"] for b in m["content"]
+               if isinstance(b, dict) and b.get("type") == "tool_result"]
+    assert [r.get("is_error", False) for r in results] == [False] * 5, results
+    listed, found = (json.dumps(r["content"]) for r in results[3:])
+    assert "caf" in listed and "notes.md" in listed
+    assert "notes.md" in found and "caf" in found
+    (checkpoint,) = await agent.checkpoints.all()
+    assert sorted(f.path for f in checkpoint.files) == ["app.py", "new.md", "shell.txt"]
+    result = await agent.rewind(checkpoint.id, "code", Asked(agent))
+    assert sorted(result.restored) == ["app.py", "new.md", "shell.txt"]
+    assert os.path.exists(odd) and (workspace / "app.py").read_text() == "def main():\n    return 'hello'\n"

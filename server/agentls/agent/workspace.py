@@ -59,6 +59,23 @@ class EditRejected(WorkspaceError):
         super().__init__(reason)
 
 
+def encodable(text: str) -> str:
+    """`text` as UTF-8 can carry it. A file name that is not UTF-8 reaches Python with its odd bytes as
+    lone surrogates (PEP 383); re2, JSON for the API and SQLite refuse those, so they are shown as
+    `\\xe9` escapes instead (the name is still found on disk through the path it came from)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape" if _only_escapes(text) else "backslashreplace").decode(
+            "utf-8", "backslashreplace")
+
+
+def _only_escapes(text: str) -> bool:
+    """Every surrogate in `text` is one of the escapes os.fsdecode makes (U+DC80–U+DCFF)."""
+    return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in text)
+
+
 def looks_binary(head: bytes) -> bool:
     """True when the first bytes of a file contain a NUL (git's heuristic)."""
     return b"\0" in head[:BINARY_SNIFF_BYTES]

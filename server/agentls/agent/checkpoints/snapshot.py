@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import pathspec
 
-from ..workspace import BINARY_SNIFF_BYTES
+from ..workspace import BINARY_SNIFF_BYTES, encodable
 from .blobs import BlobStore, digest
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # larger files are not saved in checkpoints (documented in docs/protocol.md)
@@ -83,7 +83,7 @@ class _Rules:
     def ignored(self, rel: str, is_dir: bool) -> bool:
         for base, spec in reversed(self.specs):
             tail = rel[len(base) + 1:] if base else rel
-            verdict = spec.check_file(tail + "/" if is_dir else tail).include
+            verdict = spec.check_file(encodable(tail + "/" if is_dir else tail)).include  # re2 takes UTF-8 only
             if verdict is not None:
                 return verdict
         return False
