@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -172,3 +173,32 @@ async def test_a_file_name_that_is_not_utf8_breaks_no_tool_and_no_checkpoint(mak
     result = await agent.rewind(checkpoint.id, "code", Asked(agent))
     assert sorted(result.restored) == ["app.py", "new.md", "shell.txt"]
     assert os.path.exists(odd) and (workspace / "app.py").read_text() == "def main():\n    return 'hello'\n"
+
+
+def stored(data_dir) -> list[Path]:
+    """The contents the checkpoint store holds."""
+    return [p for p in (data_dir / "checkpoints" / "blobs").rglob("*") if p.is_file()]
+
+
+async def test_the_store_snapshots_only_what_a_turn_changes_and_keeps_owner_only_files_owner_only(
+        make_agent, mock_api, workspace, data_dir):
+    for i in range(200):
+        (workspace / "lib").mkdir(exist_ok=True)
+        (workspace / "lib" / f"m{i}.py").write_text(f"# module {i}\n" + "x = 1\n" * 200)
+    secret = workspace / "secret.env"
+    secret.write_text("TOKEN=owner only\n")
+    secret.chmod(0o600)
+    agent = make_agent()
+    mock_api.script(Reply([Text("an answer, no tool")]))
+    await agent.run_turn("a question")
+    assert stored(data_dir) == []  # nothing read, nothing copied
+
+    await turn(agent, mock_api, "edit one file",
+               ToolUse("edit_file", {"path": "app.py", "old_text": "'hello'", "new_text": "'hi'"}))
+    assert len(stored(data_dir)) == 2  # app.py before and after: not the 200 modules
+
+    removed = await turn(agent, mock_api, "remove the secret", ToolUse("run_shell", {"command": "rm secret.env"}))
+    assert not secret.exists()
+    assert [oct(p.stat().st_mode & 0o077) for p in stored(data_dir) if p.stat().st_mode & 0o077] == []
+    await agent.rewind(removed, "code", Asked(agent))
+    assert secret.read_text() == "TOKEN=owner only\n" and oct(secret.stat().st_mode & 0o777) == "0o600"

@@ -49,10 +49,13 @@ class BlobStore:
         path = self._path(name)
         if not path.exists():
             if name[:2] not in self._folders:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 self._folders.add(name[:2])
             temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            temporary.write_bytes(zlib.compress(data, LEVEL))
+            # owner-only, whatever the file was: an 0600 secret is not readable by others from here
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(fd, "wb") as file:
+                file.write(zlib.compress(data, LEVEL))
             os.replace(temporary, path)
         self._known.add(name)
         return name

@@ -59,7 +59,6 @@ class Checkpoints:
         self._roots: list[Path] = []
         self._snapshotter: Snapshotter | None = None
         self._lock = asyncio.Lock()
-        self._warming: asyncio.Future | None = None
 
     # -- taking ----------------------------------------------------------------------------
 
@@ -104,18 +103,24 @@ class Checkpoints:
                 overlay[self.workspace.display(real)] = text.encode("utf-8")
         return overlay
 
-    async def snapshot(self) -> Snapshot:
+    async def snapshot(self, paths: list[str] | None = None) -> Snapshot:
+        """Every file (paths None), or only the named ones (display paths; those refused are left out)."""
         snapshotter = self._snapshotter_for_roots()
         overlay = self._overlay()
-        return await asyncio.to_thread(snapshotter.take, overlay)
+        if paths is None:
+            return await asyncio.to_thread(snapshotter.take, overlay)
+        named = {}
+        for shown in paths:
+            try:
+                named[shown] = str(self.workspace.resolve_entry(shown))
+            except PathRefused:
+                continue  # a write there is refused too
+        return await asyncio.to_thread(snapshotter.take_paths, named, overlay)
 
     def begin(self, checkpoint_id: str, prompt: str) -> TurnRecorder:
-        """A turn starts. The first snapshot of a session reads and stores every file (seconds on a
-        large tree): it is started now, in the background, while the model thinks, so the snapshot
-        taken when a tool is approved finds the cache warm."""
-        if self._warming is None:
-            self._warming = asyncio.ensure_future(self.snapshot())
-            self._warming.add_done_callback(lambda task: task.cancelled() or task.exception())
+        """A turn starts. Nothing is read yet: a turn that changes nothing stores nothing, a write or an
+        edit stores the one file it names, and only a shell command (or an MCP tool, which may change
+        anything) has the whole workspace snapshotted, once it is approved."""
         return TurnRecorder(self, checkpoint_id, prompt, self.session.position)
 
     async def save(self, checkpoint: Checkpoint) -> None:
@@ -201,7 +206,8 @@ class Checkpoints:
             undo = Checkpoint(f"rewind-{target.id}-{len(await self.all())}",
                               undo_prompt or f"before rewinding to “{target.prompt}”",
                               time.time(), self.session.position, kind="rewind", target=target.id, pending=True)
-            undo.files = [FileChange(item.path, item.current, item.target) for item, _ in puts
+            undo.files = [FileChange(item.path, item.current, item.target, item.current_mode, item.target_mode)
+                          for item, _ in puts
                           if item.current != UNSAVED]
             await self.save(undo)
             extra = {"session": self.session.id, "undo": {"id": undo.id, **undo.body()}}
@@ -233,5 +239,5 @@ class Checkpoints:
                 reason = error.reason if isinstance(error, PathRefused) else str(error)
                 cannot.append(Skipped(item.path, item.change, f"not restored: {reason}"))
                 continue
-            puts.append((item, Put(path, data, link)))
+            puts.append((item, Put(path, data, link, item.target_mode)))
         return puts, cannot

@@ -40,6 +40,8 @@ class FileChange:
     path: str  # as the workspace displays it (root-relative, POSIX)
     before: str | None  # content hash before the turn; None: the file did not exist
     after: str | None  # what the agent left; None: it deleted the file
+    before_mode: int | None = None  # permission bits before (None: not known, e.g. an older checkpoint)
+    after_mode: int | None = None
 
     @property
     def change(self) -> Change:
@@ -92,10 +94,15 @@ class Checkpoint:
     def from_row(cls, checkpoint_id: str, seq: int, at: float, body: dict[str, Any]) -> Checkpoint:
         return cls(checkpoint_id, str(body.get("prompt", "")), float(at), int(seq),
                    "rewind" if body.get("kind") == "rewind" else "turn",
-                   [FileChange(f["path"], f.get("before"), f.get("after")) for f in body.get("files", [])],
+                   [FileChange(f["path"], f.get("before"), f.get("after"), _mode(f.get("before_mode")),
+                               _mode(f.get("after_mode"))) for f in body.get("files", [])],
                    [Skipped(s["path"], s.get("change", "modified"), s.get("reason", ""))
                     for s in body.get("skipped", [])],
                    body.get("target"), bool(body.get("cut")), pending=bool(body.get("pending")))
+
+
+def _mode(value: object) -> int | None:
+    return value if isinstance(value, int) and 0 <= value <= 0o7777 else None
 
 
 @dataclass(frozen=True)
@@ -107,6 +114,8 @@ class FilePlan:
     target: str | None  # hash to restore (None: delete)
     expected: str | None  # what the agent last left there
     conflict: bool
+    current_mode: int | None = None  # the permission bits now, and those to restore
+    target_mode: int | None = None
 
     @property
     def change(self) -> Change:

@@ -39,11 +39,13 @@ def plan(checkpoints: list[Checkpoint], target_id: str, now: dict[str, FileState
     index = next(i for i, c in enumerate(checkpoints) if c.id == target_id)
     later = checkpoints[index:]
     first: dict[str, str | None] = {}
+    first_mode: dict[str, int | None] = {}
     last: dict[str, str | None] = {}
     cannot: dict[str, Skipped] = {}
     for checkpoint in later:
         for change in checkpoint.files:
             first.setdefault(change.path, change.before)
+            first_mode.setdefault(change.path, change.before_mode)
             last[change.path] = change.after
         for skipped in checkpoint.skipped:
             cannot.setdefault(skipped.path, skipped)
@@ -53,6 +55,8 @@ def plan(checkpoints: list[Checkpoint], target_id: str, now: dict[str, FileState
         if current == target:
             continue
         expected = last[path]
-        files.append(FilePlan(path, current, target, expected, conflict=current != expected))
+        state = now.get(path)
+        files.append(FilePlan(path, current, target, expected, conflict=current != expected,
+                              current_mode=state.mode if state is not None else None, target_mode=first_mode[path]))
     files.sort(key=lambda f: f.path)
     return RewindPlan(checkpoints[index], files, sorted(cannot.values(), key=lambda s: s.path))

@@ -50,6 +50,7 @@ class FileState:
     hash: str | None  # None: not saved (see skipped)
     skipped: str = ""  # why the content is not saved: "binary", "too large (N bytes)"
     link: str | None = None  # a symbolic link: what it points to (never followed)
+    mode: int | None = None  # permission bits (a restore gives an owner-only file back owner-only)
 
     def same_content(self, other: FileState) -> bool:
         if self.hash is not None and other.hash is not None:
@@ -120,6 +121,24 @@ class Snapshotter:
             self._files = {path: self._files[path] for path in files if path in self._files}
             for path, data in (overlay or {}).items():
                 files[path] = self._state((len(data), 0, 0), data)
+            return Snapshot(files, time.time(), time.perf_counter() - started)
+
+    def take_paths(self, paths: dict[str, str], overlay: dict[str, bytes] | None = None) -> Snapshot:
+        """Only the named files (display path → absolute path), whether ignored or not: what a write_file
+        or edit_file can change. Never follows a link (a link is its own state)."""
+        with self._lock:
+            started, now = time.perf_counter(), time.time_ns()
+            files: dict[str, FileState] = {}
+            for shown, path in paths.items():
+                if overlay and shown in overlay:
+                    files[shown] = self._state((len(overlay[shown]), 0, 0), overlay[shown])
+                    continue
+                try:
+                    info = os.lstat(path)
+                except OSError:
+                    continue  # not there (yet)
+                if not stat.S_ISDIR(info.st_mode):
+                    self._read(path, shown, info, (info.st_size, info.st_mtime_ns, info.st_ino), files, now)
             return Snapshot(files, time.time(), time.perf_counter() - started)
 
     # -- the walk ------------------------------------------------------------------------
@@ -246,13 +265,13 @@ class Snapshotter:
                     data = file.read(self.max_file_bytes + 1)
             except OSError:
                 return  # unreadable: as if it were not there
-            state = self._state(key, data)
+            state = self._state(key, data, stat.S_IMODE(info.st_mode))
         self._files[shown] = (state, racy)
         out[shown] = state
 
-    def _state(self, key: Key, data: bytes) -> FileState:
+    def _state(self, key: Key, data: bytes, mode: int | None = None) -> FileState:
         if len(data) > self.max_file_bytes:
             return FileState(key, None, f"too large ({len(data)} bytes; the limit is {self.max_file_bytes})")
         if b"\0" in data[:BINARY_SNIFF_BYTES]:
             return FileState(key, None, "binary")
-        return FileState(key, self.blobs.put(data, digest(data)))
+        return FileState(key, self.blobs.put(data, digest(data)), mode=mode)
