@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import threading
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from agentls.agent.checkpoints import restore as restore_module
 from agentls.agent.checkpoints.manager import Checkpoints
 from agentls.agent.checkpoints.model import RewindPlan
 from agentls.mock_api import Reply, Text, ToolUse
+from forkserver import agentls_command
 
 
 class Asked:
@@ -177,7 +179,7 @@ async def test_a_file_name_that_is_not_utf8_breaks_no_tool_and_no_checkpoint(mak
 
 def stored(data_dir) -> list[Path]:
     """The contents the checkpoint store holds."""
-    return [p for p in (data_dir / "checkpoints" / "blobs").rglob("*") if p.is_file()]
+    return [p for p in (data_dir / "checkpoints" / "blobs").rglob("*") if p.is_file() and p.name[0] != "."]
 
 
 async def test_the_store_snapshots_only_what_a_turn_changes_and_keeps_owner_only_files_owner_only(
@@ -202,3 +204,44 @@ async def test_the_store_snapshots_only_what_a_turn_changes_and_keeps_owner_only
     assert [oct(p.stat().st_mode & 0o077) for p in stored(data_dir) if p.stat().st_mode & 0o077] == []
     await agent.rewind(removed, "code", Asked(agent))
     assert secret.read_text() == "TOKEN=owner only\n" and oct(secret.stat().st_mode & 0o777) == "0o600"
+
+
+def vacuum(workspace, data_dir, limit_mb: str) -> str:
+    done = subprocess.run([*agentls_command(), "sessions", "--workspace", str(workspace), "vacuum",
+                           "--limit", limit_mb], capture_output=True, text=True,
+                          env={**os.environ, "AGENTLS_DATA_DIR": str(data_dir)}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def test_the_checkpoint_store_is_bounded_by_the_store_limit_and_pruned_by_vacuum(
+        make_agent, mock_api, workspace, data_dir, monkeypatch):
+    (workspace / "lib").mkdir()
+    for i in range(100):
+        (workspace / "lib" / f"m{i}.py").write_text(f"# module {i}\n" + f"value_{i} = {i}\n" * 300)
+    agent = make_agent()
+    changed = await turn(agent, mock_api, "run the build", ToolUse("run_shell", {"command": "echo built > out.txt"}))
+    assert len(stored(data_dir)) > 100  # the shell's snapshot: every file, before
+    agent.session.close()  # the window closes: its session is no longer held
+
+    # Over a limit that the named contents fit in: what no checkpoint names goes, the checkpoint stays.
+    vacuum(workspace, data_dir, "0.001")
+    assert len(stored(data_dir)) == 1  # out.txt as the turn left it ("before": it did not exist)
+    again = make_agent(new=False)
+    assert [c.id for c in await again.checkpoints.all()] == [changed]
+    result = await again.rewind(changed, "code", Asked(again))
+    assert result.restored == ["out.txt"] and not (workspace / "out.txt").exists()
+    again.session.close()
+
+    # A limit of 0: the checkpoints of sessions no window holds go too.
+    said = vacuum(workspace, data_dir, "0")
+    assert "checkpoints of 1 session removed" in said, said
+    assert sum(p.stat().st_size for p in stored(data_dir)) == 0
+
+    # Opening a session prunes a store over AGENTLS_STORE_LIMIT_MB.
+    fresh = make_agent()
+    await turn(fresh, mock_api, "run it again", ToolUse("run_shell", {"command": "echo again > out.txt"}))
+    fresh.session.close()
+    monkeypatch.setenv("AGENTLS_STORE_LIMIT_MB", "0.001")
+    make_agent()
+    assert len(stored(data_dir)) <= 2

@@ -18,6 +18,7 @@ import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
+PRUNED = ".pruned"  # touched by every prune (prune.py): what a running window remembers may be gone
 LEVEL = 1  # zlib's fastest level: source text still shrinks about 3×, at a fraction of level 6's time
 
 
@@ -34,6 +35,20 @@ class BlobStore:
         self.folder = Path(folder)
         self._known: set[str] = set()  # names seen stored by this process: no stat for them again
         self._folders: set[str] = set()
+        self._pruned = 0  # the PRUNED marker's mtime as last seen
+
+    def fresh(self) -> bool:
+        """True when a prune ran since the last call: the names known stored are forgotten (the caller's
+        own caches too), so the next snapshot stores again what it needs."""
+        try:
+            stamp = (self.folder / PRUNED).stat().st_mtime_ns
+        except OSError:
+            stamp = 0
+        changed = stamp != self._pruned
+        self._pruned = stamp
+        if changed:
+            self._known.clear()
+        return changed
 
     def _path(self, name: str) -> Path:
         return self.folder / name[:2] / name[2:]
@@ -69,14 +84,17 @@ class BlobStore:
             raise BlobMissing(f"the saved content {name[:12]} is damaged")
         return data
 
-    def sync(self, names: Iterable[str]) -> None:
-        """fsync the named blobs and their folders (what a checkpoint about to be committed names)."""
-        folders = set()
+    def sync(self, names: Iterable[str]) -> set[str]:
+        """fsync the named blobs and their folders (what a checkpoint about to be committed names);
+        the names not stored (pruned since they were written)."""
+        folders, missing = set(), set()
         for name in set(names):
             path = self._path(name)
             try:
                 fd = os.open(path, os.O_RDONLY)
             except FileNotFoundError:
+                missing.add(name)
+                self._known.discard(name)
                 continue
             try:
                 os.fsync(fd)
@@ -85,6 +103,7 @@ class BlobStore:
             folders.add(path.parent)
         for folder in folders:
             fsync_dir(folder)
+        return missing
 
 
 def fsync_dir(folder: Path | str) -> None:

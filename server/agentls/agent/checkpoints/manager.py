@@ -125,7 +125,13 @@ class Checkpoints:
 
     async def save(self, checkpoint: Checkpoint) -> None:
         names = [h for f in checkpoint.files for h in (f.before, f.after) if is_content(h)]
-        await asyncio.to_thread(self.blobs.sync, names)  # the contents are durable before the row names them
+        # the contents are durable before the row names them; one pruned meanwhile cannot be restored
+        missing = await asyncio.to_thread(self.blobs.sync, names)
+        if missing:
+            lost = [f for f in checkpoint.files if f.before in missing or f.after in missing]
+            checkpoint.files = [f for f in checkpoint.files if f not in lost]
+            checkpoint.skipped += [Skipped(f.path, f.change, "its content was pruned from the store while the "
+                                           "turn ran (agentls sessions vacuum)") for f in lost]
         await asyncio.to_thread(save_checkpoint, self.session.db, self.session.id, checkpoint.id, checkpoint.seq,
                                 checkpoint.at, checkpoint.body())
 

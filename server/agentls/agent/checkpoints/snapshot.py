@@ -111,6 +111,7 @@ class Snapshotter:
     def take(self, overlay: dict[str, bytes] | None = None) -> Snapshot:
         """Every non-ignored file now; `overlay` (display path → bytes) stands for open editor buffers."""
         with self._lock:
+            self._forget_if_pruned()
             started = time.perf_counter()
             now = time.time_ns()
             files: dict[str, FileState] = {}
@@ -127,6 +128,7 @@ class Snapshotter:
         """Only the named files (display path → absolute path), whether ignored or not: what a write_file
         or edit_file can change. Never follows a link (a link is its own state)."""
         with self._lock:
+            self._forget_if_pruned()
             started, now = time.perf_counter(), time.time_ns()
             files: dict[str, FileState] = {}
             for shown, path in paths.items():
@@ -140,6 +142,11 @@ class Snapshotter:
                 if not stat.S_ISDIR(info.st_mode):
                     self._read(path, shown, info, (info.st_size, info.st_mtime_ns, info.st_ino), files, now)
             return Snapshot(files, time.time(), time.perf_counter() - started)
+
+    def _forget_if_pruned(self) -> None:
+        """After a prune, a file's remembered hash may name a content no longer stored: read every file again."""
+        if self.blobs.fresh():
+            self._files.clear()
 
     # -- the walk ------------------------------------------------------------------------
 
