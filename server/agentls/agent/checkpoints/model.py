@@ -10,7 +10,7 @@ leaves those files alone and says so.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 Change = Literal["added", "modified", "deleted"]
 # A symbolic link's state, where a content hash would be: "symlink:" and what it points to. A turn's
@@ -24,7 +24,7 @@ def link_target(state: str | None) -> str | None:
     return state[len(LINK_MARK):] if state is not None and state.startswith(LINK_MARK) else None
 
 
-def is_content(state: str | None) -> bool:
+def is_content(state: str | None) -> TypeGuard[str]:
     """A hash of saved content (not a link, not "no file")."""
     return state is not None and not state.startswith(LINK_MARK)
 Kind = Literal["turn", "rewind"]

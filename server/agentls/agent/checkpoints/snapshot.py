@@ -204,8 +204,8 @@ class Snapshotter:
             except OSError:
                 continue
             # a folder counts by its identity only: what is built inside it is not a change of its own
-            key = (0, 0, info.st_ino) if is_folder else (info.st_size, info.st_mtime_ns, info.st_ino)
-            out[shown_base + name + ("/" if is_folder else "")] = FileState(key, None, IGNORED)
+            named: Key = (0, 0, info.st_ino) if is_folder else (info.st_size, info.st_mtime_ns, info.st_ino)
+            out[shown_base + name + ("/" if is_folder else "")] = FileState(named, None, IGNORED)
         for name in cached.folders:
             self._visit(root, f"{rel}/{name}" if rel else name, prefix, specs, rules_key, out, seen, now)
 
