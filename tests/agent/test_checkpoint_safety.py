@@ -136,14 +136,20 @@ async def test_a_shell_rm_of_ignored_files_is_named_like_the_other_changes_a_rew
     (workspace / "build" / "app.bin").write_bytes(b"\0built")
     agent = make_agent()
     events = []
-    mock_api.script(Reply([ToolUse("run_shell", {"command": "rm -rf .env build && echo x >> app.py"})]),
+    mock_api.script(Reply([ToolUse("run_shell", {"command": "rm -rf .env build && echo x >> app.py && mkdir -p "
+                                                            "build/cache && echo made > build/cache/new.o"})]),
                     Reply([Text("cleaned")]))
     await agent.run_turn("clean up", events.append)
 
     (taken,) = [e for e in events if type(e).__name__ == "CheckpointTaken"]
     assert [f.path for f in taken.files] == ["app.py"]
     assert [(s.path, s.change, "ignored" in s.reason) for s in taken.skipped] == [
-        (".env", "deleted", True), ("build/", "deleted", True)]
+        (".env", "deleted", True), ("build/", "modified", True)]  # build/ removed (made again: not the same)
+
+    mock_api.script(Reply([ToolUse("run_shell", {"command": "touch .env"})]), Reply([Text("made")]))
+    events.clear()
+    await agent.run_turn("make an ignored file", events.append)
+    assert not [e for e in events if type(e).__name__ == "CheckpointTaken"]  # a new ignored file loses nothing
 
 
 @pytest.mark.parametrize("gitignore", [True, False], ids=["with-gitignore", "without-gitignore"])

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from ..approval import ApprovalCallback, ApprovalRequest
 from .model import Checkpoint, FileChange, Skipped, change_of
-from .snapshot import FileState, Snapshot
+from .snapshot import IGNORED, FileState, Snapshot
 
 
 class Owner(Protocol):
@@ -71,6 +71,8 @@ class TurnRecorder:
             if old is None and new is None or old is not None and new is not None and old.same_content(new):
                 continue  # created and removed again, or changed back
             unsaved = next((s for s in (old, new) if s is not None and s.hash is None), None)
+            if old is None and unsaved is not None and unsaved.skipped == IGNORED:
+                continue  # an ignored file or folder made (a cache, a build): nothing of the user's was lost
             if unsaved is not None:
                 checkpoint.skipped.append(Skipped(path, change_of(old, new), unsaved.skipped))
             else:
