@@ -41,8 +41,9 @@ async def turn(agent, mock_api, prompt: str, *tools: ToolUse) -> str:
     return (await agent.checkpoints.all())[-1].id
 
 
+@pytest.mark.parametrize("out_of_workspace", [False, True], ids=["link-inside", "and-a-link-outside"])
 async def test_a_rewind_never_writes_through_a_link_and_its_undo_brings_the_links_back(
-        make_agent, mock_api, workspace, tmp_path):
+        make_agent, mock_api, workspace, tmp_path, out_of_workspace):
     readme = workspace / "README.md"
     readme.write_text("# The user's README, never touched by the agent\n")
     outside = tmp_path / "outside.txt"
@@ -52,8 +53,9 @@ async def test_a_rewind_never_writes_through_a_link_and_its_undo_brings_the_link
                        ToolUse("write_file", {"path": "a.md", "content": "agent a\n"}),
                        ToolUse("write_file", {"path": "b.md", "content": "agent b\n"}),
                        ToolUse("write_file", {"path": "c.md", "content": "agent c\n"}))
-    # Outside the agent, the files it wrote become links: one to README.md, one out of the workspace.
-    for name, target in (("a.md", "README.md"), ("b.md", str(outside))):
+    # Outside the agent, files it wrote become links: to README.md (and one out of the workspace).
+    links = {"a.md": "README.md", **({"b.md": str(outside)} if out_of_workspace else {})}
+    for name, target in links.items():
         (workspace / name).unlink()
         (workspace / name).symlink_to(target)
 
@@ -70,8 +72,9 @@ async def test_a_rewind_never_writes_through_a_link_and_its_undo_brings_the_link
 
     undo = await agent.rewind(result.undo, "code", Asked(agent))
     assert sorted(undo.restored) == ["a.md", "b.md", "c.md"]
-    assert os.readlink(workspace / "a.md") == "README.md" and os.readlink(workspace / "b.md") == str(outside)
-    assert (workspace / "c.md").read_text() == "agent c\n"
+    assert {name: os.readlink(workspace / name) for name in links} == links
+    for name in sorted({"b.md", "c.md"} - set(links)):
+        assert (workspace / name).read_text() == f"agent {name[0]}\n"
     assert readme.read_text() == "# The user's README, never touched by the agent\n"
 
 
