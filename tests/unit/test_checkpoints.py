@@ -10,7 +10,7 @@ import textwrap
 from agentls.evaluation.checkpoint_bench import format_figures, run as run_bench
 from agentls.agent.checkpoints.blobs import BlobStore
 from agentls.agent.checkpoints.restore import FAULT_ENV, JOURNAL, Put, recover, restore
-from agentls.agent.checkpoints.snapshot import Snapshotter
+from agentls.agent.checkpoints.snapshot import IGNORED, Snapshotter
 
 
 def test_snapshot_respects_gitignore_skips_git_binary_and_large_files_and_rereads_only_changes(tmp_path):
@@ -30,8 +30,10 @@ def test_snapshot_respects_gitignore_skips_git_binary_and_large_files_and_reread
     (root / "link").symlink_to(root / "src" / "a.py")
     snapshotter = Snapshotter([(str(root), "")], BlobStore(tmp_path / "blobs"), max_file_bytes=200)
     first = snapshotter.take()
-    assert sorted(first.files) == [".gitignore", "big.txt", "image.bin", "link", "src/.gitignore", "src/a.py",
-                                   "src/keep.log"]
+    assert sorted(first.files) == [".gitignore", "big.txt", "build/", "debug.log", "image.bin", "link",
+                                   "src/.gitignore", "src/a.py", "src/keep.log"]
+    # ignored files and folders are named (a turn deleting them is told), never read
+    assert {first.files[p].skipped for p in ("build/", "debug.log")} == {IGNORED}
     assert first.files["image.bin"].skipped == "binary" and first.files["image.bin"].hash is None
     assert first.files["big.txt"].skipped.startswith("too large (300 bytes")
     assert first.files["link"].skipped == "symlink"
@@ -42,7 +44,7 @@ def test_snapshot_respects_gitignore_skips_git_binary_and_large_files_and_reread
     (root / "debug.log").write_text("still ignored\n")
     second = snapshotter.take()
     assert second.files["src/a.py"].hash != first.files["src/a.py"].hash
-    assert "src/new.py" in second.files and "debug.log" not in second.files
+    assert "src/new.py" in second.files and second.files["debug.log"].hash is None
     assert second.files[".gitignore"] == first.files[".gitignore"]
 
     (root / "data" / "checkpoints").mkdir(parents=True)  # the data folder inside the workspace

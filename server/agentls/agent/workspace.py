@@ -59,6 +59,23 @@ class EditRejected(WorkspaceError):
         super().__init__(reason)
 
 
+def encodable(text: str) -> str:
+    """`text` as UTF-8 can carry it. A file name that is not UTF-8 reaches Python with its odd bytes as
+    lone surrogates (PEP 383); re2, JSON for the API and SQLite refuse those, so they are shown as
+    `\\xe9` escapes instead (the name is still found on disk through the path it came from)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape" if _only_escapes(text) else "backslashreplace").decode(
+            "utf-8", "backslashreplace")
+
+
+def _only_escapes(text: str) -> bool:
+    """Every surrogate in `text` is one of the escapes os.fsdecode makes (U+DC80–U+DCFF)."""
+    return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in text)
+
+
 def looks_binary(head: bytes) -> bool:
     """True when the first bytes of a file contain a NUL (git's heuristic)."""
     return b"\0" in head[:BINARY_SNIFF_BYTES]
@@ -207,6 +224,19 @@ class Workspace:
         if self.root_of(real) is None:
             raise PathRefused(path)
         return real
+
+    def resolve_entry(self, path: str) -> Path:
+        """The absolute path of the entry `path` names, itself never followed: a link there is the
+        link. PathRefused if a folder on the way is a symbolic link (in or out of the workspace) or
+        the path is not below a root: what is written there is exactly what was named."""
+        _check_syntax(path)
+        anchored = Path(os.path.normpath(self._anchor(path)))
+        parent = anchored.parent
+        if Path(_real_path(os.fspath(parent), path)) != parent:
+            raise PathRefused(path, "goes through a folder that is now a symbolic link; not written through it")
+        if anchored in self.roots or self.root_of(anchored) is None:
+            raise PathRefused(path)
+        return anchored
 
     def _anchor(self, path: str) -> Path:
         """Absolute (not yet resolved) form of `path`, per the module's rules."""

@@ -197,10 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("id", nargs="?")
     imported = actions.add_parser("import", help="a JSONL export as a new session of the workspace")
     imported.add_argument("file", help="the .jsonl file ('-' for stdin)")
-    vacuum = actions.add_parser("vacuum", help="prune old sessions' stored originals to the size limit and "
-                                               "give the free space back")
+    vacuum = actions.add_parser("vacuum", help="prune old sessions' stored originals and checkpoint "
+                                               "contents to the size limit and give the free space back")
     vacuum.add_argument("--limit", type=float, metavar="MB",
-                        help="keep at most this many MB of stored originals (default: AGENTLS_STORE_LIMIT_MB or 1000)")
+                        help="keep at most this many MB of stored originals, and as many of "
+                        "checkpoint contents (default: AGENTLS_STORE_LIMIT_MB or 1000)")
     sessions.set_defaults(run=_sessions)
 
     replay = commands.add_parser("replay", help="price recorded conversations under a context policy")

@@ -60,6 +60,10 @@ def _vacuum(store: SessionStore, limit_mb: float | None) -> int:
     plural = "" if pruned.sessions == 1 else "s"
     print(f"sessions.db: {before / 1e6:.1f} MB → {after / 1e6:.1f} MB (stored originals of {pruned.sessions} "
           f"session{plural} removed; {pruned.stored / 1e6:.1f} MB of originals kept, limit {limit / 1e6:g} MB)")
+    if (kept := pruned.checkpoints) is not None:
+        plural = "" if kept.sessions == 1 else "s"
+        print(f"checkpoints: {(kept.stored + kept.freed) / 1e6:.1f} MB → {kept.stored / 1e6:.1f} MB (checkpoints of "
+              f"{kept.sessions} session{plural} removed, limit {limit / 1e6:g} MB)")
     return 0
 
 

@@ -3,8 +3,9 @@
 Modules: snapshot (the fast, gitignore-aware workspace walk with a stat
 cache), blobs (content-addressed store), recorder (what a turn changed,
 tool by tool, shell side effects included), plan (what a rewind changes,
-conflicts), restore (crash-safe writes with a journal), manager (one
-session's checkpoints), model (the dataclasses). The benchmark (`agentls bench
+conflicts), restore (crash-safe writes under a per-session, locked journal),
+manager (one session's checkpoints), prune (the store within its size limit),
+model (the dataclasses). The benchmark (`agentls bench
 checkpoint`) is evaluation/checkpoint_bench.py.
 
 The names below are loaded on first use: the events and the LSP wire format

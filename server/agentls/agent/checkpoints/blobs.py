@@ -18,6 +18,7 @@ import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
+PRUNED = ".pruned"  # touched by every prune (prune.py): what a running window remembers may be gone
 LEVEL = 1  # zlib's fastest level: source text still shrinks about 3×, at a fraction of level 6's time
 
 
@@ -34,6 +35,20 @@ class BlobStore:
         self.folder = Path(folder)
         self._known: set[str] = set()  # names seen stored by this process: no stat for them again
         self._folders: set[str] = set()
+        self._pruned = 0  # the PRUNED marker's mtime as last seen
+
+    def fresh(self) -> bool:
+        """True when a prune ran since the last call: the names known stored are forgotten (the caller's
+        own caches too), so the next snapshot stores again what it needs."""
+        try:
+            stamp = (self.folder / PRUNED).stat().st_mtime_ns
+        except OSError:
+            stamp = 0
+        changed = stamp != self._pruned
+        self._pruned = stamp
+        if changed:
+            self._known.clear()
+        return changed
 
     def _path(self, name: str) -> Path:
         return self.folder / name[:2] / name[2:]
@@ -49,10 +64,13 @@ class BlobStore:
         path = self._path(name)
         if not path.exists():
             if name[:2] not in self._folders:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 self._folders.add(name[:2])
             temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            temporary.write_bytes(zlib.compress(data, LEVEL))
+            # owner-only, whatever the file was: an 0600 secret is not readable by others from here
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(fd, "wb") as file:
+                file.write(zlib.compress(data, LEVEL))
             os.replace(temporary, path)
         self._known.add(name)
         return name
@@ -66,14 +84,17 @@ class BlobStore:
             raise BlobMissing(f"the saved content {name[:12]} is damaged")
         return data
 
-    def sync(self, names: Iterable[str]) -> None:
-        """fsync the named blobs and their folders (what a checkpoint about to be committed names)."""
-        folders = set()
+    def sync(self, names: Iterable[str]) -> set[str]:
+        """fsync the named blobs and their folders (what a checkpoint about to be committed names);
+        the names not stored (pruned since they were written)."""
+        folders, missing = set(), set()
         for name in set(names):
             path = self._path(name)
             try:
                 fd = os.open(path, os.O_RDONLY)
             except FileNotFoundError:
+                missing.add(name)
+                self._known.discard(name)
                 continue
             try:
                 os.fsync(fd)
@@ -82,6 +103,7 @@ class BlobStore:
             folders.add(path.parent)
         for folder in folders:
             fsync_dir(folder)
+        return missing
 
 
 def fsync_dir(folder: Path | str) -> None:

@@ -10,9 +10,23 @@ leaves those files alone and says so.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 Change = Literal["added", "modified", "deleted"]
+# A symbolic link's state, where a content hash would be: "symlink:" and what it points to. A turn's
+# changes to links are skipped (never followed, never saved); a rewind that replaces a link keeps it in
+# its undo checkpoint this way, so undoing the rewind puts the link back.
+LINK_MARK = "symlink:"
+
+
+def link_target(state: str | None) -> str | None:
+    """What a link state points to; None when the state is a content hash (or no file)."""
+    return state[len(LINK_MARK):] if state is not None and state.startswith(LINK_MARK) else None
+
+
+def is_content(state: str | None) -> TypeGuard[str]:
+    """A hash of saved content (not a link, not "no file")."""
+    return state is not None and not state.startswith(LINK_MARK)
 Kind = Literal["turn", "rewind"]
 
 
@@ -26,6 +40,8 @@ class FileChange:
     path: str  # as the workspace displays it (root-relative, POSIX)
     before: str | None  # content hash before the turn; None: the file did not exist
     after: str | None  # what the agent left; None: it deleted the file
+    before_mode: int | None = None  # permission bits before (None: not known, e.g. an older checkpoint)
+    after_mode: int | None = None
 
     @property
     def change(self) -> Change:
@@ -59,6 +75,7 @@ class Checkpoint:
     target: str | None = None  # a rewind: the checkpoint it restored
     cut: bool = False  # its turn was cut from the conversation (hidden from the list; still part of the code's history)
     rewound: bool = False  # computed: a later rewind undid its changes
+    pending: bool = False  # a rewind's undo checkpoint, saved before its files are touched: real once they are
 
     @property
     def changed(self) -> bool:
@@ -69,17 +86,23 @@ class Checkpoint:
 
     def body(self) -> dict[str, Any]:
         """What is stored in the row's body (JSON)."""
-        return {"prompt": self.prompt, "kind": self.kind, "target": self.target, "cut": self.cut,
+        body = {"prompt": self.prompt, "kind": self.kind, "target": self.target, "cut": self.cut,
                 "files": [asdict(f) for f in self.files], "skipped": [asdict(s) for s in self.skipped]}
+        return {**body, "pending": True} if self.pending else body
 
     @classmethod
     def from_row(cls, checkpoint_id: str, seq: int, at: float, body: dict[str, Any]) -> Checkpoint:
         return cls(checkpoint_id, str(body.get("prompt", "")), float(at), int(seq),
                    "rewind" if body.get("kind") == "rewind" else "turn",
-                   [FileChange(f["path"], f.get("before"), f.get("after")) for f in body.get("files", [])],
+                   [FileChange(f["path"], f.get("before"), f.get("after"), _mode(f.get("before_mode")),
+                               _mode(f.get("after_mode"))) for f in body.get("files", [])],
                    [Skipped(s["path"], s.get("change", "modified"), s.get("reason", ""))
                     for s in body.get("skipped", [])],
-                   body.get("target"), bool(body.get("cut")))
+                   body.get("target"), bool(body.get("cut")), pending=bool(body.get("pending")))
+
+
+def _mode(value: object) -> int | None:
+    return value if isinstance(value, int) and 0 <= value <= 0o7777 else None
 
 
 @dataclass(frozen=True)
@@ -91,6 +114,8 @@ class FilePlan:
     target: str | None  # hash to restore (None: delete)
     expected: str | None  # what the agent last left there
     conflict: bool
+    current_mode: int | None = None  # the permission bits now, and those to restore
+    target_mode: int | None = None
 
     @property
     def change(self) -> Change:

@@ -9,7 +9,7 @@ rewind) last left there was changed outside the agent: a conflict.
 
 from __future__ import annotations
 
-from .model import Checkpoint, FilePlan, RewindPlan, Skipped
+from .model import LINK_MARK, Checkpoint, FilePlan, RewindPlan, Skipped
 from .snapshot import FileState
 
 UNSAVED = "?"  # the file's content now could not be saved (binary, too large…)
@@ -30,6 +30,8 @@ def mark_rewound(checkpoints: list[Checkpoint]) -> None:
 def current_hash(state: FileState | None) -> str | None:
     if state is None:
         return None
+    if state.link is not None:
+        return LINK_MARK + state.link
     return state.hash if state.hash is not None else UNSAVED
 
 
@@ -37,11 +39,13 @@ def plan(checkpoints: list[Checkpoint], target_id: str, now: dict[str, FileState
     index = next(i for i, c in enumerate(checkpoints) if c.id == target_id)
     later = checkpoints[index:]
     first: dict[str, str | None] = {}
+    first_mode: dict[str, int | None] = {}
     last: dict[str, str | None] = {}
     cannot: dict[str, Skipped] = {}
     for checkpoint in later:
         for change in checkpoint.files:
             first.setdefault(change.path, change.before)
+            first_mode.setdefault(change.path, change.before_mode)
             last[change.path] = change.after
         for skipped in checkpoint.skipped:
             cannot.setdefault(skipped.path, skipped)
@@ -51,6 +55,8 @@ def plan(checkpoints: list[Checkpoint], target_id: str, now: dict[str, FileState
         if current == target:
             continue
         expected = last[path]
-        files.append(FilePlan(path, current, target, expected, conflict=current != expected))
+        state = now.get(path)
+        files.append(FilePlan(path, current, target, expected, conflict=current != expected,
+                              current_mode=state.mode if state is not None else None, target_mode=first_mode[path]))
     files.sort(key=lambda f: f.path)
     return RewindPlan(checkpoints[index], files, sorted(cannot.values(), key=lambda s: s.path))

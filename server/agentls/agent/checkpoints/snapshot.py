@@ -15,7 +15,10 @@ is re-read at the next snapshot rather than trusted.
 Not snapshotted, and listed as skipped when a turn changes them: files over
 MAX_FILE_BYTES, binary files (a NUL in the first 8 KiB, git's test), and
 anything that is not a regular file (symlinks are neither followed nor
-restored). Not read either: `.git/info/exclude` and the global excludes file
+restored). Files and folders a `.gitignore` leaves out are not read either, but
+their names are kept (a folder as one entry, never entered): a turn that
+deletes or changes them (a shell `rm` of `.env` or `build/`) is named too.
+Not read either: `.git/info/exclude` and the global excludes file
 (only `.gitignore` files count).
 """
 
@@ -29,7 +32,7 @@ from dataclasses import dataclass, field
 
 import pathspec
 
-from ..workspace import BINARY_SNIFF_BYTES
+from ..workspace import BINARY_SNIFF_BYTES, encodable
 from .blobs import BlobStore, digest
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # larger files are not saved in checkpoints (documented in docs/protocol.md)
@@ -38,6 +41,7 @@ RACY_NS = 1_000_000_000  # a stamp younger than this at read time is not trusted
 TEMP_MARK = ".agentls-restore-"
 
 Key = tuple[int, int, int]  # (size, mtime_ns, inode)
+IGNORED = "ignored by .gitignore (not saved)"
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,8 @@ class FileState:
     key: Key
     hash: str | None  # None: not saved (see skipped)
     skipped: str = ""  # why the content is not saved: "binary", "too large (N bytes)"
+    link: str | None = None  # a symbolic link: what it points to (never followed)
+    mode: int | None = None  # permission bits (a restore gives an owner-only file back owner-only)
 
     def same_content(self, other: FileState) -> bool:
         if self.hash is not None and other.hash is not None:
@@ -66,6 +72,7 @@ class _Folder:
     files: list[str]
     folders: list[str]
     racy: bool
+    ignored: list[tuple[str, bool]] = field(default_factory=list)  # (name, is a folder): named, never read
 
 
 class _Rules:
@@ -77,7 +84,7 @@ class _Rules:
     def ignored(self, rel: str, is_dir: bool) -> bool:
         for base, spec in reversed(self.specs):
             tail = rel[len(base) + 1:] if base else rel
-            verdict = spec.check_file(tail + "/" if is_dir else tail).include
+            verdict = spec.check_file(encodable(tail + "/" if is_dir else tail)).include  # re2 takes UTF-8 only
             if verdict is not None:
                 return verdict
         return False
@@ -104,6 +111,7 @@ class Snapshotter:
     def take(self, overlay: dict[str, bytes] | None = None) -> Snapshot:
         """Every non-ignored file now; `overlay` (display path → bytes) stands for open editor buffers."""
         with self._lock:
+            self._forget_if_pruned()
             started = time.perf_counter()
             now = time.time_ns()
             files: dict[str, FileState] = {}
@@ -115,6 +123,30 @@ class Snapshotter:
             for path, data in (overlay or {}).items():
                 files[path] = self._state((len(data), 0, 0), data)
             return Snapshot(files, time.time(), time.perf_counter() - started)
+
+    def take_paths(self, paths: dict[str, str], overlay: dict[str, bytes] | None = None) -> Snapshot:
+        """Only the named files (display path → absolute path), whether ignored or not: what a write_file
+        or edit_file can change. Never follows a link (a link is its own state)."""
+        with self._lock:
+            self._forget_if_pruned()
+            started, now = time.perf_counter(), time.time_ns()
+            files: dict[str, FileState] = {}
+            for shown, path in paths.items():
+                if overlay and shown in overlay:
+                    files[shown] = self._state((len(overlay[shown]), 0, 0), overlay[shown])
+                    continue
+                try:
+                    info = os.lstat(path)
+                except OSError:
+                    continue  # not there (yet)
+                if not stat.S_ISDIR(info.st_mode):
+                    self._read(path, shown, info, (info.st_size, info.st_mtime_ns, info.st_ino), files, now)
+            return Snapshot(files, time.time(), time.perf_counter() - started)
+
+    def _forget_if_pruned(self) -> None:
+        """After a prune, a file's remembered hash may name a content no longer stored: read every file again."""
+        if self.blobs.fresh():
+            self._files.clear()
 
     # -- the walk ------------------------------------------------------------------------
 
@@ -166,12 +198,22 @@ class Snapshotter:
         finally:
             if descriptor is not None:
                 os.close(descriptor)
+        for name, is_folder in cached.ignored:
+            try:
+                info = lstat(base + name)
+            except OSError:
+                continue
+            # a folder counts by its identity only: what is built inside it is not a change of its own
+            named: Key = (0, 0, info.st_ino) if is_folder else (info.st_size, info.st_mtime_ns, info.st_ino)
+            out[shown_base + name + ("/" if is_folder else "")] = FileState(named, None, IGNORED)
         for name in cached.folders:
             self._visit(root, f"{rel}/{name}" if rel else name, prefix, specs, rules_key, out, seen, now)
 
     def _list(self, folder: str, rel: str, rules: _Rules, key: tuple[int, int], rules_key: tuple,
               racy: bool) -> _Folder:
-        files, folders = [], []
+        files: list[str] = []
+        folders: list[str] = []
+        ignored: list[tuple[str, bool]] = []
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
@@ -181,9 +223,15 @@ class Snapshotter:
                     child = f"{rel}/{name}" if rel else name
                     try:
                         if entry.is_dir(follow_symlinks=False):
-                            if not rules.ignored(child, True) and entry.path not in self.exclude:
+                            if entry.path in self.exclude:
+                                continue
+                            if rules.ignored(child, True):
+                                ignored.append((name, True))
+                            else:
                                 folders.append(name)
-                        elif not rules.ignored(child, False):
+                        elif rules.ignored(child, False):
+                            ignored.append((name, False))
+                        else:
                             files.append(name)  # symlinks and specials too: _file says they are skipped
                     except OSError:
                         continue
@@ -191,7 +239,8 @@ class Snapshotter:
             pass  # unreadable: nothing of it is snapshotted
         files.sort()
         folders.sort()
-        return _Folder(key, rules_key, files, folders, racy)
+        ignored.sort()
+        return _Folder(key, rules_key, files, folders, racy, ignored)
 
     def _spec(self, path: str, key: Key) -> pathspec.GitIgnoreSpec:
         found = self._specs.get((path, key))
@@ -208,8 +257,13 @@ class Snapshotter:
               now: int) -> None:
         """A new or changed file: read, hash and store it (or say why not)."""
         racy = now - info.st_mtime_ns < RACY_NS
-        if not stat.S_ISREG(info.st_mode):
-            state = FileState(key, None, "symlink" if stat.S_ISLNK(info.st_mode) else "not a regular file")
+        if stat.S_ISLNK(info.st_mode):
+            try:
+                state = FileState(key, None, "symlink", os.readlink(path))
+            except OSError:
+                return  # gone since it was listed
+        elif not stat.S_ISREG(info.st_mode):
+            state = FileState(key, None, "not a regular file")
         elif info.st_size > self.max_file_bytes:
             state = FileState(key, None, f"too large ({info.st_size} bytes; the limit is {self.max_file_bytes})")
         else:
@@ -218,13 +272,13 @@ class Snapshotter:
                     data = file.read(self.max_file_bytes + 1)
             except OSError:
                 return  # unreadable: as if it were not there
-            state = self._state(key, data)
+            state = self._state(key, data, stat.S_IMODE(info.st_mode))
         self._files[shown] = (state, racy)
         out[shown] = state
 
-    def _state(self, key: Key, data: bytes) -> FileState:
+    def _state(self, key: Key, data: bytes, mode: int | None = None) -> FileState:
         if len(data) > self.max_file_bytes:
             return FileState(key, None, f"too large ({len(data)} bytes; the limit is {self.max_file_bytes})")
         if b"\0" in data[:BINARY_SNIFF_BYTES]:
             return FileState(key, None, "binary")
-        return FileState(key, self.blobs.put(data, digest(data)))
+        return FileState(key, self.blobs.put(data, digest(data)), mode=mode)

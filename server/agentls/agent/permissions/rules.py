@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from ..workspace import encodable
+
 if TYPE_CHECKING:
     import pathspec  # loaded by the first path rule matched: the server answers `initialize` without it
 
@@ -56,7 +58,7 @@ class Rule:
     def matches_path(self, path: str | None) -> bool:
         if self.pattern is None:
             return True
-        return path is not None and _path_spec(self.pattern).match_file(path)
+        return path is not None and _path_spec(self.pattern).match_file(encodable(path))
 
 
 def parse_rule(text: str, decision: Decision, source: str) -> Rule:

@@ -19,9 +19,14 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 from .base import Database, StoreBusy, StoreError
 from .db import is_busy, plain_words
 from .lease import is_live, lease_of
+
+if TYPE_CHECKING:
+    from ..checkpoints.prune import CheckpointsPruned
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +47,7 @@ class Pruned:
     sessions: int = 0  # sessions whose originals were removed
     freed: int = 0  # bytes of text
     stored: int = 0  # bytes of originals left
+    checkpoints: CheckpointsPruned | None = None  # the checkpoint store (vacuum)
 
 
 def index_old_refs(db: Database, *, again: bool = False) -> None:
@@ -66,7 +72,11 @@ def stored_bytes(db: Database) -> int:
 
 def prune(db: Database, limit: int, *, reindex: bool = False) -> Pruned:
     """Delete the originals of the oldest sessions no window holds until the rest fit in `limit` bytes."""
+    from ..checkpoints.prune import prune_checkpoints  # (the checkpoints import the store's leases)
+
     index_old_refs(db, again=reindex)
+    if not reindex:
+        prune_checkpoints(db, limit)  # at open: acts only when the checkpoint store is over the limit
     result = Pruned(stored=stored_bytes(db))
     if result.stored <= limit:
         return result
@@ -102,6 +112,9 @@ def vacuum(db: Database, limit: int) -> tuple[Pruned, int, int]:
     StoreError (StoreBusy while another process writes)."""
     before = file_bytes(db)
     pruned = prune(db, limit, reindex=True)
+    from ..checkpoints.prune import prune_checkpoints
+
+    pruned.checkpoints = prune_checkpoints(db, limit)
     with db.lock:
         try:
             db.connection.execute("VACUUM")

@@ -5,7 +5,8 @@ the conversation they belong to: a rewind that cuts the conversation and
 marks its checkpoints is one transaction, so after a crash or a restart the
 conversation and the checkpoint list agree. The cut records move to the
 `rewound` table (kept, never deleted); usage records stay where they are,
-since the money was spent.
+since the money was spent. Bodies are ASCII JSON: a path whose name is not UTF-8
+(a lone surrogate in Python) is kept as a JSON `\\udcXX` escape and reads back the same.
 """
 
 from __future__ import annotations
@@ -27,7 +28,17 @@ def save_checkpoint(db: Database, session_id: str, checkpoint_id: str, seq: int,
                     body: dict[str, Any]) -> None:
     with db.transaction() as connection:
         connection.execute("INSERT OR REPLACE INTO checkpoints (session, id, seq, at, body) VALUES (?, ?, ?, ?, ?)",
-                           (session_id, checkpoint_id, seq, at, json.dumps(body, ensure_ascii=False)))
+                           (session_id, checkpoint_id, seq, at, json.dumps(body)))
+
+
+def update_checkpoint(db: Database, session_id: str, checkpoint_id: str, body: dict[str, Any] | None) -> None:
+    """Replace a checkpoint's body in place (its order kept), or delete it (body None)."""
+    with db.transaction() as connection:
+        if body is None:
+            connection.execute("DELETE FROM checkpoints WHERE session = ? AND id = ?", (session_id, checkpoint_id))
+        else:
+            connection.execute("UPDATE checkpoints SET body = ? WHERE session = ? AND id = ?",
+                               (json.dumps(body), session_id, checkpoint_id))
 
 
 def checkpoint_rows(db: Database, session_id: str) -> list[Row]:
@@ -59,7 +70,7 @@ def cut_after(db: Database, session_id: str, seq: int) -> int:
             if body.get("kind", "turn") == "turn":
                 body["cut"] = True
                 connection.execute("UPDATE checkpoints SET body = ? WHERE session = ? AND id = ?",
-                                   (json.dumps(body, ensure_ascii=False), session_id, checkpoint_id))
+                                   (json.dumps(body), session_id, checkpoint_id))
         connection.execute("UPDATE sessions SET turns = MAX(turns - ?, 0), updated = ? WHERE id = ?",
                            (prompts, time.time(), session_id))
     return prompts

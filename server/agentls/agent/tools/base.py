@@ -14,7 +14,7 @@ from ..approval import ApprovalCallback
 from ..editor_queries import EditorQueries
 from ..shell_runner import ShellRunner
 from ..todos import TodoList
-from ..workspace import Workspace, WorkspaceError
+from ..workspace import Workspace, WorkspaceError, encodable
 
 
 @dataclass
@@ -37,6 +37,11 @@ class ToolOutput:
     text: str
     is_error: bool = False
     summary: str = ""
+
+    def __post_init__(self) -> None:
+        # a file name that is not UTF-8 (listed, grepped, printed by a command) must not fail the turn
+        object.__setattr__(self, "text", encodable(self.text))
+        object.__setattr__(self, "summary", encodable(self.summary))
 
 
 def error(text: str, summary: str) -> ToolOutput:

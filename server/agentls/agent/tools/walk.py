@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import pathspec
 
-from ..workspace import Workspace
+from ..workspace import Workspace, encodable
 
 T = TypeVar("T")
 
@@ -58,7 +58,7 @@ class IgnoreRules:
             if spec is not None:
                 # A trailing slash lets directory-only patterns ("build/") apply.
                 rel = path.relative_to(folder).as_posix() + ("/" if is_dir else "")
-                verdict = spec.check_file(rel).include
+                verdict = spec.check_file(encodable(rel)).include  # re2 takes UTF-8 only
                 if verdict is not None:
                     return verdict
             if folder == self.root:
@@ -137,4 +137,4 @@ def glob_matcher(glob: str) -> Callable[[str], bool]:
     '**' spans folders, 'tests/' matches everything under tests.
     """
     spec = pathspec.GitIgnoreSpec.from_lines(expand_braces(glob))
-    return spec.match_file
+    return lambda path: spec.match_file(encodable(path))
