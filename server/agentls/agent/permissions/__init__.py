@@ -17,7 +17,13 @@ workspace leaves unlisted). The same holds the other way round.
 A shell command line is allowed only when every simple command in it is
 allowed and every file it redirects into is allowed for `write_file`
 (permissions/shell.py); one denied part denies the line, one part under an
-ask rule asks. A line that cannot be parsed is never allowed by a rule.
+ask rule asks. Deny and ask rules are matched against what bash will run: a
+wrapped command (`setsid rm`), a program by path (`/bin/rm`), the script of
+`bash -c`, `eval`, `… | sh`, `sh <<< …`. A line bash works out only when it
+runs (permissions/hidden.py: substitutions, a variable as command name, brace
+expansion, `eval`, a script, …) and a line that cannot be parsed are never
+allowed by a rule, and when any deny or ask rule about commands exists they
+are asked, whatever the mode: what they run cannot be matched against it.
 
 A decision here is only about rules (`Verdict.decision` None: no rule
 applies): the approval policy (agent/approval.py) applies it and falls back
@@ -51,6 +57,7 @@ class Verdict:
     rule: Rule | None = None
     subject: str = ""  # what the rule matched: a command part, a path, a tool name
     suggestions: tuple[str, ...] = ()  # the allow rules "Always" would add (none: it cannot be made a rule)
+    why: str = ""  # a shell line no rule can vouch for: what in it is worked out only when it runs
 
 
 def parse_rules(raw: Any, source: str, where: str = "permissions") -> tuple[tuple[Rule, ...], list[str]]:
@@ -183,6 +190,16 @@ class Permissions:
                 verdict = self._file(tool, path, target)
                 if verdict.decision == decision:
                     return verdict
+        # a deny or ask rule that might match what a part becomes when bash expands it: asked
+        guards = [rule for rule in self.rules() if rule.names(SHELL_TOOL) and rule.decision in ("deny", "ask")]
+        for part in line.parts:
+            for rule in guards:
+                if any(rule.might_match(head) for head in part.heads):
+                    return Verdict("ask", rule, part.text)
+        if not line.seen:
+            # what bash will run is not all in the line: no allow rule vouches for it, and with rules
+            # guarding commands it is asked whatever the mode ("always" must not run a denied command)
+            return Verdict("ask" if guards else None, None, command, why=_why(line))
         # allow: every part as written, every file written into
         missing: list[str] = []
         first: Verdict | None = None
@@ -197,11 +214,17 @@ class Permissions:
             if path is None:
                 return Verdict()  # outside the workspace (or an expansion): only a person can say yes
             missing.append(f"{WRITE_TOOL}({escape_path(path)})")
-        if not line.parsed or not line.parts:
+        if not line.parts:
             return Verdict()
         if not missing and first is not None:
             return Verdict("allow", first.rule, command)
         return Verdict(None, None, command, tuple(dict.fromkeys(missing)))
+
+
+def _why(line: shell.CommandLine) -> str:
+    if not line.parsed:
+        return "the line could not be read whole"
+    return "bash works out part of it only when it runs: " + ", ".join(line.hidden)
 
 
 def _read_workspace_file(path: Path, source: str) -> tuple[tuple[Rule, ...], list[str]]:
