@@ -195,7 +195,8 @@ class Permissions:
         for part in line.parts:
             for rule in guards:
                 if any(rule.might_match(head) for head in part.heads):
-                    return Verdict("ask", rule, part.text)
+                    why = f"bash works out part of `{part.text}` only when it runs"
+                    return Verdict("ask", rule, part.text, why=why)
         if not line.seen:
             # what bash will run is not all in the line: no allow rule vouches for it, and with rules
             # guarding commands it is asked whatever the mode ("always" must not run a denied command)

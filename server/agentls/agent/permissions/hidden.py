@@ -71,7 +71,8 @@ def in_text(data: bytes, root: Any) -> list[str]:
 
 
 def _quoted_bodies(root: Any) -> list[Any]:
-    found, stack = [], [root]
+    found: list[Any] = []
+    stack = [root]
     while stack:
         node = stack.pop()
         if node.type == "heredoc_redirect" and _heredoc(node) is None and _quoted(node):

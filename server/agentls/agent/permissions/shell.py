@@ -204,6 +204,8 @@ def _part(node: Any, found: CommandLine, depth: int) -> None:
             heads.append(_head(inner[:loose]))
             heads.append(_head([program, *inner[1:loose]][:loose]))
         reason = hidden.in_words([program, *inner[1:]], inner_raws) or _runs_unseen(program, inner, start, words)
+        if start and hidden.NOT_LITERAL.search(inner_raws[0]):
+            reason = f"{words[0]} runs a command named by what it reads or expands"
         if reason is not None:
             found.hidden.append(reason)
     found.parts.append(Part(text, tuple(dict.fromkeys(forms)), tuple(dict.fromkeys(heads))))
@@ -239,6 +241,8 @@ def _xargs_names_from_input(words: list[str]) -> bool:
     for index, word in enumerate(words[1:], 1):
         if word in ("-I", "--replace") and index + 1 < len(words):
             replace = words[index + 1]
+        elif word.startswith("-I") and len(word) > 2:
+            replace = word[2:]
         elif word.startswith("-i") or word.startswith("--replace="):
             replace = word.split("=", 1)[1] if "=" in word else word[2:] or "{}"
     inner = _unwrapped(words)
