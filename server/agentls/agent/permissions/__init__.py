@@ -160,6 +160,13 @@ class Permissions:
         suggestion = (f"{tool}({escape_path(path)})",) if path else (tool,) if raw is None else ()
         return Verdict(verdict.decision, verdict.rule, verdict.subject, suggestion)
 
+    def withholds(self, tool: str, path: str) -> bool:
+        """Whether a deny rule keeps this workspace-relative path (a folder ends with "/") from a tool that
+        lists or searches files: one about the tool itself or about read_file (a file that may not be read
+        is not shown through a listing or a search either, neither its text nor its name)."""
+        return any(rule.decision == "deny" and (rule.names(tool) or rule.names(READ_TOOL)) and rule.pattern is not None
+                   and rule.matches_path(path) for rule in self.rules())
+
     def _strongest(self, tool: str, matches: Callable[[Rule], bool], subject: str) -> Verdict:
         named = [rule for rule in self.rules() if rule.names(tool)]
         for decision in DECISIONS:
