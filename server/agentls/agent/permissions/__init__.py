@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import shell
+from . import guarded, shell
+from .consent import Consents, digest
 from .rules import DECISIONS, SHELL_TOOL, Decision, Rule, RuleError, escape_command, escape_path, parse_rule
 from ..userconfig import file_stamp
 
@@ -46,6 +47,7 @@ WORKSPACE_FILE = Path(".agents") / "settings.json"
 ADDED = "added by Always (this session)"
 SETTINGS = "settings"
 WRITE_TOOL = "write_file"
+WRITING_TOOLS = frozenset({"write_file", "edit_file"})
 READ_TOOL = "read_file"
 
 Relative = Callable[[str], "str | None"]  # a path as the model wrote it → workspace-relative, None outside
@@ -89,7 +91,24 @@ def parse_rules(raw: Any, source: str, where: str = "permissions") -> tuple[tupl
 @dataclass
 class _FileStamp:
     stamp: tuple[int, int] | None
-    rules: tuple[Rule, ...] = ()
+    rules: tuple[Rule, ...] = ()  # in force: all of them once accepted, else its deny and ask rules
+    pending: PendingRules | None = None  # allow rules the user has not accepted (nor refused) yet
+
+
+@dataclass(frozen=True)
+class PendingRules:
+    """A workspace rules file whose allow rules wait for the user: shown with all its rules, once per content."""
+
+    path: Path
+    source: str  # as the rules name it: ".agents/settings.json"
+    content: str  # sha256 of the file: what an answer is about
+    rules: tuple[Rule, ...]  # every rule of the file
+
+    def listing(self) -> str:
+        """The file's rules as the user is shown them (what accepting adds first)."""
+        order = {"allow": 0, "ask": 1, "deny": 2}
+        lines = [f"{rule.decision} {rule.text}" for rule in sorted(self.rules, key=lambda r: order[r.decision])]
+        return "\n".join(lines)
 
 
 @dataclass
@@ -97,7 +116,9 @@ class Permissions:
     user: tuple[Rule, ...] = ()
     workspace: tuple[Rule, ...] = ()
     added: list[Rule] = field(default_factory=list)
+    consents: Consents = field(default_factory=Consents)
     _files: dict[Path, _FileStamp] = field(default_factory=dict)
+    _roots: list[Path] = field(default_factory=list)
 
     # ---- the rules in force ---------------------------------------------------------
 
@@ -128,9 +149,11 @@ class Permissions:
         self.added = [rule for rule in self.added if not which(rule)]
 
     def load_workspace(self, roots: list[Path]) -> list[str]:
-        """Re-read each root's .agents/settings.json when it changed; the problems of what was re-read."""
+        """Re-read each root's .agents/settings.json when it changed; the problems of what was re-read.
+        A file's allow rules are in force only once the user accepted this content (consent.py)."""
         problems: list[str] = []
         files: dict[Path, _FileStamp] = {}
+        self._roots = list(roots)
         for root in roots:
             path = root / WORKSPACE_FILE
             source = str(WORKSPACE_FILE) if len(roots) == 1 else f"{root.name}/{WORKSPACE_FILE}"
@@ -139,12 +162,33 @@ class Permissions:
             if known is not None and known.stamp == stamp:
                 files[path] = known
                 continue
-            rules, found = _read_workspace_file(path, source) if stamp is not None else ((), [])
+            rules, content, found = _read_workspace_file(path, source) if stamp is not None else ((), "", [])
             problems.extend(found)
-            files[path] = _FileStamp(stamp, rules)
+            files[path] = self._consented(path, source, stamp, rules, content)
         self._files = files
         self.workspace = tuple(rule for entry in files.values() for rule in entry.rules)
         return problems
+
+    def _consented(self, path: Path, source: str, stamp: tuple[int, int] | None, rules: tuple[Rule, ...],
+                   content: str) -> _FileStamp:
+        if not any(rule.decision == "allow" for rule in rules):
+            return _FileStamp(stamp, rules)
+        answer = self.consents.answer(path, content)
+        if answer is True:
+            return _FileStamp(stamp, rules)
+        tightening = tuple(rule for rule in rules if rule.decision != "allow")
+        pending = PendingRules(path, source, content, rules) if answer is None else None
+        return _FileStamp(stamp, tightening, pending)
+
+    def pending(self) -> list[PendingRules]:
+        """Workspace rules files whose allow rules wait for the user's answer."""
+        return [entry.pending for entry in self._files.values() if entry.pending is not None]
+
+    def answer(self, pending: PendingRules, accepted: bool) -> None:
+        """The user's answer about a rules file's content: kept with the user's data, applied at once."""
+        self.consents.record(pending.path, pending.content, accepted)
+        self._files.pop(pending.path, None)
+        self.load_workspace(self._roots)
 
     # ---- deciding -------------------------------------------------------------------
 
@@ -157,6 +201,9 @@ class Permissions:
         verdict = self._strongest(tool, lambda rule: rule.matches_path(path), path or tool)
         if verdict.decision in ("deny", "ask"):
             return verdict
+        if tool in WRITING_TOOLS and (guarded.is_guarded(path) or
+                                      (path is None and isinstance(raw, str) and guarded.names_one(raw))):
+            return Verdict("ask", None, path or str(raw), why=guarded.WHY)  # whatever the mode or allow rules
         suggestion = (f"{tool}({escape_path(path)})",) if path else (tool,) if raw is None else ()
         return Verdict(verdict.decision, verdict.rule, verdict.subject, suggestion)
 
@@ -204,6 +251,8 @@ class Permissions:
                 if any(rule.might_match(head) for head in part.heads):
                     why = f"bash works out part of `{part.text}` only when it runs"
                     return Verdict("ask", rule, part.text, why=why)
+        if self._writes_guarded(line, touched):
+            return Verdict("ask", None, command, why=guarded.WHY)
         if not line.seen:
             # what bash will run is not all in the line: no allow rule vouches for it, and with rules
             # guarding commands it is asked whatever the mode ("always" must not run a denied command)
@@ -229,20 +278,39 @@ class Permissions:
         return Verdict(None, None, command, tuple(dict.fromkeys(missing)))
 
 
+    @staticmethod
+    def _writes_guarded(line: shell.CommandLine, touched: list[tuple[str, str, str | None]]) -> bool:
+        """A line that writes into a rules or instructions file, or may: a redirection into one (or into a
+        path worked out when it runs), one named to a program that is not a mere reader."""
+        for tool, target, path in touched:
+            if tool == WRITE_TOOL and (guarded.is_guarded(path) or guarded.names_one(target)
+                                       or hidden_target(target)):
+                return True
+        return any(guarded.names_one(part.text) and part.text.split(" ", 1)[0].rsplit("/", 1)[-1]
+                   not in guarded.READERS for part in line.parts)
+
+
+def hidden_target(target: str) -> bool:
+    return bool(shell.hidden.NOT_LITERAL.search(target))
+
+
 def _why(line: shell.CommandLine) -> str:
     if not line.parsed:
         return "the line could not be read whole"
     return "bash works out part of it only when it runs: " + ", ".join(line.hidden)
 
 
-def _read_workspace_file(path: Path, source: str) -> tuple[tuple[Rule, ...], list[str]]:
+def _read_workspace_file(path: Path, source: str) -> tuple[tuple[Rule, ...], str, list[str]]:
+    """The file's rules, the sha256 of its content, and its problems."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+        data = json.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        return (), [f"{source} could not be read ({error}); its rules are not applied"]
+        return (), "", [f"{source} could not be read ({error}); its rules are not applied"]
     if not isinstance(data, dict):
-        return (), [f"{source} must hold a JSON object such as {{\"permissions\": {{\"allow\": [...]}}}}"]
-    return parse_rules(data.get("permissions"), source, f"{source}: permissions")
+        return (), "", [f"{source} must hold a JSON object such as {{\"permissions\": {{\"allow\": [...]}}}}"]
+    rules, problems = parse_rules(data.get("permissions"), source, f"{source}: permissions")
+    return rules, digest(raw), problems
 
 
 def request_call(kind: str, command: str | None, path: str | None, server: str | None,
@@ -257,5 +325,5 @@ def request_call(kind: str, command: str | None, path: str | None, server: str |
     return ("edit_file" if kind == "edit" else WRITE_TOOL), {"path": path or ""}
 
 
-__all__ = ["ADDED", "SETTINGS", "Permissions", "Relative", "Rule", "RuleError", "Verdict", "WORKSPACE_FILE",
-           "parse_rule", "parse_rules", "request_call"]
+__all__ = ["ADDED", "SETTINGS", "PendingRules", "Permissions", "Relative", "Rule", "RuleError", "Verdict",
+           "WORKSPACE_FILE", "parse_rule", "parse_rules", "request_call"]
