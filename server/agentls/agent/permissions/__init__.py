@@ -6,7 +6,14 @@ Rules come from two places and are read as one list:
   VS Code's `agentls.permissions`, an LSP client's settings), plus the allow
   rules "Always" added in this session until the settings next change;
 - the workspace's `.agents/settings.json` (`{"permissions": {…}}`, committed
-  by a team), in each root, re-read when it changes.
+  by a team), in each root, re-read when it changes. Its deny and ask rules
+  apply at once; its allow rules only once the user accepted this content of
+  the file (`pending`, `answer`; consent.py keeps the answers with the user's
+  data): a cloned repository, or the agent itself, cannot loosen the user's
+  choices.
+
+A write to a rules or instructions file (guarded.py) is asked whatever the
+mode or the allow rules.
 
 Deny wins over ask wins over allow, whoever wrote the rule. So the user's
 settings can only tighten a workspace's rules: a user deny or ask rule
