@@ -170,20 +170,15 @@ class ApprovalPolicy:
         self._refused = {key for key in self._refused
                          if not (key[0] == "mcp" and str(key[1]).split("\x00", 1)[0] in names)}
 
-    async def review_rules(self) -> list[str]:
+    async def review_rules(self) -> None:
         """Ask the user about each workspace rules file whose allow rules wait for an answer (once per content;
-        kind "rules": `path` the file, `diff` its rules). Until accepted, the file only tightens. What was
-        answered, said as one line each."""
-        said = []
+        kind "rules": `path` the file, `diff` its rules). Until accepted, the file only tightens."""
         for pending in self.rules.pending():
             if self.ask is None:
-                break  # nobody to ask: the file keeps only tightening
+                return  # nobody to ask: the files keep only tightening
             answer = await self.ask(ApprovalRequest("rules", path=pending.source, diff=pending.listing()))
             accepted = answer.approved if isinstance(answer, ApprovalDecision) else bool(answer)
             await asyncio.to_thread(self.rules.answer, pending, accepted)
-            said.append(f"{pending.source}: its allow rules " + ("now apply" if accepted else
-                        "were not accepted; only its deny and ask rules apply (asked again when it changes)"))
-        return said
 
     async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
         """The decision and how it was reached (asked or not, the user's reason)."""

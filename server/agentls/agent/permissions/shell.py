@@ -11,8 +11,17 @@ and the script of `bash -c …` / `sh -c …` / `eval …` (parsed again) or of
 `find … -exec …`. Redirections to files are collected too: writing a file
 through `>` is a write, whatever the command.
 
-A line the grammar cannot read whole (`parsed` False) can never be allowed by a
-rule; the parts found are still checked against deny rules.
+Deny and ask rules are matched against what bash will run: a program named by
+its path also has the form of its name (`/bin/rm x` → `rm x`), wrappers are
+unwrapped, the script of `bash -c [--] …`, `eval`, `trap`, and what a shell reads
+from its input (`bash <<< …`, a here-document, `echo … | sh`) are parsed again.
+
+A line the grammar cannot read whole (`parsed` False), or one bash works out
+only when it runs (`hidden`, see hidden.py), can never be allowed by a rule and
+is asked whenever a deny or ask rule about commands exists; the parts found are
+still checked against deny rules. A part whose words expand when it runs
+(`rm ${IFS}-rf x`) keeps its fixed start (`heads`): a deny or ask rule it might
+still match asks.
 
 What a part's text is: its words with quotes removed and single spaces between
 them (`'rm'  -rf  x` reads `rm -rf x`), so a rule sees what bash sees. Leading
