@@ -168,8 +168,10 @@ def _around(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 LINES = st.recursive(LEAF, _around, max_leaves=3)
 
 
-# AGENTLS_RULES_EXAMPLES=2000 for a longer hunt (the default keeps the suite's time)
-@settings(max_examples=int(os.environ.get("AGENTLS_RULES_EXAMPLES", "200")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+EXAMPLES = int(os.environ.get("AGENTLS_RULES_EXAMPLES", "200"))  # 2000 for a longer hunt; 200 keeps the suite's time
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(LINES)
 async def test_no_denied_or_hidden_command_runs_unasked(sandbox, command):
     await _check(sandbox, command)
