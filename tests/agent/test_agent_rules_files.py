@@ -2,9 +2,13 @@
 whatever the mode; a workspace rules file only tightens until the user has accepted its content (asked once
 per content, the answer kept with the user's data, not in the workspace)."""
 
+import asyncio
+import io
 import json
 
-from agentls.agent.approval import ApprovalDecision, ApprovalPolicy
+from agentls.agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
+from agentls.cli.local import terminal_asker
+from agentls.cli.render import Renderer
 from agentls.mock_api import Reply, Text, ToolUse
 
 ALLOWING = json.dumps({"permissions": {"allow": ["run_shell(touch *)"], "deny": ["run_shell(rm *)"]}})
@@ -81,3 +85,15 @@ async def test_writing_instructions_or_rules_is_asked_whatever_the_mode(make_age
     assert [r.kind for r in asked] == ["write", "edit", "shell", "shell", "shell"]  # reading is not asked
     assert not (workspace / "AGENTS.md").exists() and not (workspace / ".agents").exists()
     assert (workspace / "sub" / "CLAUDE.md").read_text() == "a\n"
+
+
+def test_the_terminal_shows_a_workspaces_rules_and_yes_never_accepts_them():
+    request = ApprovalRequest("rules", path=".agents/settings.json", diff="allow run_shell(touch *)")
+    notes = io.StringIO()
+    answer = asyncio.run(terminal_asker(Renderer(io.StringIO(), notes=notes), approve_all=True)(request))
+    assert answer.approved is False  # --yes approves the agent's calls, not a repository's rules
+    shown = notes.getvalue()
+    assert "accept the permission rules of .agents/settings.json" in shown and "allow run_shell(touch *)" in shown
+    notes = io.StringIO()
+    answer = asyncio.run(terminal_asker(Renderer(io.StringIO(), notes=notes), reader=io.StringIO("y\n"))(request))
+    assert answer.approved is True
