@@ -653,7 +653,7 @@ export interface ContextUsage {
   autoCompactAt: number | null;
 }
 
-export type ConfirmKind = "shell" | "write" | "edit" | "mcp" | "rewind";
+export type ConfirmKind = "shell" | "write" | "edit" | "mcp" | "rewind" | "rules";
 
 export interface ConfirmParams {
   kind: ConfirmKind;

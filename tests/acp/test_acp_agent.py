@@ -301,3 +301,21 @@ async def test_the_task_list_custom_commands_and_rules_reach_an_acp_client(tmp_p
         await asyncio.wait_for(conn.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[]), 60)
     [replayed] = second.of("plan")  # a loaded session shows its task list
     assert [e.content for e in replayed.entries] == ["read the notes", "answer"]
+
+
+async def test_a_cloned_repositorys_allow_rule_does_not_loosen_the_users_choices(tmp_path, mock_api, workspace):
+    """Issue 30 #2 over ACP: a workspace `.agents/settings.json` allowing `touch *` ran the command with no
+    permission request. Its allow rules now wait for the user's acceptance (a permission request showing
+    the file's rules); refused, the command is asked like any other, and refused it does not run."""
+    _workspace_file(workspace, json.dumps({"permissions": {"allow": ["run_shell(touch *)"]}}))
+    mock_api.script(Reply([ToolUse("run_shell", {"command": "touch ran.txt"})]), Reply("done"))
+    client = EditorClient()
+    client.answer = "reject_once"
+    async with running_agent(client, agent_env(tmp_path, mock_api)) as (conn, _):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt("go")), 60)
+    titles = [p.tool_call.title for p in client.permissions]
+    assert titles == ["Accept the permission rules of .agents/settings.json (its allow rules apply only if you "
+                      "accept)", "Run `touch ran.txt`"]
+    assert "allow run_shell(touch *)" in client.permissions[0].tool_call.content[0].content.text
+    assert not (workspace / "ran.txt").exists()

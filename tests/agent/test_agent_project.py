@@ -65,3 +65,31 @@ async def test_a_denied_read_is_refused_before_it_runs(make_agent, mock_api, wor
     result = mock_api.message_bodies[-1]["messages"][-1]["content"][0]
     assert result["is_error"] and "`read_file(secrets/**)`" in result["content"]
     assert "TOP-SECRET-VALUE" not in str(mock_api.message_bodies[-1]) and asked == []
+
+
+async def test_a_denied_path_is_neither_listed_nor_searched(make_agent, mock_api, workspace):
+    """Issue 30 #3: `deny read_file(secrets/**)` held for read_file, but grep_search and list_files on `.`, with
+    no path, with a glob or on the folder itself returned the secret's text or its name."""
+    (workspace / "secrets").mkdir()
+    (workspace / "secrets" / "key.txt").write_text("TOP-SECRET-VALUE\n")
+    (workspace / "link.txt").symlink_to(workspace / "secrets" / "key.txt")
+    (workspace / "public.txt").write_text("TOP-public\n")
+    policy = ApprovalPolicy(None)
+    policy.rules.set_user(parse_rules({"deny": ["read_file(secrets/**)"]}, "settings")[0])
+    agent = make_agent(approve=policy)
+    calls = [("grep_search", {"pattern": "TOP"}), ("grep_search", {"pattern": "TOP", "path": "."}),
+             ("grep_search", {"pattern": "TOP", "glob": "**/*.txt"}),
+             ("grep_search", {"pattern": "TOP", "path": "secrets"}),
+             ("grep_search", {"pattern": "TOP", "path": "secrets/key.txt"}),
+             ("list_files", {}), ("list_files", {"path": "."}), ("list_files", {"path": "secrets"}),
+             ("list_files", {"path": "secrets/key.txt"})]
+    mock_api.script(Reply([ToolUse(name, args) for name, args in calls]), Reply([Text("done")]))
+    await agent.run_turn("find the key")
+    results = mock_api.message_bodies[-1]["messages"][-1]["content"]
+    texts = [block["content"] for block in results]
+    assert len(texts) == len(calls)
+    for (name, args), text in zip(calls, texts):
+        named = args.get("path", "")  # a path the model wrote is echoed; nothing else may name the file
+        assert "SECRET-VALUE" not in text and "key.txt" not in text.replace(named, ""), (name, args, text)
+    assert "public.txt" in texts[0] and "public.txt" in texts[5]  # the rest is still found
+    assert "link.txt" not in texts[0] + texts[5]  # a link to the secret is the secret

@@ -203,15 +203,22 @@ async def test_workspace_rules_cannot_be_loosened_by_the_user(start_editor, mock
         {"permissions": {"ask": ["run_shell(git push*)"], "allow": ["run_shell(touch *)"]}}))
     editor = await start_editor(options_for(mock_api, model=UNBOUND, permissions={"allow": ["run_shell(git push*)"],
                                                                    "deny": ["run_shell(touch secret*)"]}))
-    editor.confirm_answer = {"approved": False}
+
+    async def accept_rules_only(params):  # the workspace file's allow rules are accepted (asked first)
+        return {"approved": params["kind"] == "rules"}
+
+    editor.confirm_answer = accept_rules_only
     mock_api.script(shell("git push origin main"), Reply([Text("asked")]),
                     shell("touch secret.txt"), Reply([Text("denied")]),
                     shell("touch fine.txt"), Reply([Text("ran")]))
     await editor.request("agent/chat", {"prompt": "push"})
-    assert [c["command"] for c in editor.confirms] == ["git push origin main"]  # the workspace's ask wins
+    rules, push = editor.confirms
+    assert rules["kind"] == "rules" and rules["path"] == ".agents/settings.json"
+    assert rules["diff"] == "allow run_shell(touch *)\nask run_shell(git push*)" and "toolUseId" not in rules
+    assert push["command"] == "git push origin main"  # the workspace's ask wins
     await editor.request("agent/chat", {"prompt": "secret"})
-    assert not (workspace / "secret.txt").exists() and len(editor.confirms) == 1  # the user's deny wins
+    assert not (workspace / "secret.txt").exists() and len(editor.confirms) == 2  # the user's deny wins
     await editor.request("agent/chat", {"prompt": "fine"})
-    assert (workspace / "fine.txt").exists() and len(editor.confirms) == 1  # the workspace's allow
+    assert (workspace / "fine.txt").exists() and len(editor.confirms) == 2  # the workspace's allow, accepted
     sources = {r["rule"]: r["source"] for r in (await editor.request("agent/permissions"))["rules"]}
     assert sources["run_shell(git push*)"] in (".agents/settings.json", "settings")

@@ -1,22 +1,15 @@
-"""Permission rules: parsing, matching, shell command lines split with the bash grammar, and a
-property test over generated compound commands run through the real run_shell tool."""
+"""Permission rules: parsing, matching, shell command lines split with the bash grammar."""
 
 from __future__ import annotations
 
 import json
-import shlex
-from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from agentls.agent.approval import ApprovalDecision, ApprovalPolicy, ApprovalRequest
 from agentls.agent.permissions import Permissions, parse_rules
 from agentls.agent.permissions.rules import RuleError, parse_rule
 from agentls.agent.permissions.shell import split
-from agentls.agent.tools import ToolContext, run_tool
-from agentls.agent.workspace import Workspace
 
 
 def rules(**lists: list[str]) -> Permissions:
@@ -105,15 +98,36 @@ def test_redirections_into_files_are_writes():
     assert verdict.decision is None and verdict.suggestions == ("write_file(/build.log)",)
     assert decide(p, "make 2>/dev/null").decision == "allow"
     assert decide(p, "cat x > .git/config").decision == "deny"
-    assert decide(p, "make > $HOME/log").decision is None  # where it writes is not known: ask
+    # where it writes is not known (it may be a rules file): asked whatever the mode
+    assert decide(p, "make > $HOME/log").decision == "ask"
 
 
 def test_an_unparseable_line_is_never_allowed_but_still_denied():
     p = rules(allow=["run_shell(*)"], deny=["run_shell(rm *)"])
     assert not split("echo 'unclosed").parsed
-    assert decide(p, "echo 'unclosed").decision is None
+    # what it runs cannot be matched against the deny rule: asked, whatever the mode
+    assert decide(p, "echo 'unclosed").decision == "ask"
+    assert decide(rules(allow=["run_shell(*)"]), "echo 'unclosed").decision is None  # no rule: the mode says
     assert decide(p, "rm -rf x; echo 'unclosed").decision == "deny"
     assert decide(p, "").decision is None
+
+
+@pytest.mark.parametrize("command", ["echo $(id)", "bash -c 'echo hi'", "eval echo hi", "$x", "{echo,hi}",
+                                     "echo ${x/a/b}", "PATH=. echo hi", "x=$'a'", "((x+=1))", "[[ $x -eq 1 ]]",
+                                     "source env.sh", "printf '%s' a | xargs -I{} {} b", "declare -n r=x"])
+def test_a_line_bash_works_out_when_it_runs_is_never_allowed(command):
+    line = split(command)
+    assert not line.seen, command
+    assert decide(rules(allow=["run_shell(*)"]), command).decision is None
+    verdict = decide(rules(allow=["run_shell(*)"], deny=["run_shell(rm *)"]), command)
+    assert verdict.decision == "ask" and verdict.why
+
+
+def test_a_deny_rule_that_might_match_an_expanded_word_asks():
+    p = rules(allow=["run_shell(*)"], deny=["run_shell(rm -rf*)"])
+    assert decide(p, "rm ${IFS}-rf x").decision == "ask"  # bash splits it into rm -rf x
+    assert decide(p, "rm -r x").decision == "allow"
+    assert decide(p, "echo $HOME").decision == "allow"  # cannot become rm -rf
 
 
 def test_suggestions_are_the_parts_not_yet_allowed():
@@ -154,87 +168,4 @@ async def test_an_ask_rule_asks_even_when_the_mode_is_always():
     assert not await policy(ApprovalRequest("shell", command="git push"))
     assert [r.command for r in asked] == ["git push"]
 
-
-# ---------------------------------------------------------------- property: no denied part ever runs
-
-ALLOWED = ["echo hi", "true", "printf x", "cat notes.md", "echo 'a b'"]
-DENIED = ["touch denied.txt", "rm -f keep.txt"]
-UNLISTED = ["ls", "wc -c notes.md"]
-ALLOW_RULES = ["run_shell(echo *)", "run_shell(true)", "run_shell(printf *)", "run_shell(cat *)",
-               "run_shell(bash -c *)", "run_shell(eval *)", "run_shell(f)"]
-DENY_RULES = ["run_shell(touch *)", "run_shell(rm *)"]
-
-
-def _leaf() -> st.SearchStrategy[tuple[str, frozenset[str]]]:
-    plain = st.one_of(st.sampled_from(ALLOWED).map(lambda c: (c, frozenset({"allowed"}))),
-                      st.sampled_from(DENIED).map(lambda c: (c, frozenset({"denied"}))),
-                      st.sampled_from(UNLISTED).map(lambda c: (c, frozenset({"unlisted"}))))
-
-    def wrapped(item: tuple[str, frozenset[str]], prefix: str) -> tuple[str, frozenset[str]]:
-        text, kinds = item
-        # a wrapped allowed command is not allowed as written (allow rules match the line as written)
-        return f"{prefix} {text}", kinds if "denied" in kinds else frozenset({"unlisted"})
-
-    prefixes = st.sampled_from(["env A=1", "X=1", "timeout 5", "command", "nice -n 1"])
-    return st.one_of(plain, st.tuples(plain, prefixes).map(lambda t: wrapped(*t)))
-
-
-def _compose(children):
-    def join(t):
-        (a, ka), op, (b, kb) = t
-        return f"{a} {op} {b}", ka | kb
-
-    def around(template: str, adds: frozenset[str] = frozenset()):
-        return lambda item: (template.format(item[0]), item[1] | adds)
-
-    def quoted(template: str):
-        return lambda item: (template.format(shlex.quote(item[0])), item[1])
-
-    return st.one_of(
-        st.tuples(children, st.sampled_from(["&&", "||", ";", "|", "\n"]), children).map(join),
-        children.map(around("( {} )")),
-        children.map(around("{{ {}; }}")),
-        children.map(around("echo $( {} )")),
-        children.map(around('echo "$( {} )"')),
-        children.filter(lambda item: "`" not in item[0]).map(around("echo `{}`")),
-        children.map(around("if true; then {}; fi")),
-        children.map(around("for i in 1; do {}; done")),
-        children.map(around("f() {{ {}; }}; f")),
-        children.map(around("cat <( {} )")),
-        children.map(quoted("bash -c {}")),
-        children.map(quoted("eval {}")),
-    )
-
-
-COMMANDS = st.recursive(_leaf(), _compose, max_leaves=5)
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("shell-property")
-
-
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(COMMANDS)
-async def test_no_command_containing_a_denied_part_ever_runs(sandbox, item):
-    command, kinds = item
-    (sandbox / "notes.md").write_text("notes\n")
-    (sandbox / "keep.txt").write_text("keep\n")
-    (sandbox / "denied.txt").unlink(missing_ok=True)
-    asked: list[ApprovalRequest] = []
-
-    async def ask(request):  # the most permissive person: says yes to anything asked
-        asked.append(request)
-        return ApprovalDecision(True)
-
-    policy = ApprovalPolicy(ask)
-    policy.rules.set_user(parse_rules({"allow": ALLOW_RULES, "deny": DENY_RULES}, "settings")[0])
-    output = await run_tool("run_shell", {"command": command, "timeout": 10},
-                            ToolContext(Workspace([sandbox]), policy, shell_timeout=10))
-    if "denied" in kinds:
-        assert output.is_error and asked == [], f"{command!r} was not refused outright"
-        assert not (sandbox / "denied.txt").exists() and (sandbox / "keep.txt").exists(), command
-    elif "unlisted" in kinds:
-        assert len(asked) == 1, f"{command!r} should have asked once"
-    else:
-        assert asked == [] and not output.is_error and "[exit code" in output.text, command
+# The property test over generated lines, run through real bash: tests/unit/test_permissions_vs_bash.py

@@ -15,6 +15,7 @@ export const REJECT = "Reject";
 export function confirmButtons(p: ConfirmParams): { modal: boolean; buttons: string[] } {
   if (p.kind === "shell" || p.kind === "mcp") return { modal: true, buttons: [APPROVE, ALWAYS, REJECT] };
   if (p.kind === "rewind") return { modal: true, buttons: [APPROVE] };
+  if (p.kind === "rules") return { modal: true, buttons: [APPROVE, REJECT] };
   return { modal: false, buttons: [APPROVE, ALWAYS, REJECT] };
 }
 
@@ -37,6 +38,8 @@ export function confirmTitle(p: ConfirmParams): string {
       return `The agent wants to call ${visible(p.tool ?? "a tool")} on MCP server '${visible(p.server ?? "?")}'`;
     case "rewind":
       return "Restoring would overwrite files changed outside the agent";
+    case "rules":
+      return `Accept the permission rules of ${visible(p.path ?? "the workspace")}? Its allow rules apply only if you accept`;
   }
 }
 
@@ -47,6 +50,7 @@ export function alwaysLine(p: ConfirmParams): string {
 
 export function confirmDetail(p: ConfirmParams): string {
   if (p.kind === "rewind") return (p.paths ?? []).map(visible).join("\n");
+  if (p.kind === "rules") return visible(p.diff ?? "");
   const always = alwaysLine(p);
   const tail = always ? `\n\n${always}` : "";
   if (p.kind === "shell") return visible(p.command ?? "(no command given)") + tail;
@@ -77,9 +81,10 @@ export function panelResult(choice: PanelChoice, reason = ""): ConfirmResult {
   return result;
 }
 
-/** Kinds the panel asks about inline; a rewind is asked by the restore flow's own modal. */
+/** Kinds the panel asks about inline; a rewind is asked by the restore flow's own modal, a workspace's
+ * rules (no tool call of their own) by a modal. */
 export function askedInPanel(p: ConfirmParams): boolean {
-  return p.kind !== "rewind";
+  return p.kind !== "rewind" && p.kind !== "rules";
 }
 
 /**

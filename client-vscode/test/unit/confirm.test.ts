@@ -135,3 +135,26 @@ test("withAllowRules adds each rule once and keeps the other lists", () => {
     deny: ["run_shell(rm *)"],
   });
 });
+
+test("a workspace's rules are asked in a modal showing them, Approve or Reject (no Always)", async () => {
+  const calls: { message: string; options: { modal?: boolean; detail?: string }; items: string[] }[] = [];
+  const ui = {
+    showWarningMessage: (message: string, options: { modal?: boolean; detail?: string }, ...items: string[]) => {
+      calls.push({ message, options, items });
+      return Promise.resolve(APPROVE);
+    },
+  };
+  let panelAsked = false;
+  const handler = makeConfirmHandler(new VirtualDocs(), ui as never, async () => undefined, () => {
+    panelAsked = true;
+    return undefined;
+  });
+  const result = await handler({ kind: "rules", path: ".agents/settings.json", diff: "allow run_shell(npm test*)" });
+  assert.deepEqual(result, { approved: true, remember: false });
+  assert.equal(panelAsked, false);
+  assert.equal(calls.length, 1);
+  assert.match(calls[0].message, /Accept the permission rules of \.agents\/settings\.json/);
+  assert.equal(calls[0].options.modal, true);
+  assert.equal(calls[0].options.detail, "allow run_shell(npm test*)");
+  assert.deepEqual(calls[0].items, [APPROVE, REJECT]);
+});

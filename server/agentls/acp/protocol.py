@@ -370,12 +370,14 @@ def permission_title(request: ApprovalRequest) -> str:
         return f"Run `{request.command}`"
     if request.kind == "mcp":
         return f"Call {request.tool} on MCP server {request.server}"
+    if request.kind == "rules":
+        return f"Accept the permission rules of {request.path} (its allow rules apply only if you accept)"
     return f"{'Edit' if request.kind == 'edit' else 'Write'} {request.path}"
 
 
 def permission_tool_call(tool_use_id: str, request: ApprovalRequest, kind: ToolKind) -> schema.ToolCallUpdate:
     """What is asked about: the tool call the stream announced (same id), its command, diff or input."""
-    shown = request.command if request.kind == "shell" else request.diff if request.kind in ("write", "edit") \
+    shown = request.command if request.kind == "shell" else request.diff if request.kind in ("write", "edit", "rules") \
         else request.input
     content: list[ToolContent] | None = [schema.ContentToolCallContent(type="content", content=text(shown))] \
         if shown else None

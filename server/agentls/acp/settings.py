@@ -17,9 +17,11 @@ or `mcpServers` (they start programs), and its `approvals` may only ask more
 ("always" there is ignored). Its `permissions` are not settings here: the
 core reads them from the same file as the workspace's rules, combined with
 the user's (agent/permissions: deny wins over ask over allow, whoever wrote
-them). What it could not set is reported, like every ignored field. MCP
-servers the client passes in session/new join the configured ones (the
-client's wins on a name clash).
+them), and its allow rules apply only once the user accepted the file's content
+(agent/permissions/consent.py: asked as a permission request of kind "rules").
+What it could not set is reported, like every ignored field. MCP servers the
+client passes in session/new join the configured ones (the client's wins on a
+name clash).
 """
 
 from __future__ import annotations

@@ -7,6 +7,11 @@ confirm round-trip, the ACP permission request, the terminal prompt), which
 may answer with a plain bool or an `ApprovalDecision` carrying
 `remember=True` ("Always", ACP's "allow always" / "reject always").
 
+A workspace rules file's allow rules apply only once the user accepted them
+(`review_rules`, a request of kind "rules" showing the file's rules, asked once
+per content and kept with the user's data); a write to a rules or
+instructions file is asked whatever the mode (permissions/guarded.py).
+
 Permission rules (agent/permissions) come first: a call a deny rule matches
 is refused without asking (the agent loop does not even run the tool), an ask
 rule asks whatever the mode, an allow rule approves without asking (unless the
@@ -25,6 +30,7 @@ whether the answer was "allow always" or "reject always".
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
@@ -33,7 +39,7 @@ from typing import Any, Literal
 from .mcp.names import server_prefix
 from .permissions import Permissions, Relative, Verdict, request_call
 
-Kind = Literal["shell", "write", "edit", "mcp", "rewind"]
+Kind = Literal["shell", "write", "edit", "mcp", "rewind", "rules"]
 Mode = Literal["ask", "always", "never"]
 KINDS: tuple[str, ...] = ("shell", "write", "edit")
 MODES: tuple[str, ...] = ("ask", "always", "never")
@@ -163,6 +169,16 @@ class ApprovalPolicy:
         self.rules.forget_added(lambda rule: rule.tool.startswith(prefixes))
         self._refused = {key for key in self._refused
                          if not (key[0] == "mcp" and str(key[1]).split("\x00", 1)[0] in names)}
+
+    async def review_rules(self) -> None:
+        """Ask the user about each workspace rules file whose allow rules wait for an answer (once per content;
+        kind "rules": `path` the file, `diff` its rules). Until accepted, the file only tightens."""
+        for pending in self.rules.pending():
+            if self.ask is None:
+                return  # nobody to ask: the files keep only tightening
+            answer = await self.ask(ApprovalRequest("rules", path=pending.source, diff=pending.listing()))
+            accepted = answer.approved if isinstance(answer, ApprovalDecision) else bool(answer)
+            await asyncio.to_thread(self.rules.answer, pending, accepted)
 
     async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
         """The decision and how it was reached (asked or not, the user's reason)."""

@@ -48,6 +48,9 @@ def terminal_asker(renderer: Renderer, approve_all: bool = False, reader: TextIO
     """Approvals on the terminal: what is asked is shown (escaped), then y / n / always (its rules printed)."""
     async def ask(request: ApprovalRequest) -> ApprovalDecision:
         renderer.approval(request)
+        if approve_all and request.kind == "rules":  # --yes approves the agent's calls, not a repository's rules
+            renderer.note("    not accepted (--yes does not accept rules; run without it to review them)", "2")
+            return ApprovalDecision(False)
         if approve_all:
             renderer.note("    approved (--yes)", "2")
             return ApprovalDecision(True)

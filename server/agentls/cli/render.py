@@ -295,6 +295,11 @@ class Renderer:
             self.note(f"  ? rewind: overwrite files changed outside the agent: {paths}", YELLOW)
             for row in visible(request.diff or "").split("\n")[:60]:
                 self.note(f"    {row}", GREEN if row.startswith("+") else RED if row.startswith("-") else DIM)
+        elif request.kind == "rules":
+            self.note(f"  ? accept the permission rules of {visible(request.path or '')} (its allow rules apply "
+                      "only if you accept; asked again when it changes):", YELLOW)
+            for row in visible(request.diff or "").split("\n")[:60]:
+                self.note(f"    {row}", DIM)
         elif request.kind == "mcp":
             self.note(f"  ? call {visible(request.tool or '')} on MCP server '{visible(request.server or '')}'",
                       YELLOW)

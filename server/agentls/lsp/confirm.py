@@ -41,6 +41,10 @@ def message_text(request: ApprovalRequest) -> str:
     if request.kind == "mcp":
         return (f"agentls wants to call {visible(request.tool or '')} on MCP server '{visible(request.server or '')}'"
                 f" with:\n{visible(request.input or '')}")
+    if request.kind == "rules":
+        return (f"agentls: the workspace file {visible(request.path or '')} sets permission rules. Its allow rules "
+                f"apply only if you accept them (asked again when it changes):\n{visible(request.diff or '')}"
+                "\nAccept these rules?")
     if request.kind == "rewind":
         return ("agentls: rewinding would overwrite changes made outside the agent since the checkpoint:\n"
                 + "\n".join(f"  {visible(path)}" for path in request.paths or ()) + "\nOverwrite them?")

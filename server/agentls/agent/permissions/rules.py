@@ -55,6 +55,13 @@ class Rule:
     def matches_command(self, command: str) -> bool:
         return self.pattern is None or _shell_pattern(self.pattern).fullmatch(command) is not None
 
+    def might_match(self, head: str) -> bool:
+        """Whether a command starting with `head`, then words bash works out when it runs, might match."""
+        if self.pattern is None:
+            return True
+        fixed = _fixed_start(self.pattern)
+        return fixed.startswith(head) or head.startswith(fixed)
+
     def matches_path(self, path: str | None) -> bool:
         if self.pattern is None:
             return True
@@ -88,6 +95,18 @@ def escape_path(path: str) -> str:
     if escaped.startswith(("!", "#")):
         escaped = "\\" + escaped
     return "/" + escaped.lstrip("/") if "/" not in escaped.strip("/") else escaped
+
+
+def _fixed_start(pattern: str) -> str:
+    """A shell pattern's text before its first wildcard, spaces normalised, escapes removed."""
+    out, index = [], 0
+    pattern = " ".join(pattern.split())
+    while index < len(pattern) and pattern[index] != "*":
+        if pattern[index] == "\\" and index + 1 < len(pattern):
+            index += 1
+        out.append(pattern[index])
+        index += 1
+    return "".join(out)
 
 
 @functools.lru_cache(maxsize=512)

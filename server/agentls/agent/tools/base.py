@@ -6,6 +6,7 @@ import copy
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ...context.caps import TOOL_OUTPUT_CHARS
@@ -15,6 +16,9 @@ from ..editor_queries import EditorQueries
 from ..shell_runner import ShellRunner
 from ..todos import TodoList
 from ..workspace import Workspace, WorkspaceError, encodable
+
+
+Withheld = Callable[[Path, bool], bool]  # (path, is a folder) → kept from the call by a deny rule
 
 
 @dataclass
@@ -30,6 +34,9 @@ class ToolContext:
     grep_total_seconds: float = 30.0  # and of the whole search
     shell: ShellRunner | None = None  # where run_shell runs commands (None: here, run_shell.run_here)
     todos: TodoList | None = None  # the agent's task list (todo_write replaces it)
+    # A file or folder a deny rule keeps from this call (list_files, grep_search): neither its name nor its
+    # text is returned. None: no rules (every file the walk finds may be shown).
+    withheld: Withheld | None = None
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from typing import Any
 import re2
 
 from ..workspace import NotRegularFile, Workspace, WorkspaceError, looks_binary, read_regular_bytes
-from .base import Tool, ToolContext, ToolOutput, describe_failure, error, one_line, plural
+from .base import Tool, ToolContext, ToolOutput, Withheld, describe_failure, error, one_line, plural
 from .walk import glob_matcher, ignored, to_thread_stoppable, walk
 
 # A matching minified line would otherwise swamp the result.
@@ -157,15 +157,20 @@ def _matching_lines(text: str, pattern: Pattern, deadline: float, stop: threadin
 
 
 def _candidates(
-    ws: Workspace, start: Path, wanted: Callable[[str], bool] | None, live: dict[Path, str], stop: threading.Event
+    ws: Workspace, start: Path, wanted: Callable[[str], bool] | None, live: dict[Path, str],
+    withheld: Withheld | None, stop: threading.Event
 ) -> Iterator[Path]:
+    def allowed(path: Path) -> bool:  # a file a deny rule keeps from the agent is not searched, named or not
+        return withheld is None or not (withheld(path, False) or withheld(Path(os.path.realpath(path)), False))
+
     if start.is_file() or start in live:
-        yield start  # an explicitly named file is searched whatever the glob
+        if allowed(start):
+            yield start  # an explicitly named file is searched whatever the glob
         return
     root = ws.root_of(start) or start
 
     def keep(path: Path) -> bool:
-        return wanted is None or wanted(path.relative_to(root).as_posix())
+        return (wanted is None or wanted(path.relative_to(root).as_posix())) and allowed(path)
 
     seen: set[Path] = set()
     for entry in walk(ws, start, stop):
@@ -186,6 +191,7 @@ def _search(
     pattern: Pattern,
     wanted: Callable[[str], bool] | None,
     live: dict[Path, str],
+    withheld: Withheld | None,
     cap: int,
     budgets: tuple[float, float],
     *,
@@ -195,7 +201,7 @@ def _search(
     per_file, whole = budgets
     search_deadline = time.monotonic() + whole
     for start in starts:
-        for path in _candidates(ws, start, wanted, live, stop):
+        for path in _candidates(ws, start, wanted, live, withheld, stop):
             if stop.is_set():
                 return found
             if time.monotonic() > search_deadline:
@@ -253,7 +259,8 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     live = {Path(os.path.realpath(p)): text for p, text in ws.open_documents().items()}
     wanted = glob_matcher(glob) if glob else None
     budgets = (ctx.grep_file_seconds, ctx.grep_total_seconds)
-    found = await to_thread_stoppable(_search, ws, starts, compiled, wanted, live, ctx.grep_cap, budgets)
+    found = await to_thread_stoppable(_search, ws, starts, compiled, wanted, live, ctx.withheld, ctx.grep_cap,
+                                      budgets)
 
     where = f" in {raw_path}" if raw_path else ""
     where += f" (glob {glob})" if glob else ""

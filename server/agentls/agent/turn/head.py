@@ -142,6 +142,7 @@ class PromptHead:
             return
         for problem in await asyncio.to_thread(self.policy.rules.load_workspace, list(self.workspace.roots)):
             await emit(ev.ErrorEvent(f"permission rules: {problem}"))
+        await self.policy.review_rules()  # a file's allow rules: only once the user accepted this content
 
     async def refresh_instructions(self) -> None:
         """Before every request: instruction files re-checked (size, time); a change is a new system prompt,

@@ -28,6 +28,7 @@ from ..todos import as_state
 from ..todos import render as render_todos
 from ..tool_approval import CallApproval
 from ..tools import ToolContext, ToolOutput, run_tool
+from ..tools.base import Withheld
 from ..tools.editor import EditorQueries
 from ..transcript import TranscriptTool, tool_record, tool_summary
 from ..workspace import Workspace
@@ -83,7 +84,8 @@ class ToolCalls:
                 approve: ApprovalCallback = recorder.watching(approval) if recorder is not None else approval
                 store = conversation.engine.store
                 ctx = ToolContext(self.workspace, approve, store=store, shell_timeout=self.shell_timeout,
-                                  editor=self.editor, shell=self.shell, todos=conversation.task_list)
+                                  editor=self.editor, shell=self.shell, todos=conversation.task_list,
+                                  withheld=self._withheld(name))
                 if cut_off:
                     output = ToolOutput(CUT_OFF, True, f"{name}: cut off")
                 elif verdict is not None and verdict.decision == "deny":
@@ -124,6 +126,21 @@ class ToolCalls:
             return None
         root = self.workspace.root_of(path)
         return path.relative_to(root).as_posix() if root is not None else None
+
+    def _withheld(self, tool: str) -> Withheld | None:
+        """What the deny rules keep from a listing or a search by this tool (by workspace-relative path)."""
+        policy = self.policy
+        if policy is None:
+            return None
+
+        def withheld(path: Path, is_dir: bool) -> bool:
+            root = self.workspace.root_of(path)
+            if root is None:
+                return False
+            relative = path.relative_to(root).as_posix()
+            return policy.rules.withholds(tool, relative + "/" if is_dir and relative != "." else relative)
+
+        return withheld
 
     def _answer(self, uses: list[dict[str, Any]], outputs: dict[str, ToolOutput],
                 default: ToolOutput | None = None) -> list[str]:
