@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..store.rewind import checkpoint_rows, save_checkpoint
+from ..visible import excerpt
 from .blobs import BlobStore
 from .model import Checkpoint, FileChange, FileDiff, RewindPlan, RewindResult
 from .plan import UNSAVED, mark_rewound, plan
@@ -119,7 +120,7 @@ class Checkpoints:
         for checkpoint in checkpoints:
             if checkpoint.id == checkpoint_id:
                 return checkpoints, checkpoint
-        raise CheckpointError(f"no checkpoint {checkpoint_id} in this session")
+        raise CheckpointError(f"no checkpoint {excerpt(checkpoint_id)} in this session")
 
     async def plan(self, checkpoint_id: str) -> RewindPlan:
         checkpoints, _ = await self.find(checkpoint_id)
