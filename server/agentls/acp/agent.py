@@ -22,6 +22,7 @@ from typing import Any
 from acp import PROTOCOL_VERSION, RequestError, schema
 
 from ..agent.conversations import ConversationError, delete_stored, stored_sessions
+from ..agent.visible import excerpt
 from . import protocol
 from .session import AcpSession
 
@@ -38,8 +39,9 @@ def _version() -> str:
 
 
 def not_found(session_id: str) -> RequestError:
-    return RequestError(-32002, f"Session not found: {session_id!r} (open one with session/new or session/load)",
-                        {"sessionId": session_id})
+    shown = excerpt(session_id)  # a client's id is quoted cut, never echoed whole
+    return RequestError(-32002, f"Session not found: {shown} (open one with session/new or session/load)",
+                        {"sessionId": shown})
 
 
 class AcpAgent:
@@ -65,8 +67,8 @@ class AcpAgent:
         return protocol.initialize_response(min(protocol_version, PROTOCOL_VERSION), _version())
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> schema.AuthenticateResponse:
-        raise RequestError.invalid_params({"methodId": f"{method_id!r} is not offered: the agent reads its API key "
-                                                       "from ANTHROPIC_API_KEY (or uses the offline demo model)"})
+        raise RequestError.invalid_params({"methodId": f"{excerpt(method_id)} is not offered: the agent reads its API "
+                                                       "key from ANTHROPIC_API_KEY (or uses the offline demo model)"})
 
     # ---- sessions ----------------------------------------------------------------------------
 
@@ -98,7 +100,7 @@ class AcpAgent:
         current = self.sessions.get(session_id)
         if current is not None:
             if current.runtime.session_root != roots[0]:
-                raise RequestError.invalid_params({"cwd": f"session {session_id} is open in "
+                raise RequestError.invalid_params({"cwd": f"session {excerpt(session_id)} is open in "
                                                           f"{current.runtime.session_root}"})
             return current
         session = await AcpSession.open(self.client, self.offers, roots, mcp_servers, session_id=session_id)

@@ -8,6 +8,10 @@ is the Workspace's own: every path is resolved and confined to the session's
 roots before the client is asked (the tools call `resolve` first), and the
 disk still answers what kind of file it is (missing, binary, too large, a
 FIFO), so the rules of what is read stay exactly those of the disk path.
+
+A client that never answers fs/read_text_file fails the read after
+client_wait.client_seconds() (CLIENT_SECONDS, 30 s by default) with a tool
+error naming the editor; cancelling the turn still ends the wait at once.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from acp import RequestError
 
 from ..agent.workspace import EditRejected, Workspace, WorkspaceError
+from .client_wait import client_seconds
 
 
 class ClientWorkspace(Workspace):
@@ -33,10 +38,15 @@ class ClientWorkspace(Workspace):
         disk = await super().read_text(path)  # missing, binary, too large, not a regular file: refused here
         if not self.reads or self.session_id is None:
             return disk
+        seconds = client_seconds()
         try:
-            response = await self.client.read_text_file(session_id=self.session_id, path=str(path))
+            response = await asyncio.wait_for(
+                self.client.read_text_file(session_id=self.session_id, path=str(path)), seconds)
         except RequestError as error:
             raise WorkspaceError(f"the editor could not read {self.display(path)}: {error}") from None
+        except asyncio.TimeoutError:
+            raise WorkspaceError(f"the editor did not answer fs/read_text_file for {self.display(path)} within "
+                                 f"{seconds:g} s; not read") from None
         return response.content
 
     async def write_text(self, path: Path, text: str) -> None:

@@ -5,7 +5,9 @@ the tool call), and the model gets the same text as from the local runner:
 the output (the client keeps its tail within `outputByteLimit`), then the exit
 code, the signal or the timeout. Approval happened before (run_shell asks).
 A timeout or a cancelled turn kills the command; the terminal is always
-released, even when the turn is cancelled meanwhile.
+released, even when the turn is cancelled meanwhile. A client that never
+answers terminal/create fails the call after client_wait.client_seconds()
+(30 s by default) with a tool error; a cancelled turn ends the wait at once.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from acp.schema import EnvVariable
 
 from ..agent.shell_runner import ShellRun
 from ..agent.tools.run_shell import strip_colours
+from .client_wait import client_seconds
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +48,17 @@ class ClientTerminal:
         session_id = self.session_id()
         if session_id is None:
             raise OSError("the session is not open")
+        seconds = client_seconds()
         try:
-            created = await self.client.create_terminal(
+            created = await asyncio.wait_for(self.client.create_terminal(
                 session_id=session_id, command=shutil.which("bash") or "/bin/sh", args=["-c", command], cwd=cwd,
                 env=[EnvVariable(name=name, value=value) for name, value in ENVIRONMENT.items()],
-                output_byte_limit=output_cap)
+                output_byte_limit=output_cap), seconds)
         except RequestError as error:
             raise OSError(f"the editor's terminal refused it: {error}") from None
+        except asyncio.TimeoutError:
+            raise OSError(f"the editor did not answer terminal/create within {seconds:g} s; "
+                          "whether the command started is not known") from None
         terminal_id = created.terminal_id
         try:
             with contextlib.suppress(Exception):  # showing it is a nicety; running it is the point

@@ -4,7 +4,10 @@ The SDK's stdio transport logs a line that is not JSON, or not a JSON object,
 and skips it, so a client waiting for an answer waits forever. JSON-RPC 2.0
 (§5, §5.1) answers it: -32700 "Parse error" for text that is not JSON, -32600
 "Invalid request" for JSON that is not a request, with `id: null` unless the
-message carried a usable id. The SDK accepts any object with `send`,
+message carried a usable id. JSON nested past json's recursion limit (~1,000
+levels) raises RecursionError, not ValueError: uncaught, it ended the SDK's
+receive loop and the process; it is a -32700 here, and a message nested more
+than MAX_DEPTH levels is a -32600 before anything else walks it. The SDK accepts any object with `send`,
 `receive` and `close` as its message transport (acp._transport.Transport,
 the seam its HTTP and WebSocket transports use), so this module only moves
 lines; requests, routing, validation and answers stay the SDK's.
@@ -28,6 +31,9 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 LINE_LIMIT = 50 * 1024 * 1024  # bytes in one message (the SDK's default buffer for multimodal content)
+# Levels of nesting in one message: ACP's own schema needs under 10; everything past the SDK (pydantic
+# validation, our handlers, logging) may recurse per level, so a deep message is refused here, answered.
+MAX_DEPTH = 64
 Predicate = Callable[[dict[str, Any]], bool]
 
 
@@ -48,6 +54,18 @@ def invalid(message: Any) -> str | None:
     if "id" in message and ("result" in message or "error" in message):
         return None
     return 'neither a request (no "method") nor a response (no "result" or "error")'
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """More than `limit` levels of arrays and objects (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return False
 
 
 def _valid_id(value: Any) -> bool:
@@ -118,6 +136,13 @@ class LineTransport:
                 message = json.loads(line)
             except ValueError as error:
                 await self._refuse(None, -32700, "Parse error", f"not JSON: {error}")
+                continue
+            except RecursionError:  # json's decoder recurses per level: ~1,000 levels end its stack
+                await self._refuse(None, -32700, "Parse error", "JSON nested too deeply to read")
+                continue
+            if _deeper_than(message, MAX_DEPTH):
+                ident = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
+                await self._refuse(ident, -32600, "Invalid request", f"JSON nested more than {MAX_DEPTH} levels deep")
                 continue
             problem = invalid(message)
             if problem is not None:

@@ -12,6 +12,11 @@ command wins over a user command of the same name; built-in commands (/compact,
 An optional front matter of `key: value` lines between `---` lines gives the
 `description` (else the first line of the text) and an `argument-hint` shown
 beside the name (`/review <file>`). The file is read again at each use.
+
+At most MAX_CHARS characters of a file are read (bounded_read.py: a 1.5 GB
+file costs 400 KB, not 1.5 GB); a cut inside a character drops that
+character, and bytes that are not UTF-8 show as U+FFFD, so a file is never
+left out of /help for its encoding.
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from .bounded_read import NotReadable, read_head
+from .visible import excerpt
 
 WORKSPACE_FOLDER = Path(".agents") / "commands"
 USER_FOLDER = "commands"
@@ -93,7 +101,8 @@ def expand_named(roots: list[Path], config_dir: Path | None, name: str, argument
     """`/name arguments` → the prompt it sends; CommandError for a name no file defines."""
     command = find(custom_commands(roots, config_dir), name)
     if command is None:
-        raise CommandError(f"no custom command /{name} (files in .agents/commands/ or the user's commands folder)")
+        shown = f"/{name}" if _NAME.match(name) else excerpt(name)  # a name no file could have: quoted, cut
+        raise CommandError(f"no custom command {shown} (files in .agents/commands/ or the user's commands folder)")
     return expand(command, arguments)
 
 
@@ -121,7 +130,6 @@ def _description(meta: dict[str, str], body: str) -> str:
 
 def _read(path: Path) -> str | None:
     try:
-        data = path.read_bytes()[:MAX_CHARS * 4]
-        return data.decode("utf-8").replace("\r\n", "\n")[:MAX_CHARS]
-    except (OSError, UnicodeDecodeError):
+        return read_head(path, MAX_CHARS, errors="replace").text.replace("\r\n", "\n")[:MAX_CHARS]
+    except (OSError, NotReadable):
         return None

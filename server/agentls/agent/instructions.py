@@ -19,14 +19,27 @@ the system prompt stays and `changes_text` is appended to the conversation.
 Each file is capped at FILE_CAP characters and all of them together at
 TOTAL_CAP; a file over its share keeps its beginning and the prompt says where
 it was cut and how much is missing, so neither the model nor the user is left
-guessing. Files that are not UTF-8 text are skipped with a note.
+guessing. Only that much is ever read (bounded_read.py): a 1.5 GB file costs
+4 × FILE_CAP bytes. Files that are not UTF-8 text are skipped with a note.
+
+What counts as the project's: a regular file inside its workspace root. A
+symlink whose target lies outside the root (a cloned repository's link to
+`~/.ssh/config` or `/proc/self/environ`) is not read; the prompt and Show
+Context name it as left out. The user's own file in the config folder may be
+a link anywhere (dotfile managers link it; the user put it there). A folder
+git ignores (`.gitignore` from the root down), `.git`, `node_modules` and
+`.venv` are dependencies, not the project: an instruction file at or below
+one never applies, however the agent touched it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+
 from ..context.tokens import estimate_tokens
+from .bounded_read import NotReadable, read_head
+from .tools.walk import IgnoreRules
 from .userconfig import file_stamp
 
 NAMES = ("AGENTS.md", "CLAUDE.md")  # the first one found in a folder applies
@@ -40,6 +53,10 @@ CHANGED_HEADING = "# Instruction files changed"
 CHANGED_PREAMBLE = ("Since the start of this conversation these instruction files changed. What follows replaces what "
                     "the system prompt or an earlier message said of the same files; follow it from now on.")
 USER, ROOT, NESTED = "user", "root", "nested"
+# Folders that hold dependencies even without a .gitignore saying so: never the project's instructions.
+DEPENDENCY_FOLDERS = frozenset({".git", "node_modules", ".venv"})
+OUTSIDE_NOTE = "a symlink to a file outside the workspace: not loaded"
+NOT_TEXT_NOTE = "not UTF-8 text: left out"
 
 
 @dataclass(frozen=True)
@@ -48,15 +65,19 @@ class InstructionFile:
     shown: str  # how the prompt and the views name it: "AGENTS.md", "src/AGENTS.md", "~user/AGENTS.md"
     scope: str  # USER, ROOT or NESTED
     text: str  # as put into the prompt (cut when over the cap)
-    chars: int  # the file's full length
+    chars: int  # the file's full length (its size in bytes when `partial`)
     cut: bool = False
     note: str = ""  # why it is not (fully) there
+    partial: bool = False  # only the file's beginning was read (it is far over the cap)
+    left_out: bool = False  # refused (a link outside, not text): the note says why; Show Context warns
 
 
 @dataclass
 class _Known:
     stamp: tuple[int, int]
     text: str | None  # None: not readable as text
+    size: int = 0
+    whole: bool = True
 
 
 @dataclass
@@ -68,6 +89,7 @@ class Instructions:
     files: list[InstructionFile] = field(default_factory=list)
     section: str = ""  # what the system prompt carries ("" when no file applies)
     _known: dict[Path, _Known] = field(default_factory=dict)
+    _vetted: set[Path] = field(default_factory=set)  # activated folders known to be the project's own
 
     # ---- which folders ---------------------------------------------------------------
 
@@ -80,17 +102,21 @@ class Instructions:
                 continue
             folder = path if path.is_dir() else path.parent
             chain = [folder, *folder.parents]
+            ignore = IgnoreRules(root)
             for candidate in reversed(chain[:chain.index(root)] if root in chain else []):
+                if _dependency(candidate, ignore):
+                    break  # it and everything below it: not the project's instructions
                 if candidate in self.activated or candidate in new:
                     continue
                 if _pick(candidate) is not None:
                     new.append(candidate)
         self.activated.extend(new)
+        self._vetted.update(new)
         return new
 
     def restore(self, folders: list[str]) -> None:
         """The activated folders a resumed session had (read at the next refresh)."""
-        self.activated = [Path(f) for f in folders if isinstance(f, str) and f]
+        self.activated = [Path(f) for f in folders if isinstance(f, str) and f]  # vetted at the next refresh
 
     def forget_folders(self) -> None:
         """A new conversation: no sub-folder applies yet (no I/O: the files already read stay known)."""
@@ -107,21 +133,22 @@ class Instructions:
         if self.config_dir is not None:
             user = _pick(self.config_dir)
             if user is not None:
-                found.append(self._file(user, f"~user/{user.name}", USER))
+                found.append(self._file(user, f"~user/{user.name}", USER, None))
                 seen.add(user)
         for root in roots:
             picked = _pick(root)
             if picked is not None and picked not in seen:
                 shown = picked.name if len(roots) == 1 else f"{root.name}/{picked.name}"
-                found.append(self._file(picked, shown, ROOT))
+                found.append(self._file(picked, shown, ROOT, root))
                 seen.add(picked)
+        self._vet(roots)
         for folder in self.activated:
             nested = _pick(folder)
             home = next((r for r in roots if r in folder.parents), None)
             if nested is None or nested in seen or home is None:
                 continue
             rel = nested.relative_to(home).as_posix()
-            found.append(self._file(nested, rel if len(roots) == 1 else f"{home.name}/{rel}", NESTED))
+            found.append(self._file(nested, rel if len(roots) == 1 else f"{home.name}/{rel}", NESTED, home))
             seen.add(nested)
         self._known = {path: known for path, known in self._known.items() if path in seen}
         found = _within_total(found)
@@ -130,14 +157,31 @@ class Instructions:
         self.files, self.section = found, section
         return changed
 
-    def _file(self, path: Path, shown: str, scope: str) -> InstructionFile:
+    def _vet(self, roots: list[Path]) -> None:
+        """Activated folders a resumed session brought along: dependency folders among them no longer apply."""
+        kept = []
+        for folder in self.activated:
+            if folder not in self._vetted:
+                root = next((r for r in roots if r in folder.parents), None)
+                if root is None or _below_dependency(folder, root):
+                    continue  # not dropped for good: another workspace may hold it (it stays saved)
+                self._vetted.add(folder)
+            kept.append(folder)
+        self.activated = kept
+
+    def _file(self, path: Path, shown: str, scope: str, home: Path | None) -> InstructionFile:
+        """One picked file; `home`: the root it must stay inside (None: the user's own, anywhere)."""
+        if home is not None and not _inside(path, home):
+            return InstructionFile(path, shown, scope, "", 0, note=OUTSIDE_NOTE, left_out=True)
         stamp = file_stamp(path)
         known = self._known.get(path)
         if known is None or known.stamp != stamp:
-            known = _Known(stamp or (0, 0), _read(path))
+            known = _read(path, stamp or (0, 0))
             self._known[path] = known
         if known.text is None:
-            return InstructionFile(path, shown, scope, "", 0, note="not UTF-8 text: left out")
+            return InstructionFile(path, shown, scope, "", 0, note=NOT_TEXT_NOTE, left_out=True)
+        if not known.whole:
+            return InstructionFile(path, shown, scope, known.text, known.size, partial=True)
         return InstructionFile(path, shown, scope, known.text, len(known.text))
 
     def tokens(self) -> int:
@@ -152,29 +196,53 @@ def _pick(folder: Path) -> Path | None:
     return None
 
 
-def _read(path: Path) -> str | None:
+def _inside(path: Path, root: Path) -> bool:
+    """The file a picked name stands for (links followed) lies inside `root`."""
     try:
-        return path.read_bytes().decode("utf-8").replace("\r\n", "\n").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a link loop
+        return False
+
+
+def _dependency(folder: Path, ignore: IgnoreRules) -> bool:
+    return folder.name in DEPENDENCY_FOLDERS or ignore.ignored(folder, True)
+
+
+def _below_dependency(folder: Path, root: Path) -> bool:
+    """`folder` is, or is inside, a dependency folder of `root`."""
+    ignore = IgnoreRules(root)
+    chain = [folder, *folder.parents]
+    return any(_dependency(step, ignore) for step in reversed(chain[:chain.index(root)] if root in chain else []))
+
+
+def _read(path: Path, stamp: tuple[int, int]) -> _Known:
+    """The file's beginning, as much as a file can show (FILE_CAP characters), never the whole of a huge one."""
+    try:
+        head = read_head(path, FILE_CAP)
+    except (OSError, NotReadable):
+        return _Known(stamp, None)
+    return _Known(stamp, head.text.replace("\r\n", "\n").strip(), head.size, head.whole)
 
 
 def _capped(item: InstructionFile, cap: int) -> InstructionFile:
     """The file's beginning, up to `cap` characters (on a line end when one is near), and where it was cut."""
-    if len(item.text) <= cap:
+    if len(item.text) <= cap and not item.partial:
         return item
     if cap <= 0:
-        note = (f"[{item.shown} ({item.chars:,} characters) is left out: the instruction files before it use all "
+        size = f"{item.chars:,} bytes" if item.partial else f"{item.chars:,} characters"
+        note = (f"[{item.shown} ({size}) is left out: the instruction files before it use all "
                 f"{TOTAL_CAP:,} characters agentls includes; read the file for its rules]")
         return InstructionFile(item.path, item.shown, item.scope, note, item.chars, True, note)
     kept = item.text[:cap]
     if "\n" in kept[cap // 2:]:
         kept = kept[: kept.rfind("\n")]  # end on a whole line
     rest = "the rest is not included" if item.scope == USER else "read the file for the rest"
-    note = (f"[{item.shown} is cut here: it has {item.chars:,} characters and only the first {len(kept):,} are "
+    size = f"{item.chars:,} bytes" if item.partial else f"{item.chars:,} characters"
+    note = (f"[{item.shown} is cut here: it has {size} and only the first {len(kept):,} characters are "
             f"included (agentls includes at most {FILE_CAP:,} characters of a file and {TOTAL_CAP:,} of all "
             f"instruction files); {rest}]")
-    return InstructionFile(item.path, item.shown, item.scope, f"{kept}\n\n{note}", item.chars, True, note)
+    return InstructionFile(item.path, item.shown, item.scope, f"{kept}\n\n{note}", item.chars, True, note,
+                           item.partial)
 
 
 def _within_total(files: list[InstructionFile]) -> list[InstructionFile]:

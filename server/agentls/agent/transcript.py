@@ -23,6 +23,9 @@ from ..context.blocks import blocks_of
 from ..context.images import ImageAttachment, data_ref, image_of_block, is_image
 
 INPUT_CHARS = 20_000  # a tool input field kept in a card record (the full input stays in the model's history)
+# Of a card's diff (what the user approved): an 11 MB write must not store 11 MB more nor send it with every
+# resume; the whole change stays in the file and its checkpoint (agentls rewinds and diffs from there).
+CARD_DIFF_CHARS = 100_000
 NOTE_LEVELS = ("info", "warn", "error")
 
 
@@ -44,6 +47,17 @@ def _result_chars(block: dict[str, Any]) -> int:
     if isinstance(content, str):
         return len(content)
     return sum(len(b.get("text", "")) for b in content if isinstance(b, dict))
+
+
+def card_diff(diff: str) -> str:
+    """A diff as a card keeps it: at most CARD_DIFF_CHARS in all, cut on a line end, with a line saying so."""
+    if len(diff) <= CARD_DIFF_CHARS:
+        return diff
+    kept = diff[:CARD_DIFF_CHARS - 300]  # room for the note: a card read back is not cut again
+    kept = kept[: kept.rfind("\n") + 1] or kept
+    rest = diff[len(kept):]
+    return (f"{kept}… [the diff is cut here: {len(diff):,} characters, {rest.count(chr(10)):,} more lines; a card "
+            f"keeps at most {CARD_DIFF_CHARS:,} — the whole change is in the file and its checkpoint]\n")
 
 
 def kept_input(tool_input: dict[str, Any]) -> dict[str, Any]:
@@ -212,7 +226,7 @@ class TranscriptBuilder:
         card.is_error = body.get("is_error") is True
         card.result_chars = _int(body, "result_chars")
         card.marker = _text(body, "marker")
-        card.diff = _text(body, "diff")
+        card.diff = card_diff(_text(body, "diff"))  # sessions stored before the cap, too
         card.approval = _text(body, "approval")
         card.reason = _text(body, "reason")
         card.done = body.get("done", True) is not False

@@ -26,6 +26,7 @@ CONTEXT_EDITS = ("clear_tool_uses_20250919", "clear_thinking_20251015", "compact
 # The model line of the balanced tier ("the best combination of speed and intelligence",
 # https://platform.claude.com/docs/en/models/sonnet-5-5/overview): the default's first choice.
 BALANCED_LINE = "sonnet"
+QUOTED_ID_CHARS = 80  # of a configured model id quoted back in a warning
 
 
 @dataclass(frozen=True)
@@ -213,6 +214,7 @@ def choose_model(configured: str | None, catalog: Catalog, setting: str = "model
         return ModelChoice(chosen, info, None)
     where = catalog.endpoint or "the endpoint"
     offered = ", ".join(catalog.ids[:8]) + (", …" if len(catalog.models) > 8 else "")
-    warning = (f"the model '{configured}' (setting {setting}) is not offered by {where}, so {chosen} answers "
+    shown = configured if len(configured) <= QUOTED_ID_CHARS else f"{configured[:QUOTED_ID_CHARS]}…"
+    warning = (f"the model '{shown}' (setting {setting}) is not offered by {where}, so {chosen} answers "
                f"instead. Choose a model in the model picker or change {setting}; offered: {offered}")
     return ModelChoice(chosen, info, configured, warning)

@@ -8,6 +8,14 @@ The answer is kept per (base URL, key fingerprint) for CATALOG_TTL seconds: a fi
 is a short hash of the credential, never the credential itself. A failed or missing
 Models API gives the offline table (catalog.py), marked as the fallback; nothing here
 ever makes a turn wait for more than the caller's bounded `wait`.
+
+The API reference gives a model's `id` only as "Unique model identifier" (a string; no
+length or alphabet: platform.claude.com/docs/en/api/models), and compatible endpoints
+use other forms (`MiniMax-M2.7`, Bedrock's `anthropic.…-v1:0`, Vertex's `…@20241022`).
+An endpoint is not trusted with the rest: an id longer than MODEL_ID_MAX characters or
+with anything but printable ASCII (no space, no control character) is dropped, named in
+the log by its first characters, so it can never become the default model; a display
+name is cut at DISPLAY_NAME_MAX.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import re
 import time
 from dataclasses import replace
 from typing import Any
@@ -29,6 +38,9 @@ log = logging.getLogger(__name__)
 CATALOG_TTL = 600.0  # seconds a fetched list is trusted; then the next look refreshes it in the background
 LIST_TIMEOUT = 20.0  # seconds one list may take (each page is one request)
 DEFAULT_BASE_URL = "https://api.anthropic.com"
+MODEL_ID_MAX = 256  # characters of a model id agentls accepts from a list (ids in use are under 64)
+DISPLAY_NAME_MAX = 200  # characters of a model's display name shown
+_MODEL_ID = re.compile(rf"[\x21-\x7e]{{1,{MODEL_ID_MAX}}}")  # printable ASCII, no space
 
 EndpointKey = tuple[str, str]
 
@@ -56,8 +68,14 @@ def parse_model(raw: dict[str, Any]) -> ModelInfo | None:
     model_id = raw.get("id")
     if not isinstance(model_id, str) or not model_id:
         return None
+    if not _MODEL_ID.fullmatch(model_id):
+        log.warning("the model list names an id agentls does not use (over %d characters, or not printable "
+                    "ASCII): %r… (%d characters)", MODEL_ID_MAX, model_id[:40], len(model_id))
+        return None
     capabilities = raw.get("capabilities")
     display_name, created_at = raw.get("display_name"), raw.get("created_at")
+    if isinstance(display_name, str) and len(display_name) > DISPLAY_NAME_MAX:
+        display_name = display_name[:DISPLAY_NAME_MAX - 1] + "…"
     line = raw.get("line")
     lifecycle = raw.get("lifecycle")
     return ModelInfo(

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..store.rewind import checkpoint_rows, save_checkpoint, update_checkpoint
+from ..visible import excerpt
 from ..workspace import PathRefused
 from .blobs import BlobMissing, BlobStore
 from .model import (Checkpoint, FileChange, FileDiff, FilePlan, RewindPlan, RewindResult, Skipped, is_content,
@@ -154,7 +155,7 @@ class Checkpoints:
         for checkpoint in checkpoints:
             if checkpoint.id == checkpoint_id:
                 return checkpoints, checkpoint
-        raise CheckpointError(f"no checkpoint {checkpoint_id} in this session")
+        raise CheckpointError(f"no checkpoint {excerpt(checkpoint_id)} in this session")
 
     async def plan(self, checkpoint_id: str) -> RewindPlan:
         checkpoints, _ = await self.find(checkpoint_id)

@@ -18,6 +18,7 @@ from typing import Any
 from collections.abc import Iterator
 
 from ..result_cap import capped, stored_cap
+from ..visible import excerpt
 from .base import Database, StoreError
 from .records import KINDS, body_of, clean_message, clean_usage, replay
 from .refs import digest_of, read_ref, write_ref
@@ -113,7 +114,7 @@ def import_jsonl(db: Database, root: Path, data: bytes) -> tuple[str, int]:
 def export_jsonl(db: Database, session_id: str) -> Iterator[str]:
     rows = db.read("SELECT id, workspace, title, created, updated FROM sessions WHERE id = ?", (session_id,))
     if not rows:
-        raise StoreError(f"no session {session_id}")
+        raise StoreError(f"no session {excerpt(session_id)}")
     sid, workspace, title, created, updated = rows[0]
     yield _line({"type": "session", "id": sid, "workspace": workspace, "title": title, "created": created,
                  "updated": updated})

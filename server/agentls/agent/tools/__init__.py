@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import editor, edit_file, grep_search, list_files, read_file, run_shell, todo_write, write_file
+from ..visible import excerpt
 from .base import ResultStore, Tool, ToolContext, ToolOutput, check_input, error
 
 TOOLS: dict[str, Tool] = {
@@ -39,7 +40,8 @@ def _find(name: str, ctx: ToolContext) -> Tool | None:
 async def run_tool(name: str, input: Any, ctx: ToolContext) -> ToolOutput:
     tool = _find(name, ctx)
     if tool is None:
-        return error(f"Unknown tool {name!r}; available: {', '.join(TOOLS)}.", f"{name} (unknown tool)")
+        shown = excerpt(name)  # the model's own text: quoted cut
+        return error(f"Unknown tool {shown}; available: {', '.join(TOOLS)}.", f"{shown} (unknown tool)")
     problem = check_input(tool.input_schema, input)
     if problem is not None:
         return error(f"Invalid input for {name}: {problem}.", f"{name} (invalid input)")

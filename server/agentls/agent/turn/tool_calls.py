@@ -30,7 +30,7 @@ from ..tool_approval import CallApproval
 from ..tools import ToolContext, ToolOutput, run_tool
 from ..tools.base import Withheld
 from ..tools.editor import EditorQueries
-from ..transcript import TranscriptTool, tool_record, tool_summary
+from ..transcript import TranscriptTool, card_diff, tool_record, tool_summary
 from ..workspace import Workspace
 from .conversation import Conversation
 from .head import PromptHead
@@ -112,7 +112,8 @@ class ToolCalls:
             output, approval = outputs[use["id"]], approvals[use["id"]]
             marker = "truncated" if use["id"] in cut else ""
             card = TranscriptTool(use["id"], use.get("name", ""), output.summary, output.is_error, len(output.text),
-                                  marker, diff=approval.diff, approval=approval.outcome, reason=approval.reason)
+                                  marker, diff=card_diff(approval.diff),  # bounded: stored, sent on resume
+                                  approval=approval.outcome, reason=approval.reason)
             recording.remember(tool_record(conversation.turn_id, card))
             await emit(ev.ToolEnd(use["id"], card.name, card.summary, card.is_error, card.result_chars, marker,
                                   card.approval, card.diff, card.reason))
