@@ -84,7 +84,7 @@ export class Checkpoints {
   async fork(checkpoint: string): Promise<void> {
     try {
       const r = await this.agent.request<ForkResult>(Methods.fork, { checkpoint });
-      this.sessions.show(fromSession(r.transcript));
+      this.sessions.show(fromSession(r.transcript), r.sessionId);
       await this.sessions.refreshTodos();
       await this.sessions.markRewound();
       this.panel.notice("Forked: a new chat holds the conversation up to that message; the old one stays in the history.", "info");

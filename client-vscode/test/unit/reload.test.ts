@@ -35,8 +35,24 @@ test("after a reload the views show the server's transcript of record, rewound t
   assert.equal(init.loading, undefined);
   assert.deepEqual(init.items.map((i) => i.role), ["user", "assistant", "notice"]);
   assert.ok(init.items[1].role === "assistant" && init.items[1].rewound);
-  await chat.sessions.restoreOnStart(); // a restarted server: the panel keeps what it shows
-  assert.equal(chat.calls.length, 3);
+  await chat.sessions.restoreOnStart(); // a restarted server going on with the one shown: the panel keeps it
+  assert.deepEqual(chat.calls.slice(3).map(([m]) => m), ["agent/sessions"], "the panel asks, never assumes");
+  assert.equal(inits(chat.posted).length, 1);
+});
+
+test("issue 33.1: a restarted server that goes on with another conversation: the panel shows the server's", async () => {
+  let current = "s1";
+  const chat = scriptedChat({
+    ...server,
+    "agent/sessions": async () => ({ sessions: [], current }),
+    "agent/resume": async (p) => ({ sessionId: (p as { sessionId: string }).sessionId, transcript: current === "s1" ? RECORD : [] }),
+  });
+  await chat.sessions.restoreOnStart();
+  assert.deepEqual(chat.panel.transcript.items.map((i) => i.role), ["user", "assistant"]);
+  current = "s2";
+  await chat.sessions.restoreOnStart();
+  assert.deepEqual(chat.calls.slice(3).map(([m, p]) => [m, p]), [["agent/sessions", {}], ["agent/resume", { sessionId: "s2" }]]);
+  assert.deepEqual(chat.panel.transcript.items.map((i) => i.role), ["notice"], "s2's (empty) transcript, and why");
 });
 
 test("a prompt sent before the record arrives wins; a server without the record leaves an empty chat", async () => {
