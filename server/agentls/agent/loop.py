@@ -2,7 +2,7 @@
 
 One turn runs at a time. Cancelling it at any point leaves a valid history:
 a tool call cut short gets a tool_result saying so, a model call cut short
-leaves the history ending with the user's message (the next prompt joins it).
+leaves its partial reply marked as interrupted (the next prompt is its own message).
 
 `Agent` is the façade the front ends and agent/runtime.py call; the work is done
 by its collaborators in agent/turn/ (the turn's steps, tool calls, the prompt

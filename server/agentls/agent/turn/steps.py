@@ -1,8 +1,8 @@
 """The turn: the user's message → prepare the request → call the model → run its tools → repeat.
 
 Cancelling at any point leaves a valid history: a tool call cut short gets a tool_result
-saying so (tool_calls.py), a model call cut short leaves the history ending with the
-user's message (the next prompt joins it). The turn's checkpoint is finished either way.
+saying so (tool_calls.py), a model call cut short leaves its partial reply and a marker
+saying it was interrupted (recording.interrupted): the next prompt is its own message. The turn's checkpoint is finished either way.
 """
 
 from __future__ import annotations
@@ -212,15 +212,16 @@ class TurnSteps:
                                            previous_frontier=prepared.previous_frontier,
                                            context_management=prepared.context_management)
         except asyncio.CancelledError:
-            self.recording.partial_shown()
+            self.recording.interrupted(self.recording.partial_shown(), "the user stopped this turn")
             raise
         except ModelError as error:
-            self.recording.partial_shown()
+            partial = self.recording.partial_shown()
             # Refused for its size: cut the user texts further and try exactly once more.
             if may_repair and is_too_long(error.status, error.message) and engine.fit_user_texts(REPAIR_SHARE):
                 prepared = engine.prepare(self.clock(), allow_compaction=False)
                 conversation.sent.prepared(prepared.batch)
                 return await self._call_model(prepared, emit, lead, may_repair=False)
+            self.recording.interrupted(partial, "the request to the model failed")
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
         engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate, cache_ttl=ttl)
