@@ -100,8 +100,12 @@ class TurnSteps:
     async def _steps(self, turn_id: str, prompt: str, attachments: list[Attachment | ImageAttachment], emit: Emit,
                      recorder: TurnRecorder | None) -> TurnResult:
         engine, recording = self.conversation.engine, self.recording
+        new_blocks = user_blocks(prompt, attachments)
+        note = await self.conversation.reads.changed_note(self.tool_calls.workspace)
+        if note:  # before the prompt: a message's last text is its prompt (its title, the demo's request)
+            new_blocks.insert(len(new_blocks) - 1, {"type": "text", "text": note})
         try:
-            blocks = engine.add_user_turn(user_blocks(prompt, attachments))
+            blocks = engine.add_user_turn(new_blocks)
         except ImageError as error:  # checked before the turn began; the tool list may have grown since
             raise AgentInputError(str(error)) from None
         # the prompt's transcript record first: a session's records start with one (transcript.entries_of)
