@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from .history import ToolRecord
 
@@ -53,7 +54,7 @@ def changed_files_note(paths: list[str]) -> str:
             "before relying on their content.]")
 
 
-def is_changed_note(block: dict) -> bool:
+def is_changed_note(block: dict[str, Any]) -> bool:
     return block.get("type") == "text" and str(block.get("text", "")).startswith(CHANGED_MARK)
 
 

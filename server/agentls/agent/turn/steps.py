@@ -2,7 +2,8 @@
 
 Cancelling at any point leaves a valid history: a tool call cut short gets a tool_result
 saying so (tool_calls.py), a model call cut short leaves its partial reply and a marker
-saying it was interrupted (recording.interrupted): the next prompt is its own message. The turn's checkpoint is finished either way.
+saying it was interrupted (recording.interrupted): the next prompt is its own message.
+The turn's checkpoint is finished either way.
 """
 
 from __future__ import annotations
