@@ -173,6 +173,9 @@ async def test_a_file_changed_outside_the_agent_is_a_conflict_asked_about(start_
     undo = await editor.request("agent/rewind", {"checkpoint": done["undo"], "restore": "code"})
     assert undo["restored"] == ["app.py"]
     assert (repo / "app.py").read_text() == "print('the user, after the agent')\n"
+    # Issue 33.4: what the restores did stays in the transcript a resumed panel shows (a refused one did nothing)
+    notes = [e["text"] for e in await current_transcript(editor) if e["kind"] == "note"]
+    assert notes == ["Restored `app.py`.", "Restored `app.py`."]
     with pytest.raises(JsonRpcException, match="restores files only"):
         await editor.request("agent/rewind", {"checkpoint": done["undo"], "restore": "both"})
     with pytest.raises(JsonRpcException, match="no checkpoint"):

@@ -104,7 +104,10 @@ export class Sessions {
     }
     try {
       const r = await this.agent.request<ResumeResult>(Methods.resume, { sessionId });
-      this.show(fromSession(r.transcript), r.sessionId);
+      const resumed = fromSession(r.transcript);
+      // as it was live: the turns a restore took back greyed (the badges and notes come with the record)
+      if (resumed.items.length) T.markRewound(resumed, rewoundIds(await this.checkpoints()));
+      this.show(resumed, r.sessionId);
       await this.refreshTodos();
     } catch (e) {
       void vscode.window.showWarningMessage(`Agent: could not resume that conversation: ${(e as Error).message ?? e}`);

@@ -77,3 +77,18 @@ test("a server that fails to start: the views stop waiting; once it runs, its re
   await chat.sessions.restoreOnStart();
   assert.deepEqual(inits(chat.posted).map((m) => m.items.map((i) => i.role)), [["notice"], ["user", "assistant", "notice"]]);
 });
+
+test("issue 33.4: a chat resumed from the history keeps its rewound turns, badges and restore notes", async () => {
+  const record: TranscriptEntry[] = [
+    ...RECORD.slice(0, 1),
+    { kind: "message", role: "assistant", text: "read it", turnId: "t1", tools: [{ id: "c1", name: "read_file", summary: "notes.md", isError: false, resultChars: 80, marker: "cleared", input: { path: "notes.md" }, diff: "", approval: "", reason: "", done: true }] },
+    { kind: "note", role: "system", text: "Restored `notes.md`.", tools: [], turnId: "", level: "info" },
+  ];
+  const chat = scriptedChat({ ...server, "agent/resume": async () => ({ sessionId: "s2", transcript: record }) });
+  await chat.sessions.resume("s2");
+  const [user, reply, note] = chat.panel.transcript.items;
+  assert.ok(reply.role === "assistant" && reply.rewound, "the turn a restore took back is grey");
+  assert.ok(reply.role === "assistant" && reply.blocks.some((b) => b.kind === "tool" && b.card.marker === "cleared"));
+  assert.ok(note.role === "notice" && note.markdown === "Restored `notes.md`.");
+  assert.equal(user.role, "user");
+});

@@ -296,6 +296,10 @@ class Agent:
             self.clear(session)
             self._restorer.restore(session)
 
+    def note(self, level: str, text: str) -> None:
+        """A note into the transcript of record outside a turn (a restore's outcome): a resumed panel shows it."""
+        self._recording.note(level, text)
+
     def require_checkpoints(self) -> Checkpoints:
         return self._rewinder.checkpoints()
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import events as ev
 from ..store import Session, StoreError
-from ..transcript import note_record, reply_record
+from ..transcript import marker_record, note_record, reply_record
 from .conversation import Conversation
 
 Emit = Callable[[ev.AgentEvent], Awaitable[None]]
@@ -52,6 +52,8 @@ class Recording:
                                   "the prompt cache is written again once.")
             elif isinstance(event, ev.ThinkingDropped):
                 self.note("warn", event.text)
+            elif isinstance(event, ev.LayerApplied) and event.marker:  # the cards' badges, as they were live
+                self.remember(marker_record(self.conversation.turn_id, list(event.tool_use_ids), event.marker))
             elif isinstance(event, ev.TextDelta):
                 self._streamed.append(event.text)
             elif isinstance(event, ev.RetryEvent) and event.discard_partial:
