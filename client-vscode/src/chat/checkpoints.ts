@@ -16,7 +16,8 @@ import {
   type RewindResult,
   type Todo,
 } from "../protocol";
-import { previewText, restoreQuestion, restoresCode, rewindSummary } from "../shared/checkpoints";
+import { confirmModal } from "../destructive";
+import { OVERWRITE_BUTTON, previewText, restoreQuestion, restoresCode, rewindSummary } from "../shared/checkpoints";
 import { fromSession } from "../shared/transcriptOfRecord";
 import type { VirtualDocs } from "../virtualDocs";
 import type { Panel } from "./panel";
@@ -59,8 +60,8 @@ export class Checkpoints {
         closePreview = await this.showPreview(checkpoint, previewText(diff));
       }
       const question = restoreQuestion(prompt, restore, diff);
-      const choice = await vscode.window.showWarningMessage(question.message, { modal: true, detail: question.detail }, question.button);
-      if (choice !== question.button) return false;
+      // over the user's own changes: Cancel is the default button (Enter must not destroy their work)
+      if (!(await confirmModal(question.message, question.detail, question.button, question.button === OVERWRITE_BUTTON))) return false;
       const params: RewindRequest = { checkpoint, restore };
       const overwrite = agreedOverwrites(diff);
       if (overwrite.length) params.overwrite = overwrite;

@@ -101,7 +101,9 @@ function message(level: string) {
   return (msg: string, ...rest: any[]) => {
     const options = rest[0] && typeof rest[0] === "object" ? rest.shift() : undefined;
     __fake.messages.push({ level, message: msg, options, items: rest });
-    return Promise.resolve(__fake.nextChoice);
+    // items given as MessageItems: the one titled as the scripted choice
+    const item = rest.find((i) => typeof i === "object" && i?.title === __fake.nextChoice);
+    return Promise.resolve(item ?? __fake.nextChoice);
   };
 }
 

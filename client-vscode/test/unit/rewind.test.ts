@@ -13,7 +13,7 @@ import type { CheckpointDiffResult, CheckpointInfo, ConfirmParams, ConfirmResult
 import { OVERWRITE_BUTTON, RESTORE_BUTTON } from "../../src/shared/checkpoints";
 import { scriptedChat } from "./scriptedChat";
 
-const fake = (vscode as unknown as { __fake: { reset(): void; nextChoice?: string; messages: { message: string }[] } }).__fake;
+const fake = (vscode as unknown as { __fake: { reset(): void; nextChoice?: string; messages: { message: string; items: unknown[] }[] } }).__fake;
 
 const DIFF: CheckpointDiffResult = {
   checkpoint: "turn-1",
@@ -92,4 +92,17 @@ test("a rewind confirm the server still sends is asked, never answered by the cl
   assert.equal(asked.length, 1);
   assert.match(asked[0], /overwrite files changed outside the agent/);
   assert.match(s.posted.filter((m) => m.type === "notice").map((m) => (m as { markdown: string }).markdown).join("\n"), /Restore cancelled/);
+});
+
+test("issue 33.5: over the user's own changes Cancel is the default button; without them Restore is", async () => {
+  const s = setup(async () => ({ checkpoint: "turn-1", undo: null, restored: [], conflicts: [], skipped: [], conversation: false, cancelled: false, todos: [], checkpoints: [] }));
+  await s.checkpoints.restore("turn-1", "code", "make it so"); // the user pressed Enter or Escape: no choice
+  assert.deepEqual(fake.messages[0].items, [{ title: "Cancel", isCloseAffordance: true }, { title: OVERWRITE_BUTTON }], "Cancel first: the default");
+  assert.ok(!s.calls.some(([m]) => m === "agent/rewind"), "nothing restored");
+
+  const plain = scriptedChat({ "agent/checkpointDiff": async () => ({ ...DIFF, files: [DIFF.files[1]] }), "agent/rewind": async () => ({ checkpoint: "turn-1", undo: null, restored: ["agent.txt"], conflicts: [], skipped: [], conversation: false, cancelled: false, todos: [], checkpoints: [] }) });
+  fake.messages.length = 0;
+  fake.nextChoice = RESTORE_BUTTON;
+  assert.equal(await plain.checkpoints.restore("turn-1", "code", "make it so"), true);
+  assert.deepEqual(fake.messages[0].items, [{ title: RESTORE_BUTTON }], "nothing of the user's is lost: Restore is the default");
 });
