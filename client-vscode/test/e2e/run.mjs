@@ -45,7 +45,8 @@ const fakeMode = process.env.AGENTLS_E2E_FAKE === "1";
 const shots = path.join(repo, "test-output", "e2e", fakeMode ? "stand-in-server" : "agentls");
 const requireServer = process.env.AGENTLS_E2E_REQUIRE_SERVER === "1";
 const keep = process.env.AGENTLS_E2E_KEEP === "1";
-// AGENTLS_E2E_ONLY=models: after 01–02, only the steps of steps-models.mjs (to iterate on them)
+// AGENTLS_E2E_ONLY=models: after 01–02, only the steps of steps-models.mjs (to iterate on them);
+// AGENTLS_E2E_ONLY=sessions: likewise for steps-sessions.mjs
 const only = process.env.AGENTLS_E2E_ONLY;
 // AGENTLS_E2E_FAKE=1: a stand-in server (test/e2e/fake_server.py) instead of agentls
 const fake = process.env.AGENTLS_E2E_FAKE === "1";
@@ -360,6 +361,11 @@ async function main() {
   if (only === "models" && !fake) {
     await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail });
     log("all steps passed (AGENTLS_E2E_ONLY=models)");
+    return;
+  }
+  if (only === "sessions" && !fake) {
+    await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
+    log("all steps passed (AGENTLS_E2E_ONLY=sessions)");
     return;
   }
 

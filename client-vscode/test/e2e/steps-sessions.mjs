@@ -131,6 +131,31 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   await shot(page, "17b-resumed-compacted-chat");
   log(`resumed the compacted conversation whole: ${order.join(" ")}`);
 
+  // 17d (issue 33.1): the chat resumed from the history, nothing sent in it yet, survives a window
+  //     reload: the panel shows it, and the next prompt is stored in it (History: one more turn there,
+  //     the second chat, the last one with activity before, keeps its one turn)
+  const turnsOf = (row) => Number(/(\d+) turns?/.exec(row)?.[1]);
+  const oldTurns = turnsOf(full[1]);
+  await page.reload();
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  await palette(page, "Agent: Open Chat");
+  await waitFor(async () => (await chat.locator(".msg.user", { hasText: "edit README.md" }).count()) > 0, 90_000, "the resumed chat after the reload");
+  if ((await chat.locator(".msg.user", { hasText: "hello from the second chat" }).count()) !== 0) fail("after the reload the panel shows the other chat");
+  await shot(page, "17d-resumed-chat-after-reload");
+  await (await send("after the reload, in the resumed chat"))();
+  await palette(page, "Agent: Show Chat History");
+  await page.locator(".quick-input-widget .quick-input-title", { hasText: "Chat History" }).waitFor({ timeout: 15_000 });
+  await waitFor(async () => (await rows.count()) >= 2, 15_000, "the history after the reload");
+  const after = (await rows.allInnerTexts()).map((r) => r.replace(/\s+/g, " ").trim());
+  const resumedRow = after.find((r) => r.startsWith(oldTitle)) ?? "";
+  const secondRow = after.find((r) => /hello from the second chat/.test(r)) ?? "";
+  log(`history after the reload and a prompt: ${JSON.stringify(after.map((r) => r.slice(0, 90)))}`);
+  if (turnsOf(resumedRow) !== oldTurns + 1) fail(`the prompt after the reload is not stored in the resumed chat: ${resumedRow} (was ${oldTurns} turns)`);
+  if (turnsOf(secondRow) !== 1) fail(`the prompt after the reload went to the other chat: ${secondRow}`);
+  await shot(page, "17e-history-after-reload");
+  await page.keyboard.press("Escape");
+  log(`after a reload the resumed chat goes on: ${oldTurns} → ${oldTurns + 1} turns there, the other chat keeps 1`);
+
   // 17c: a model picked while the demo model answers: the panel says why the demo still answers,
   //      and a notification offers Set API Key (the choice is kept for when a key is set)
   await chat.locator(".model-select").selectOption("claude-sonnet-5-5");
