@@ -138,8 +138,9 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   const oldTurns = turnsOf(full[1]);
   await page.reload();
   await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
-  await palette(page, "Agent: Open Chat");
+  // the chat view comes back open by itself (its commands register once the extension is active)
   await waitFor(async () => (await chat.locator(".msg.user", { hasText: "edit README.md" }).count()) > 0, 90_000, "the resumed chat after the reload");
+  await chat.locator("#input").waitFor({ timeout: 30_000 });
   if ((await chat.locator(".msg.user", { hasText: "hello from the second chat" }).count()) !== 0) fail("after the reload the panel shows the other chat");
   await shot(page, "17d-resumed-chat-after-reload");
   await (await send("after the reload, in the resumed chat"))();
