@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 import type { AgentClient } from "./client";
 import type { ChatController } from "./chatView";
 import { Methods, type SessionInfo, type SessionsResult } from "./protocol";
-import { confirmModal } from "./destructive";
+import { confirmDestroying } from "./destructive";
 import { sessionRow } from "./shared/sessionItems";
 
 interface Item extends vscode.QuickPickItem {
@@ -50,7 +50,7 @@ export async function showHistory(agent: AgentClient, chat: ChatController): Pro
       if (title?.trim()) await agent.request(Methods.renameSession, { sessionId: item.session.id, title: title.trim() });
       pick.show();
     } else if (button === DELETE) {
-      const sure = await confirmModal(
+      const sure = await confirmDestroying(
         `Delete the conversation "${item.session.title}"?`,
         "Its messages and stored tool results are removed for good.",
         "Delete",

@@ -16,7 +16,7 @@ import {
   type RewindResult,
   type Todo,
 } from "../protocol";
-import { confirmModal } from "../destructive";
+import { confirmDestroying } from "../destructive";
 import { OVERWRITE_BUTTON, previewText, restoreQuestion, restoresCode, rewindSummary } from "../shared/checkpoints";
 import { fromSession } from "../shared/transcriptOfRecord";
 import type { VirtualDocs } from "../virtualDocs";
@@ -61,7 +61,7 @@ export class Checkpoints {
       }
       const question = restoreQuestion(prompt, restore, diff);
       // over the user's own changes: Cancel is the default button (Enter must not destroy their work)
-      if (!(await confirmModal(question.message, question.detail, question.button, question.button === OVERWRITE_BUTTON))) return false;
+      if (!(await confirmDestroying(question.message, question.detail, question.button, question.button === OVERWRITE_BUTTON))) return false;
       const params: RewindRequest = { checkpoint, restore };
       const overwrite = agreedOverwrites(diff);
       if (overwrite.length) params.overwrite = overwrite;
