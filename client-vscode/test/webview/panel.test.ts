@@ -236,3 +236,15 @@ test("issue 33.7: a retry reads as seconds, not a raw float", async () => {
   assert.match(text, /Retrying \(attempt 2\) in 1 s: overloaded/);
   assert.doesNotMatch(text, /0\.996/);
 });
+
+test("issue 33.7: a failed turn has a Retry that sends its prompt again", async () => {
+  await host(page, { type: "userMessage", text: "are you back?", attachments: [] }, { type: "turnStarted" });
+  await host(page, { type: "event", event: { turnId: "t8", kind: "textDelta", text: "Partly answered" } });
+  await host(page, { type: "turnEnded", outcome: "error", message: "model API at 127.0.0.1 connection failed" });
+  const failed = page.locator(".msg.assistant.error").last();
+  assert.match((await failed.textContent()) ?? "", /Partly answered/, "the streamed text stays");
+  await clearPosted(page);
+  await failed.locator("button.retry").click();
+  assert.deepEqual((await posted(page)).filter((m) => m.type === "send"), [{ type: "send", text: "are you back?" }]);
+  assert.equal(await page.locator(".msg.assistant.done button.retry").count(), 0, "only failed turns offer it");
+});
