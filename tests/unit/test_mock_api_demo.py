@@ -203,10 +203,18 @@ def test_paths_inside_an_attachment_are_not_read():
     reply = ask(user([attached, {"type": "text", "text": "summarise @README.md"}]))
     assert tool_calls(reply) == [], "README.md is attached; the paths inside it are not requests"
     (text,) = texts(reply)
-    assert "**README.md** (attached) has 1 lines" in text
+    assert "**README.md** (attached) has 1 line." in text
 
 
 def test_typed_paths_are_read_even_with_an_attachment():
     attached = {"type": "text", "text": "Attached README.md (lines 1-2):\n```\nsee other.py\n```"}
     reply = ask(user([attached, {"type": "text", "text": "compare it with setup.py"}]))
     assert tool_calls(reply) == [("read_file", {"path": "setup.py"})]
+
+
+def test_one_line_is_one_line():
+    """Issue 33.7: "1 lines" read oddly."""
+    call = {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "README.md"}}
+    reply = ask(user("read README.md"), {"role": "assistant", "content": [call]},
+                user([{"type": "tool_result", "tool_use_id": "toolu_1", "content": "    1\thello"}]))
+    assert "**README.md** has 1 line." in texts(reply)[0]

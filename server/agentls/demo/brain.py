@@ -127,6 +127,10 @@ def _search_pattern(text: str) -> str | None:
 
 # ---------------------------------------------------------------- answering
 
+def _count(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def _fence(body: str, language: str = "") -> str:
     # A fence longer than any backtick run inside keeps the block intact.
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
@@ -153,15 +157,15 @@ def _describe_result(tool: dict, result: dict) -> str:
     if name == "read_file":
         path = str(args.get("path", "?"))
         more = f" It starts with:\n\n{_fence(preview, _language(path))}" if lines else " It is empty."
-        return f"**{path}** has {len(lines)} lines.{more}"
+        return f"**{path}** has {_count(len(lines), 'line')}.{more}"
     if name == "list_files":
-        return f"`{args.get('path', '.')}` has {len(lines)} entries:\n\n{_fence(preview)}"
+        return f"`{args.get('path', '.')}` has {_count(len(lines), 'entry', 'entries')}:\n\n{_fence(preview)}"
     if name == "grep_search":
         pattern = args.get("pattern", "")
         if not lines:
             return f"No matches for `{pattern}`."
-        return f"Found {len(lines)} matching lines for `{pattern}`:\n\n{_fence(preview)}"
-    return f"`{name}` returned {len(lines)} lines:\n\n{_fence(preview)}" if lines else f"`{name}` returned nothing."
+        return f"Found {_count(len(lines), 'matching line')} for `{pattern}`:\n\n{_fence(preview)}"
+    return f"`{name}` returned {_count(len(lines), 'line')}:\n\n{_fence(preview)}" if lines else f"`{name}` returned nothing."
 
 
 def _summary_reply(sections: list[str], thinking: bool) -> Reply:
@@ -344,7 +348,7 @@ def _describe_attachment(path: str, text: str) -> str:
     lines = text.splitlines()
     preview = "\n".join(lines[:_PREVIEW_LINES])
     more = f" It starts with:\n\n{_fence(preview, _language(path))}" if lines else " It is empty."
-    return f"**{path}** (attached) has {len(lines)} lines.{more}"
+    return f"**{path}** (attached) has {_count(len(lines), 'line')}.{more}"
 
 
 def _describe_images(images: list[ImageAttachment]) -> str:
