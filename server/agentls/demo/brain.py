@@ -165,7 +165,9 @@ def _describe_result(tool: dict, result: dict) -> str:
         if not lines:
             return f"No matches for `{pattern}`."
         return f"Found {_count(len(lines), 'matching line')} for `{pattern}`:\n\n{_fence(preview)}"
-    return f"`{name}` returned {_count(len(lines), 'line')}:\n\n{_fence(preview)}" if lines else f"`{name}` returned nothing."
+    if not lines:
+        return f"`{name}` returned nothing."
+    return f"`{name}` returned {_count(len(lines), 'line')}:\n\n{_fence(preview)}"
 
 
 def _summary_reply(sections: list[str], thinking: bool) -> Reply:
