@@ -17,7 +17,7 @@ from typing import Any
 
 from ..context.attachments import parse_attachment, typed_text
 from ..context.images import ImageAttachment, image_of_block, is_image
-from ..context.placeholders import CHANGED_MARK, is_changed_note, is_stand_in
+from .memory import out_of_date
 from ..mock_api.script import Reply, Text, Thinking, ToolUse
 
 DEMO_LABEL = "[demo model — offline, no API key]"
@@ -360,22 +360,6 @@ def _describe_images(images: list[ImageAttachment]) -> str:
             "A real model would describe it.")
 
 
-def _out_of_date(path: str, use: dict, results: dict[str | None, dict], messages: list[dict]) -> bool:
-    """The earlier read of `path` cannot answer for it: its result is a stand-in (cleared, snipped, cut:
-    never the file's text) or gone, or the agent said the file changed on disk after it."""
-    result = results.get(use.get("id"))
-    if result is None or is_stand_in(_result_text(result)):
-        return True
-    after = next((i for i, m in enumerate(messages) if use in _blocks(m)), len(messages))
-    return any(path in _changed_paths(b) for m in messages[after + 1:] if m.get("role") == "user"
-               for b in _blocks(m) if is_changed_note(b))
-
-
-def _changed_paths(block: dict) -> list[str]:
-    named = str(block.get("text", ""))[len(CHANGED_MARK):].split(". What", 1)[0]
-    return [_normalise(p.strip()) for p in named.split(",")]
-
-
 def _read_rule(text: str, chat: _Conversation) -> Reply | None:
     paths = named_paths(text)
     if not paths:
@@ -386,7 +370,7 @@ def _read_rule(text: str, chat: _Conversation) -> Reply | None:
     results = _results_by_id(chat.messages)
     # Read (again) what was never read, what only a placeholder stands for now, and what changed since.
     unread = [p for p in paths if p not in attached and
-              (p not in read_before or _out_of_date(p, read_before[p], results, chat.messages))]
+              (p not in read_before or out_of_date(p, read_before[p], results, chat.messages))]
     if unread:
         names = ", ".join(f"`{p}`" for p in unread)
         return chat.call([("read_file", {"path": p}) for p in unread], f"Reading {names}.")
