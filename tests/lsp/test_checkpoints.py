@@ -174,6 +174,10 @@ async def test_a_file_changed_outside_the_agent_is_a_conflict_asked_about(start_
     # The rewind was itself checkpointed: rewinding to it gives the user's version back.
     undo = await editor.request("agent/rewind", {"checkpoint": done["undo"], "restore": "code"})
     assert undo["restored"] == ["app.py"]
+    # issue 33.7: named after the prompt, never nested ("before rewinding to “before rewinding to …")
+    labels = {c["id"]: c["prompt"] for c in (await editor.request("agent/checkpoints"))["checkpoints"]}
+    assert labels[done["undo"]] == "before rewinding to “rewrite app.py”"
+    assert labels[undo["undo"]] == "Undo restore of “rewrite app.py”"
     assert (repo / "app.py").read_text() == "print('the user, after the agent')\n"
     # Issue 33.4: what the restores did stays in the transcript a resumed panel shows (a refused one did nothing)
     notes = [e["text"] for e in await current_transcript(editor) if e["kind"] == "note"]
