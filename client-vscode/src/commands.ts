@@ -8,7 +8,7 @@ import { showCheckpoints } from "./checkpointPicker";
 import { Methods, type ContextResult, type ContextUsage } from "./protocol";
 import { USE_MODEL_WINDOW, costLine, formatTokens } from "./shared/format";
 import { writeAgentSetting } from "./settingWriter";
-import { LiveContext } from "./shared/liveContext";
+import { changesContext, LiveContext } from "./shared/liveContext";
 import type { VirtualDocs } from "./virtualDocs";
 
 const CONTEXT_DOC = "/Agent Context.md";
@@ -62,6 +62,8 @@ export function registerCommands(
   );
   docs.produce(CONTEXT_DOC, () => live.render());
   ctx.subscriptions.push(agent.onContextUsage.event(() => void live.changed()));
+  // an AGENTS.md edit or a tool list change shows in the turn that announces it, not after its reply
+  ctx.subscriptions.push(agent.onEvent.event((e) => changesContext(e) && void live.changed()));
 
   reg("agentls.showContext", async () => {
     const uri = docs.set(CONTEXT_DOC, await live.render());

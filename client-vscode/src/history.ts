@@ -7,6 +7,7 @@ import * as vscode from "vscode";
 import type { AgentClient } from "./client";
 import type { ChatController } from "./chatView";
 import { Methods, type SessionInfo, type SessionsResult } from "./protocol";
+import { confirmDestroying } from "./destructive";
 import { sessionRow } from "./shared/sessionItems";
 
 interface Item extends vscode.QuickPickItem {
@@ -49,12 +50,13 @@ export async function showHistory(agent: AgentClient, chat: ChatController): Pro
       if (title?.trim()) await agent.request(Methods.renameSession, { sessionId: item.session.id, title: title.trim() });
       pick.show();
     } else if (button === DELETE) {
-      const sure = await vscode.window.showWarningMessage(
+      const sure = await confirmDestroying(
         `Delete the conversation "${item.session.title}"?`,
-        { modal: true, detail: "Its messages and stored tool results are removed for good." },
+        "Its messages and stored tool results are removed for good.",
         "Delete",
+        true, // Cancel is the default button: Enter keeps the conversation
       );
-      if (sure === "Delete") await agent.request(Methods.deleteSession, { sessionId: item.session.id });
+      if (sure) await agent.request(Methods.deleteSession, { sessionId: item.session.id });
       pick.show();
     }
     await reload();

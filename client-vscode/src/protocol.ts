@@ -405,7 +405,7 @@ export interface TranscriptTool {
   summary: string;
   isError: boolean;
   resultChars: number;
-  marker: "" | "truncated";
+  marker: ToolMarker; // the card's badge, as it was last live
   input: Record<string, unknown> | null;
   diff: string; // write/edit: the change as approved (unified, 3 lines of context, the file's line numbers)
   approval: ToolApproval;

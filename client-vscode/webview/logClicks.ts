@@ -2,6 +2,8 @@
 import { post } from "./host";
 import { arrowsWithin } from "./keyboard";
 import { log } from "./layout";
+import { promptBefore } from "./render";
+import { state } from "./state";
 
 function onClick(e: MouseEvent): void {
   const t = e.target as HTMLElement;
@@ -11,6 +13,12 @@ function onClick(e: MouseEvent): void {
     post({ type: "copy", text: code });
     copy.textContent = "Copied";
     setTimeout(() => (copy.textContent = "Copy"), 1500);
+    return;
+  }
+  const retry = t.closest("button.retry") as HTMLElement | null;
+  if (retry) {
+    const prompt = promptBefore(Number(retry.dataset.idx));
+    if (prompt !== undefined && !state.busy) post({ type: "send", text: prompt });
     return;
   }
   const original = t.closest("a.open-original") as HTMLElement | null;

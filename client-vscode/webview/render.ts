@@ -98,6 +98,15 @@ function restoreMenu(checkpoint: string, prompt: string): HTMLElement {
   return wrap;
 }
 
+/** The prompt of the turn whose reply is item `idx` (undefined: no prompt before it). */
+export function promptBefore(idx: number): string | undefined {
+  for (let i = idx - 1; i >= 0; i--) {
+    const it = state.transcript.items[i];
+    if (it?.role === "user") return it.text;
+  }
+  return undefined;
+}
+
 export function renderItem(item: T.TranscriptItem, idx: number): HTMLElement {
   return oneTabStop(renderMessage(item, idx)); // one Tab stop per message, arrow keys within
 }
@@ -163,5 +172,9 @@ function renderMessage(item: T.TranscriptItem, idx: number): HTMLElement {
   });
   if (item.status === "streaming" && item.blocks.length === 0) a.append(el("div", { class: "typing" }, "…"));
   if (item.footer) a.append(el("div", { class: "footer" }, item.footer));
+  // a failed turn can be sent again as it was (its prompt, from the message before it)
+  if (item.status === "error" && promptBefore(idx) !== undefined) {
+    a.append(el("button", { class: "retry", type: "button", "data-idx": String(idx), title: "Send this prompt again" }, "Retry"));
+  }
   return a;
 }

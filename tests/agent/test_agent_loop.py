@@ -102,7 +102,10 @@ async def test_cancel_mid_stream_leaves_a_valid_history(make_agent, mock_api):
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert agent.history()[-1]["role"] == "user" and valid(agent)
+    # the partial reply is kept, marked as interrupted (issue 33.2): the next prompt is a message of its own
+    last = agent.history()[-1]
+    assert last["role"] == "assistant" and "[interrupted: the user stopped this turn" in last["content"][-1]["text"]
+    assert valid(agent)
     mock_api.script(Reply([Text("fine again")]))
     result = await agent.run_turn("and now?")
     assert result.text == "fine again"
@@ -112,8 +115,11 @@ async def test_cancel_mid_stream_leaves_a_valid_history(make_agent, mock_api):
 async def test_cancel_mid_tool_answers_the_tool_call(make_agent, mock_api, workspace):
     mock_api.script(Reply([ToolUse("run_shell", {"command": "sleep 5; touch done.txt"})]))
     agent = make_agent()
-    task = asyncio.create_task(agent.run_turn("run it"))
-    await asyncio.sleep(1.0)
+    running = asyncio.Event()
+    # cancelled once the tool runs (a fixed sleep could fall in the model call on a loaded machine)
+    task = asyncio.create_task(agent.run_turn("run it", lambda e: isinstance(e, ev.ToolStart) and running.set()))
+    await running.wait()
+    await asyncio.sleep(0.3)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -224,3 +224,23 @@ async def test_the_task_list_and_instruction_folders_survive_a_restart_from_the_
     assert first["system"] == last["system"]
     assert without_cache_control(first["messages"][:len(last["messages"])]) == without_cache_control(last["messages"])
     await close(again)
+
+
+async def test_a_resumed_transcript_keeps_the_badges_the_cards_had_live(mock_api, workspace, data_dir):
+    """Issue 33.4: cleared / snipped badges announced during the turns are on the resumed cards."""
+    write_files(workspace)
+    before = agent_on(mock_api, workspace)
+    turn, badges = 0, {}
+    while not badges and turn < 16:
+        events = await read_turn(before, mock_api, turn)
+        badges = {i: e.marker for e in events if isinstance(e, ev.LayerApplied) for i in e.tool_use_ids}
+        turn += 1
+    assert badges, "no layer rewrote anything"
+    live = {t.id: t.marker for e in await before.transcript() for t in e.tools}
+    assert all(live[i] == marker for i, marker in badges.items())
+    await close(before)
+
+    after = agent_on(mock_api, workspace)
+    resumed = {t.id: t.marker for e in await after.transcript() for t in e.tools}
+    assert {i: resumed[i] for i in badges} == badges
+    await close(after)

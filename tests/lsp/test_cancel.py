@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from agentls.mock_api import Reply, Text, ToolUse
+from agentls.mock_api import Fault, Reply, Text, ToolUse
 from .helpers import options_for, wait_until
 
 
@@ -76,3 +76,38 @@ async def test_progress_cancel_cancels_the_turn(start_editor, mock_api):
         await turn
     assert cancelled.value.code == -32800
     assert editor.client.progress_reports["p1"][-1].kind == "end"
+
+
+async def test_a_stopped_turn_is_marked_and_the_next_prompt_is_its_own_message(start_editor, mock_api):
+    """Issue 33.2: the stopped prompt is not joined to the next one; its partial reply is kept, marked."""
+    editor = await start_editor(options_for(mock_api))
+    await editor.request("agent/models")
+    mock_api.script(Reply([Text("partial " * 300)], chunk_delay=0.02))
+    turn = asyncio.ensure_future(editor.request("agent/chat", {"prompt": "write a long essay"}, msg_id="long"))
+    await wait_until(lambda: "textDelta" in editor.kinds())
+    editor.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="long"))
+    with pytest.raises(JsonRpcException):
+        await turn
+
+    mock_api.script(Reply([Text("yes, back")]))
+    await editor.request("agent/chat", {"prompt": "are you back?"})
+    sent = mock_api.message_bodies[-1]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert "write a long essay" in str(sent[0]) and "are you back?" not in str(sent[0])
+    stopped = str(sent[1]["content"])
+    assert stopped.startswith("[{'type': 'text', 'text': 'partial partial") and \
+        "[interrupted: the user stopped this turn; this reply is incomplete]" in stopped
+    assert "are you back?" in str(sent[2]) and "write a long essay" not in str(sent[2])
+
+
+async def test_a_failed_turn_is_marked_and_the_next_prompt_is_answered_as_itself(start_editor, mock_api):
+    editor = await start_editor(options_for(mock_api))
+    mock_api.inject(Fault.http_status(400, message="the endpoint refused it"))
+    with pytest.raises(JsonRpcException):
+        await editor.request("agent/chat", {"prompt": "the failed prompt"})
+    mock_api.script(Reply([Text("yes")]))
+    await editor.request("agent/chat", {"prompt": "are you back?"})
+    sent = mock_api.message_bodies[-1]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert "[interrupted: the request to the model failed before any reply]" in str(sent[1])
+    assert "are you back?" in str(sent[2]) and "the failed prompt" not in str(sent[2])

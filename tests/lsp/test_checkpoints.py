@@ -135,7 +135,9 @@ async def test_three_turns_rewound_by_code_then_both_leave_the_users_work_and_gi
     await editor.client.shutdown_session()
     again = await start_editor(options_for(mock_api), ON_DISK)
     await wait_until(lambda: again.usages)
-    assert await current_transcript(again) == []
+    # only what the restore did is left of the transcript (issue 33.4: a resumed panel shows it)
+    assert [(e["kind"], e["text"]) for e in await current_transcript(again)] == [
+        ("note", "Restored `app.py`, `made.txt`, `notes.md`.")]
     mock_api.script(Reply([Text("fresh start")]))
     await again.request("agent/chat", {"prompt": "fourth: hello again"})
     sent = mock_api.message_bodies[-1]["messages"]
@@ -172,7 +174,14 @@ async def test_a_file_changed_outside_the_agent_is_a_conflict_asked_about(start_
     # The rewind was itself checkpointed: rewinding to it gives the user's version back.
     undo = await editor.request("agent/rewind", {"checkpoint": done["undo"], "restore": "code"})
     assert undo["restored"] == ["app.py"]
+    # issue 33.7: named after the prompt, never nested ("before rewinding to “before rewinding to …")
+    labels = {c["id"]: c["prompt"] for c in (await editor.request("agent/checkpoints"))["checkpoints"]}
+    assert labels[done["undo"]] == "before rewinding to “rewrite app.py”"
+    assert labels[undo["undo"]] == "Undo restore of “rewrite app.py”"
     assert (repo / "app.py").read_text() == "print('the user, after the agent')\n"
+    # Issue 33.4: what the restores did stays in the transcript a resumed panel shows (a refused one did nothing)
+    notes = [e["text"] for e in await current_transcript(editor) if e["kind"] == "note"]
+    assert notes == ["Restored `app.py`.", "Restored `app.py`."]
     with pytest.raises(JsonRpcException, match="restores files only"):
         await editor.request("agent/rewind", {"checkpoint": done["undo"], "restore": "both"})
     with pytest.raises(JsonRpcException, match="no checkpoint"):

@@ -96,3 +96,25 @@ async def test_two_windows_do_not_take_each_others_current_session(start_editor,
         await two.request("agent/resume", {"sessionId": one_id})
     with pytest.raises(JsonRpcException, match="open"):
         await two.request("agent/deleteSession", {"sessionId": one_id})
+
+
+async def test_a_chat_resumed_without_a_prompt_is_the_one_a_restart_goes_on_with(start_editor, mock_api):
+    """Issue 33.1: resume B from the history, send nothing, reload: the server opens B again (not A, the one
+    with the last activity), and the next prompt is stored in B."""
+    editor = await start_editor(options_for(mock_api))
+    await wait_until(lambda: editor.usages)
+    await _chat(editor, mock_api, "chat B: the older one", "ok B")
+    chat_b = (await editor.request("agent/sessions"))["current"]
+    await editor.request("agent/newSession")
+    await _chat(editor, mock_api, "chat A: the last one with activity", "ok A")
+    chat_a = (await editor.request("agent/sessions"))["current"]
+    await editor.request("agent/resume", {"sessionId": chat_b})
+
+    await editor.client.shutdown_session()
+    again = await start_editor(options_for(mock_api))
+    await wait_until(lambda: again.usages)
+    assert (await again.request("agent/sessions"))["current"] == chat_b
+    await _chat(again, mock_api, "after the reload", "still B")
+    turns = {s["id"]: s["turns"] for s in (await again.request("agent/sessions"))["sessions"]}
+    assert turns[chat_b] == 2 and turns[chat_a] == 1
+    assert "chat B" in str(mock_api.message_bodies[-1]["messages"])

@@ -75,6 +75,35 @@ def test_files_already_read_are_not_read_again():
     assert "earlier" in texts(reply)[0] and "hello" in texts(reply)[0]
 
 
+@pytest.mark.parametrize("stand_in", [
+    '[old result cleared (105 chars); full text: read_file path="context://toolu_1"]',
+    '[stale result: a newer read_file README.md comes later; this one (5 chars): read_file path="context://toolu_1"]',
+    'hel\n\n[... truncated: 900 of 905 chars cut here; full text: read_file path="context://toolu_1" ...]\n\nlo',
+])
+def test_a_placeholder_never_stands_in_for_the_file(stand_in):
+    """Issue 33.3: an earlier read whose result the pipeline cleared, snipped or cut is read again."""
+    call = {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "README.md"}}
+    history = [user("read README.md"), {"role": "assistant", "content": [call]},
+               user([{"type": "tool_result", "tool_use_id": "toolu_1", "content": stand_in}]),
+               {"role": "assistant", "content": "done"}, user("read README.md")]
+    reply = ask(*history)
+    assert tool_calls(reply) == [("read_file", {"path": "README.md"})]
+    assert "cleared" not in " ".join(texts(reply))
+
+
+def test_a_file_the_agent_says_changed_is_read_again_and_the_note_is_no_request():
+    call = {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "README.md"}}
+    note = {"type": "text", "text": "[changed on disk since you read them: README.md, notes.md. What you read of "
+                                    "them earlier is out of date: read them again before relying on their content.]"}
+    history = [user("read README.md"), {"role": "assistant", "content": [call]},
+               user([{"type": "tool_result", "tool_use_id": "toolu_1", "content": "hello"}]),
+               {"role": "assistant", "content": "done"}]
+    reply = ask(*history, user([note, {"type": "text", "text": "what did README.md say again?"}]))
+    assert tool_calls(reply) == [("read_file", {"path": "README.md"})]
+    unrelated = ask(*history, user([note, {"type": "text", "text": "hello there"}]))
+    assert not tool_calls(unrelated), "paths named in the note are not the user's request"
+
+
 def test_list_and_search_intents():
     assert tool_calls(ask(user("list the files"))) == [("list_files", {"path": "."})]
     assert tool_calls(ask(user("show me the files in src/"))) == [("list_files", {"path": "src"})]
@@ -174,10 +203,18 @@ def test_paths_inside_an_attachment_are_not_read():
     reply = ask(user([attached, {"type": "text", "text": "summarise @README.md"}]))
     assert tool_calls(reply) == [], "README.md is attached; the paths inside it are not requests"
     (text,) = texts(reply)
-    assert "**README.md** (attached) has 1 lines" in text
+    assert "**README.md** (attached) has 1 line." in text
 
 
 def test_typed_paths_are_read_even_with_an_attachment():
     attached = {"type": "text", "text": "Attached README.md (lines 1-2):\n```\nsee other.py\n```"}
     reply = ask(user([attached, {"type": "text", "text": "compare it with setup.py"}]))
     assert tool_calls(reply) == [("read_file", {"path": "setup.py"})]
+
+
+def test_one_line_is_one_line():
+    """Issue 33.7: "1 lines" read oddly."""
+    call = {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "README.md"}}
+    reply = ask(user("read README.md"), {"role": "assistant", "content": [call]},
+                user([{"type": "tool_result", "tool_use_id": "toolu_1", "content": "    1\thello"}]))
+    assert "**README.md** has 1 line." in texts(reply)[0]

@@ -16,7 +16,8 @@ import {
   type RewindResult,
   type Todo,
 } from "../protocol";
-import { previewText, restoreQuestion, restoresCode, rewindSummary } from "../shared/checkpoints";
+import { confirmDestroying } from "../destructive";
+import { OVERWRITE_BUTTON, previewText, restoreQuestion, restoresCode, rewindSummary } from "../shared/checkpoints";
 import { fromSession } from "../shared/transcriptOfRecord";
 import type { VirtualDocs } from "../virtualDocs";
 import type { Panel } from "./panel";
@@ -59,8 +60,8 @@ export class Checkpoints {
         closePreview = await this.showPreview(checkpoint, previewText(diff));
       }
       const question = restoreQuestion(prompt, restore, diff);
-      const choice = await vscode.window.showWarningMessage(question.message, { modal: true, detail: question.detail }, question.button);
-      if (choice !== question.button) return false;
+      // over the user's own changes: Cancel is the default button (Enter must not destroy their work)
+      if (!(await confirmDestroying(question.message, question.detail, question.button, question.button === OVERWRITE_BUTTON))) return false;
       const params: RewindRequest = { checkpoint, restore };
       const overwrite = agreedOverwrites(diff);
       if (overwrite.length) params.overwrite = overwrite;
@@ -84,7 +85,7 @@ export class Checkpoints {
   async fork(checkpoint: string): Promise<void> {
     try {
       const r = await this.agent.request<ForkResult>(Methods.fork, { checkpoint });
-      this.sessions.show(fromSession(r.transcript));
+      this.sessions.show(fromSession(r.transcript), r.sessionId);
       await this.sessions.refreshTodos();
       await this.sessions.markRewound();
       this.panel.notice("Forked: a new chat holds the conversation up to that message; the old one stays in the history.", "info");

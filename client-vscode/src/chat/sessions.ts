@@ -10,6 +10,7 @@ import {
   Methods,
   type CheckpointInfo,
   type CheckpointsResult,
+  type NewSessionResult,
   type ResumeResult,
   type SessionsResult,
   type TodosResult,
@@ -24,8 +25,9 @@ import type { Turns } from "./turns";
 const OLD_STORE_KEY = "agentls.transcript.v1";
 
 export class Sessions {
-  private restored = false; // the server's record was asked for (once per extension start)
+  private restored = false; // the server's record was asked for once since the extension started
   private shown = 0; // conversations shown: one shown while the record was on its way wins
+  private shownId: string | undefined; // the server's id of the conversation the panel shows
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -39,32 +41,39 @@ export class Sessions {
   }
 
   /**
-   * The server is up for the first time since the extension started (a window reload, or VS Code
-   * opening): the panel shows the conversation it holds, as the transcript of record has it, with
-   * the turns a restore took back greyed. Notices posted meanwhile stay after it; a prompt sent
-   * meanwhile, or another conversation, means the user went on without it.
+   * The server is up (a window reload, VS Code opening, or the server restarted): the panel asks it
+   * which conversation it continues and shows that one, as the transcript of record has it, with the
+   * turns a restore took back greyed. It never assumes: after a restart that opened another
+   * conversation than the one shown, the server's is shown. At the first start, notices posted
+   * meanwhile stay after it; a prompt sent meanwhile, or another conversation, means the user went
+   * on without it.
    */
   async restoreOnStart(): Promise<void> {
-    if (this.restored) return;
+    const first = !this.restored;
     this.restored = true;
     const shown = this.shown;
     const restored: T.Transcript = T.emptyTranscript();
+    let current: string | null = null;
     try {
-      const { current } = await this.agent.request<SessionsResult>(Methods.sessions, {});
+      current = (await this.agent.request<SessionsResult>(Methods.sessions, {})).current;
+      if (!first && current === this.shownId) return; // the restarted server goes on with the one shown
       if (current) {
         restored.items = fromSession((await this.agent.request<ResumeResult>(Methods.resume, { sessionId: current })).transcript).items;
         if (restored.items.length) T.markRewound(restored, rewoundIds(await this.checkpoints()));
       }
     } catch (e) {
       this.agent.log.info(`the conversation's transcript of record is not available: ${(e as Error).message ?? e}`);
+      if (!first) return;
     }
     if (this.shown !== shown) return; // another conversation is shown already
     const now = this.panel.transcript.items;
-    if (now.some((it) => it.role !== "notice")) {
+    if (first && now.some((it) => it.role !== "notice")) {
+      this.shownId = current ?? undefined;
       this.panel.loading = false; // a prompt went out meanwhile: the views show it already
       return;
     }
-    this.show({ items: [...restored.items, ...now] });
+    this.show({ items: first ? [...restored.items, ...now] : restored.items }, current ?? undefined);
+    if (!first) this.panel.notice("The agent server went on with another conversation than the one shown; it is shown now.", "info");
   }
 
   /** The server could not start: the views stop waiting for its record (asked once it runs). */
@@ -75,13 +84,14 @@ export class Sessions {
   /** A new conversation; the current one stays in the history (Agent: Show Chat History). */
   async clear(): Promise<void> {
     this.turns.stop();
+    let id: string;
     try {
-      await this.agent.request(Methods.newSession, {});
+      id = (await this.agent.request<NewSessionResult>(Methods.newSession, {})).sessionId;
     } catch (e) {
       void vscode.window.showWarningMessage(`Agent: the server could not start a new chat: ${(e as Error).message ?? e}`);
       return;
     }
-    this.show(T.emptyTranscript());
+    this.show(T.emptyTranscript(), id);
     this.panel.setTodos([]);
     this.panel.notice("New chat. The previous conversation is kept: Agent: Show Chat History resumes it.", "info");
   }
@@ -94,7 +104,10 @@ export class Sessions {
     }
     try {
       const r = await this.agent.request<ResumeResult>(Methods.resume, { sessionId });
-      this.show(fromSession(r.transcript));
+      const resumed = fromSession(r.transcript);
+      // as it was live: the turns a restore took back greyed (the badges and notes come with the record)
+      if (resumed.items.length) T.markRewound(resumed, rewoundIds(await this.checkpoints()));
+      this.show(resumed, r.sessionId);
       await this.refreshTodos();
     } catch (e) {
       void vscode.window.showWarningMessage(`Agent: could not resume that conversation: ${(e as Error).message ?? e}`);
@@ -102,8 +115,9 @@ export class Sessions {
   }
 
   /** Another transcript in every view; the selections kept for the old one are dropped. */
-  show(transcript: T.Transcript): void {
+  show(transcript: T.Transcript, sessionId?: string): void {
     this.shown++;
+    if (sessionId !== undefined) this.shownId = sessionId;
     this.attachments.forget();
     this.panel.show(transcript);
   }

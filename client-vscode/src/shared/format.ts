@@ -337,6 +337,17 @@ function mcpToolsSection(c: ContextResult): string[] {
 }
 
 /** "12.3K chars" for a tool card. */
+/** A wait as a person reads it: "0.5 s", "1 s", "12 s", "2 min 5 s" (the server sends raw floats). */
+export function formatSeconds(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return "a moment";
+  if (seconds < 10) {
+    const tenths = Math.round(seconds * 10) / 10;
+    return `${Number.isInteger(tenths) ? tenths : tenths.toFixed(1)} s`;
+  }
+  const whole = Math.round(seconds);
+  return whole < 60 ? `${whole} s` : `${Math.floor(whole / 60)} min${whole % 60 ? ` ${whole % 60} s` : ""}`;
+}
+
 export function formatChars(n: number): string {
   if (n < 1000) return `${n} chars`;
   return `${formatTokens(n)} chars`;

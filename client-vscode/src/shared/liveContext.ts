@@ -4,7 +4,7 @@
  * stale, and rendered on demand when the editor restores the tab after a reload.
  * Pure: the fetch and the publisher are handed in.
  */
-import type { ContextResult } from "../protocol";
+import type { AgentEvent, ContextResult } from "../protocol";
 import { cacheContextMarkdown } from "./cacheReport";
 import { contextMarkdown } from "./format";
 
@@ -49,4 +49,12 @@ export class LiveContext {
     })();
     return this.inFlight;
   }
+}
+
+/**
+ * Events that change the report at once, before the reply that follows them (and its
+ * `agent/contextUsage`): an instruction file or the tool list the model is told of now.
+ */
+export function changesContext(event: AgentEvent): boolean {
+  return event.kind === "instructionsChanged" || event.kind === "toolsChanged" || event.kind === "compactionFinished";
 }

@@ -6,7 +6,7 @@
  * reload the panel starts from the server's transcript of record (transcriptOfRecord.ts). Pure.
  */
 import type { AgentEvent, ConfirmParams, ToolApproval, ToolMarker, ToolResult } from "../protocol";
-import { formatTokens } from "./format";
+import { formatSeconds, formatTokens } from "./format";
 
 export interface ToolCard {
   toolUseId: string;
@@ -212,7 +212,7 @@ export function applyEvent(t: Transcript, ev: AgentEvent): void {
     }
     case "retry":
       if (ev.discardPartial) dropStreamingReply(t);
-      appendNote(t, ev.turnId, `Retrying (attempt ${ev.attempt}) in ${ev.delaySeconds}s: ${ev.reason}`, "warn");
+      appendNote(t, ev.turnId, `Retrying (attempt ${ev.attempt}) in ${formatSeconds(ev.delaySeconds)}: ${ev.reason}`, "warn");
       return;
     case "toolsChanged": {
       const changed = [...ev.added.map((n) => `+${n}`), ...ev.removed.map((n) => `−${n}`)].join(" ") || "definitions";

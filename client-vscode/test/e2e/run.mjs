@@ -47,8 +47,8 @@ const fakeMode = process.env.AGENTLS_E2E_FAKE === "1";
 const shots = path.join(repo, "test-output", "e2e", fakeMode ? "stand-in-server" : "agentls");
 const requireServer = process.env.AGENTLS_E2E_REQUIRE_SERVER === "1";
 const keep = process.env.AGENTLS_E2E_KEEP === "1";
-// AGENTLS_E2E_ONLY=models (or =cache): after 01–02, only the steps of steps-models.mjs (or steps-cache.mjs),
-// to iterate on them
+// AGENTLS_E2E_ONLY=models (or =cache, =sessions): after 01–02, only the steps of steps-models.mjs
+// (or steps-cache.mjs, steps-sessions.mjs), to iterate on them
 const only = process.env.AGENTLS_E2E_ONLY;
 // AGENTLS_E2E_FAKE=1: a stand-in server (test/e2e/fake_server.py) instead of agentls
 const fake = process.env.AGENTLS_E2E_FAKE === "1";
@@ -368,6 +368,11 @@ async function main() {
   if (only === "cache" && !fake) {
     await cacheSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail });
     log("all steps passed (AGENTLS_E2E_ONLY=cache)");
+    return;
+  }
+  if (only === "sessions" && !fake) {
+    await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
+    log("all steps passed (AGENTLS_E2E_ONLY=sessions)");
     return;
   }
 

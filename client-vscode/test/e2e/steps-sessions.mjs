@@ -9,6 +9,8 @@
 //   17c a model picked in demo mode: the panel says why the demo answers; a notification offers Set API Key
 //   18 the model picker: choosing claude-haiku-4-5 makes the next request use it, as recorded
 //      by a scripted mock API (editor_mock_api.py) at the endpoint
+//   17d–17g (issue 33) the resumed chat survives a window reload (the panel shows it, the next prompt is
+//      stored in it, Restore works there); Restore over the user's own change: Enter keeps it
 //   19 agentls.pythonPath = /nonexistent/bin/python → the error names that path
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -130,6 +132,63 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   await chat.locator(".compaction-divider").last().scrollIntoViewIfNeeded();
   await shot(page, "17b-resumed-compacted-chat");
   log(`resumed the compacted conversation whole: ${order.join(" ")}`);
+
+  // 17d (issue 33.1): the chat resumed from the history, nothing sent in it yet, survives a window
+  //     reload: the panel shows it, and the next prompt is stored in it (History: one more turn there,
+  //     the second chat, the last one with activity before, keeps its one turn)
+  const turnsOf = (row) => Number(/(\d+) turns?/.exec(row)?.[1]);
+  const oldTurns = turnsOf(full[1]);
+  await page.reload();
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  // the chat view comes back open by itself (its commands register once the extension is active)
+  await waitFor(async () => (await chat.locator(".msg.user", { hasText: "edit README.md" }).count()) > 0, 90_000, "the resumed chat after the reload");
+  await chat.locator("#input").waitFor({ timeout: 30_000 });
+  if ((await chat.locator(".msg.user", { hasText: "hello from the second chat" }).count()) !== 0) fail("after the reload the panel shows the other chat");
+  await shot(page, "17d-resumed-chat-after-reload");
+  await (await send("after the reload, in the resumed chat"))();
+  await palette(page, "Agent: Show Chat History");
+  await page.locator(".quick-input-widget .quick-input-title", { hasText: "Chat History" }).waitFor({ timeout: 15_000 });
+  await waitFor(async () => (await rows.count()) >= 2, 15_000, "the history after the reload");
+  const after = (await rows.allInnerTexts()).map((r) => r.replace(/\s+/g, " ").trim());
+  const resumedRow = after.find((r) => r.startsWith(oldTitle)) ?? "";
+  const secondRow = after.find((r) => /hello from the second chat/.test(r)) ?? "";
+  log(`history after the reload and a prompt: ${JSON.stringify(after.map((r) => r.slice(0, 90)))}`);
+  if (turnsOf(resumedRow) !== oldTurns + 1) fail(`the prompt after the reload is not stored in the resumed chat: ${resumedRow} (was ${oldTurns} turns)`);
+  if (turnsOf(secondRow) !== 1) fail(`the prompt after the reload went to the other chat: ${secondRow}`);
+  await shot(page, "17e-history-after-reload");
+  await page.keyboard.press("Escape");
+  log(`after a reload the resumed chat goes on: ${oldTurns} → ${oldTurns + 1} turns there, the other chat keeps 1`);
+
+  // 17f (issue 33.5): Restore ▸ code over the user's own change to README.md: the question's first,
+  //     active choice is Cancel, so Enter keeps the user's text (and no modal covers the preview)
+  const readme = path.join(workspace, "README.md");
+  const mine = readFileSync(readme, "utf8") + "a line the user wrote after the agent\n";
+  writeFileSync(readme, mine);
+  const editPrompt = chat.locator(".msg.user", { hasText: "edit README.md" }).last();
+  await editPrompt.locator(".restore-toggle").click();
+  await editPrompt.locator(".restore-menu button", { hasText: /^Restore code$/ }).click();
+  const ask = page.locator(".quick-input-widget", { hasText: "Restore the files to before" });
+  await ask.waitFor({ state: "visible", timeout: 30_000 });
+  const restoreButtons = (await ask.locator(".monaco-list-row .label-name").allInnerTexts()).map((b) => b.trim()).filter(Boolean);
+  if ((await dialog.count()) && (await dialog.isVisible())) fail("a modal covers the restore preview");
+  await shot(page, "17f-restore-over-user-edit");
+  await page.keyboard.press("Enter");
+  await ask.waitFor({ state: "hidden", timeout: 15_000 });
+  await page.waitForTimeout(1000); // a restore, had Enter chosen it, would have written by now
+  if (readFileSync(readme, "utf8") !== mine) fail("Enter in the restore question overwrote the user's change");
+  log(`restore over the user's change: buttons ${JSON.stringify(restoreButtons)}; Enter cancelled, README.md kept`);
+
+  // 17g (issue 33.1): Restore works in the chat resumed before the reload (its checkpoints are this session's)
+  const usersNow = await chat.locator(".msg.user").count();
+  const latest = chat.locator(".msg.user", { hasText: "after the reload, in the resumed chat" }).last();
+  await latest.locator(".restore-toggle").click();
+  await latest.locator(".restore-menu button", { hasText: /^Restore conversation$/ }).click();
+  await dialog.waitFor({ timeout: 30_000 });
+  await dialog.locator("a.monaco-button, button", { hasText: /^Restore$/ }).first().click();
+  await waitFor(async () => (await chat.locator(".msg.user").count()) === usersNow - 1, 30_000, "the restored message to leave the transcript");
+  if ((await chat.locator(".msg.notice", { hasText: "Restore failed" }).count()) !== 0) fail("the restore failed after the reload");
+  await shot(page, "17g-restore-after-reload");
+  log("Restore ▸ conversation works in the chat resumed before the reload");
 
   // 17c: a model picked while the demo model answers: the panel says why the demo still answers,
   //      and a notification offers Set API Key (the choice is kept for when a key is set)

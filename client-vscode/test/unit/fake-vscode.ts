@@ -88,7 +88,9 @@ export const __fake = {
   extensions: {} as Record<string, any>,
   messages: [] as { level: string; message: string; options?: any; items: string[] }[],
   nextChoice: undefined as string | undefined,
+  picks: [] as { items: any[]; options?: any }[],
   reset() {
+    this.picks = [];
     this.statusItems = [];
     this.config = {};
     this.extensions = {};
@@ -130,6 +132,11 @@ export const window = {
     return item;
   },
   showWarningMessage: message("warning"),
+  // the scripted choice by label; none (Enter on the first item is the caller's default, Escape) when unset
+  showQuickPick: (items: any[], options?: any) => {
+    __fake.picks.push({ items, options });
+    return Promise.resolve(items.find((i) => i.label === __fake.nextChoice));
+  },
   showInformationMessage: message("info"),
   showErrorMessage: message("error"),
   tabGroups: { all: [] as any[], close: async () => true },

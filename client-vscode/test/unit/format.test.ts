@@ -9,6 +9,7 @@ import {
   costLine,
   costMarkdown,
   formatChars,
+  formatSeconds,
   formatTokens,
   formatUsage,
   formatUsd,
@@ -17,6 +18,7 @@ import {
   statusText,
   statusTooltip,
 } from "../../src/shared/format";
+import { applyMessage, emptyTranscript } from "../../src/shared/transcript";
 
 const usage: ContextUsage = {
   model: "claude-sonnet-5-5",
@@ -208,4 +210,19 @@ test("the status bar warns within ten points of auto-compaction, and not when it
 test("Show Context lists the instruction files as their own category", () => {
   const table = categoriesTable({ system: 1000, tools: 2000, instructions: 350, user: 10, assistant: 20, toolResults: 30 });
   assert.match(table, /\| Instructions \(AGENTS\.md…\) \| 350 \|/);
+});
+
+test("issue 33.7: retry waits read as seconds, not raw floats", () => {
+  assert.equal(formatSeconds(0.9961943065520347), "1 s");
+  assert.equal(formatSeconds(0.45), "0.5 s");
+  assert.equal(formatSeconds(2.25), "2.3 s");
+  assert.equal(formatSeconds(12.4), "12 s");
+  assert.equal(formatSeconds(125), "2 min 5 s");
+  assert.equal(formatSeconds(Number.NaN), "a moment");
+  const t = emptyTranscript();
+  applyMessage(t, { type: "userMessage", text: "hi", attachments: [] });
+  applyMessage(t, { type: "turnStarted" });
+  applyMessage(t, { type: "event", event: { turnId: "t", kind: "retry", attempt: 2, delaySeconds: 0.9961943065520347, reason: "overloaded", discardPartial: false } });
+  const reply = t.items[1];
+  assert.ok(reply.role === "assistant" && reply.blocks.some((b) => b.kind === "note" && b.text === "Retrying (attempt 2) in 1 s: overloaded"));
 });

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ContextResult } from "../../src/protocol";
-import { LiveContext } from "../../src/shared/liveContext";
+import { changesContext, LiveContext } from "../../src/shared/liveContext";
 
 const result = (used: number): ContextResult => ({
   model: "m",
@@ -64,4 +64,11 @@ test("after a reload the restored tab renders on demand, and says so while the s
     throw new Error("server starting");
   }, () => undefined);
   assert.match(await live.render(), /Unavailable: server starting[\s\S]*refreshes by itself/);
+});
+
+test("issue 33.6: an instruction or tool change re-renders it in the turn that announces it", () => {
+  const base = { turnId: "t", changes: 1, added: [], removed: [] };
+  assert.ok(changesContext({ ...base, kind: "instructionsChanged", changed: ["AGENTS.md"], delivery: "appended" }));
+  assert.ok(changesContext({ ...base, kind: "toolsChanged" }));
+  assert.ok(!changesContext({ turnId: "t", kind: "textDelta", text: "x" }));
 });

@@ -13,7 +13,7 @@ import type { CheckpointDiffResult, CheckpointInfo, ConfirmParams, ConfirmResult
 import { OVERWRITE_BUTTON, RESTORE_BUTTON } from "../../src/shared/checkpoints";
 import { scriptedChat } from "./scriptedChat";
 
-const fake = (vscode as unknown as { __fake: { reset(): void; nextChoice?: string; messages: { message: string }[] } }).__fake;
+const fake = (vscode as unknown as { __fake: { reset(): void; nextChoice?: string; messages: { message: string; items: unknown[] }[]; picks: { items: { label: string }[]; options?: { title?: string } }[] } }).__fake;
 
 const DIFF: CheckpointDiffResult = {
   checkpoint: "turn-1",
@@ -48,7 +48,7 @@ test("the conflicts agreed to in the restore modal go with the rewind; its resul
   const s = setup(async () => ({ checkpoint: "turn-1", undo: "u", restored: ["mine.txt", "agent.txt"], conflicts: ["mine.txt"], skipped: [], conversation: true, cancelled: false, transcript: TRANSCRIPT, todos: TODOS, checkpoints: CHECKPOINTS }));
   fake.nextChoice = OVERWRITE_BUTTON;
   assert.equal(await s.checkpoints.restore("turn-1", "both", "make it so"), true);
-  assert.match(fake.messages[0].message, /Restore the files and the conversation/);
+  assert.match(fake.picks[0].options?.title ?? "", /Restore the files and the conversation/); // the user's changes at stake: a pick, Cancel first
   const [, params] = s.calls.find(([m]) => m === "agent/rewind")!;
   assert.deepEqual(params, { checkpoint: "turn-1", restore: "both", overwrite: ["mine.txt"] });
   assert.deepEqual(s.calls.map(([m]) => m), ["agent/checkpointDiff", "agent/rewind"], "no agent/todos, no agent/checkpoints");
@@ -92,4 +92,21 @@ test("a rewind confirm the server still sends is asked, never answered by the cl
   assert.equal(asked.length, 1);
   assert.match(asked[0], /overwrite files changed outside the agent/);
   assert.match(s.posted.filter((m) => m.type === "notice").map((m) => (m as { markdown: string }).markdown).join("\n"), /Restore cancelled/);
+});
+
+test("issue 33.5: over the user's own changes Cancel is the first, active choice (Enter keeps them); without them Restore is the default", async () => {
+  const s = setup(async () => ({ checkpoint: "turn-1", undo: null, restored: [], conflicts: [], skipped: [], conversation: false, cancelled: false, todos: [], checkpoints: [] }));
+  assert.equal(await s.checkpoints.restore("turn-1", "code", "make it so"), false); // Enter on the active item, or Escape
+  assert.deepEqual(fake.picks[0].items.map((i) => i.label), ["Cancel", OVERWRITE_BUTTON], "Cancel first: what Enter picks");
+  assert.match(fake.picks[0].options?.title ?? "", /Restore the files to before/);
+  assert.equal(fake.messages.length, 0, "no modal over the preview");
+  assert.ok(!s.calls.some(([m]) => m === "agent/rewind"), "nothing restored");
+  fake.nextChoice = OVERWRITE_BUTTON; // chosen on purpose
+  assert.equal(await s.checkpoints.restore("turn-1", "code", "make it so"), true);
+
+  const plain = scriptedChat({ "agent/checkpointDiff": async () => ({ ...DIFF, files: [DIFF.files[1]] }), "agent/rewind": async () => ({ checkpoint: "turn-1", undo: null, restored: ["agent.txt"], conflicts: [], skipped: [], conversation: false, cancelled: false, todos: [], checkpoints: [] }) });
+  fake.reset();
+  fake.nextChoice = RESTORE_BUTTON;
+  assert.equal(await plain.checkpoints.restore("turn-1", "code", "make it so"), true);
+  assert.deepEqual(fake.messages[0].items, [RESTORE_BUTTON], "nothing of the user's is lost: the modal, Restore its default");
 });

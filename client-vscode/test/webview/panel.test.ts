@@ -207,3 +207,44 @@ test("a resumed conversation shows its transcript of record, and each card fetch
   assert.deepEqual((await posted(page)).filter((m) => m.type === "toolResult"), [{ type: "toolResult", toolUseId: "toolu_demo_001_0" }]);
   assert.equal(await page.locator(".tool-output", { hasText: "FIRST CONVERSATION" }).count(), 0);
 });
+
+test("issue 33.4: a resumed transcript shows what happened to it: rewound turns grey, badges on cards, restore notes", async () => {
+  const card = (id: string, marker: "cleared" | "snipped" | "") => ({
+    id, name: "read_file", summary: `Read ${id}`, isError: false, resultChars: 99, marker, input: {}, diff: "", approval: "" as const, reason: "", done: true,
+  });
+  const entries: TranscriptEntry[] = [
+    { kind: "message", role: "user", text: "edit notes", tools: [], turnId: "t1", checkpoint: "t1", attachments: [] },
+    { kind: "message", role: "assistant", text: "Edited.", tools: [card("c1", "cleared")], turnId: "t1" },
+    { kind: "message", role: "user", text: "read again", tools: [], turnId: "t2", checkpoint: "t2", attachments: [] },
+    { kind: "message", role: "assistant", text: "Read.", tools: [card("c2", "snipped")], turnId: "t2" },
+    { kind: "note", role: "system", text: "Restored `notes.md`.", tools: [], turnId: "", level: "info" },
+  ];
+  const t = fromSession(entries);
+  T.markRewound(t, new Set(["t1"]));
+  await host(page, { type: "init", items: t.items, busy: false, server: { phase: "running" }, modelLabel: "" });
+  assert.equal(await page.locator(".msg.assistant.rewound").count(), 1, "the restored turn is grey");
+  assert.match((await page.locator(".msg.assistant.rewound").textContent()) ?? "", /Edited\./);
+  assert.equal(await page.textContent(".msg.assistant.rewound .tool-card .badge.marker-cleared"), "cleared");
+  assert.equal(await page.textContent(".msg.assistant:not(.rewound) .tool-card .badge.marker-snipped"), "snipped");
+  assert.match((await page.locator(".msg.notice").last().textContent()) ?? "", /Restored notes\.md\./);
+});
+
+test("issue 33.7: a retry reads as seconds, not a raw float", async () => {
+  await host(page, { type: "userMessage", text: "hello", attachments: [] }, { type: "turnStarted" });
+  await host(page, { type: "event", event: { turnId: "t9", kind: "retry", attempt: 2, delaySeconds: 0.9961943065520347, reason: "overloaded", discardPartial: false } });
+  const text = (await page.locator(".msg.assistant").last().textContent()) ?? "";
+  assert.match(text, /Retrying \(attempt 2\) in 1 s: overloaded/);
+  assert.doesNotMatch(text, /0\.996/);
+});
+
+test("issue 33.7: a failed turn has a Retry that sends its prompt again", async () => {
+  await host(page, { type: "userMessage", text: "are you back?", attachments: [] }, { type: "turnStarted" });
+  await host(page, { type: "event", event: { turnId: "t8", kind: "textDelta", text: "Partly answered" } });
+  await host(page, { type: "turnEnded", outcome: "error", message: "model API at 127.0.0.1 connection failed" });
+  const failed = page.locator(".msg.assistant.error").last();
+  assert.match((await failed.textContent()) ?? "", /Partly answered/, "the streamed text stays");
+  await clearPosted(page);
+  await failed.locator("button.retry").click();
+  assert.deepEqual((await posted(page)).filter((m) => m.type === "send"), [{ type: "send", text: "are you back?" }]);
+  assert.equal(await page.locator(".msg.assistant.done button.retry").count(), 0, "only failed turns offer it");
+});

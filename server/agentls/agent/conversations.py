@@ -260,6 +260,8 @@ class Conversations:
             except CheckpointError as error:
                 raise ConversationError(str(error)) from None
             transcript = await agent.transcript() if result.conversation else None
+            if result.restored:  # after the transcript returned: the front end tells this one its own way
+                agent.note("info", "Restored " + ", ".join(f"`{path}`" for path in result.restored) + ".")
             return Rewound(result, transcript, agent.todos(), await self.checkpoints())
 
     def _confirmer(self, checkpoint_id: str, ask: Ask | None,

@@ -2,7 +2,7 @@
 
 One turn runs at a time. Cancelling it at any point leaves a valid history:
 a tool call cut short gets a tool_result saying so, a model call cut short
-leaves the history ending with the user's message (the next prompt joins it).
+leaves its partial reply marked as interrupted (the next prompt is its own message).
 
 `Agent` is the façade the front ends and agent/runtime.py call; the work is done
 by its collaborators in agent/turn/ (the turn's steps, tool calls, the prompt
@@ -299,6 +299,10 @@ class Agent:
         with self._claim.exclusive("session switch"):
             self.clear(session)
             self._restorer.restore(session)
+
+    def note(self, level: str, text: str) -> None:
+        """A note into the transcript of record outside a turn (a restore's outcome): a resumed panel shows it."""
+        self._recording.note(level, text)
 
     def require_checkpoints(self) -> Checkpoints:
         return self._rewinder.checkpoints()

@@ -130,6 +130,11 @@ def tool_record(turn_id: str, tool: TranscriptTool) -> dict[str, Any]:
             "diff": tool.diff, "approval": tool.approval, "reason": tool.reason, "done": tool.done}
 
 
+def marker_record(turn_id: str, tool_use_ids: list[str], marker: str) -> dict[str, Any]:
+    """Earlier tool results changed form (cleared, snipped…): their cards keep the badge after a resume."""
+    return {"entry": "marker", "turn": turn_id, "ids": list(tool_use_ids), "marker": marker}
+
+
 def compaction_record(turn_id: str, mark: CompactionMark) -> dict[str, Any]:
     return {"entry": "compaction", "turn": turn_id, "tokens_before": mark.tokens_before,
             "tokens_after": mark.tokens_after, "reason": mark.reason, "summary": mark.summary}
@@ -202,6 +207,12 @@ class TranscriptBuilder:
             mark = CompactionMark(_int(body, "tokens_before"), _int(body, "tokens_after"),
                                   _text(body, "reason") or "auto", _text(body, "summary"))
             self.entries.append(TranscriptEntry("system", "", kind="compaction", turn_id=turn, compaction=mark))
+        elif kind == "marker":
+            marker = _text(body, "marker")
+            for tool_use_id in body.get("ids") or []:
+                card = self.tool(str(tool_use_id))
+                if card is not None and marker:
+                    card.marker = marker
         elif kind == "note":
             level = _text(body, "level")
             self.entries.append(TranscriptEntry("system", _text(body, "text"), kind="note", turn_id=turn,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .images import is_placeholder
+from .placeholders import is_changed_note
 
 PREFIX = "Attached "
 _HEADER = re.compile(r"^Attached (.+?)(?: \(lines (\d+)-(\d+)\))?:\n")
@@ -57,4 +58,5 @@ def parse_attachment(block: dict[str, Any]) -> Attachment | None:
 def typed_text(blocks: list[dict[str, Any]], separator: str = "\n\n") -> str:
     """What the user typed: the text blocks that are not attachments (nor stand-ins for images let go)."""
     return separator.join(b.get("text", "") for b in blocks
-                          if b.get("type") == "text" and not is_attachment(b) and not is_placeholder(b))
+                          if b.get("type") == "text" and not is_attachment(b) and not is_placeholder(b)
+                          and not is_changed_note(b))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from .history import ToolRecord
 
@@ -41,6 +42,30 @@ def snipped(record: ToolRecord, ref: str) -> str:
 
 def cleared_input_value(chars: int, ref: str) -> str:
     return f"[cleared to save context: {chars:,} chars; full input: {reread_hint(ref)}]"
+
+
+# Told with a prompt: files the model read earlier that changed since (agent/read_ledger.py).
+CHANGED_MARK = "[changed on disk since you read them:"
+
+
+def changed_files_note(paths: list[str]) -> str:
+    names = ", ".join(paths)
+    return (f"{CHANGED_MARK} {names}. What you read of them earlier is out of date: read them again "
+            "before relying on their content.]")
+
+
+def is_changed_note(block: dict[str, Any]) -> bool:
+    return block.get("type") == "text" and str(block.get("text", "")).startswith(CHANGED_MARK)
+
+
+# How every stand-in for rewritten content starts (or, for a cut, what it holds): never the content itself.
+STAND_IN_STARTS = ("[old result cleared", "[stale result", "[cleared to save context", "[earlier reasoning cleared")
+STAND_IN_CUT = "chars cut here; full text:"
+
+
+def is_stand_in(text: str) -> bool:
+    """A tool result's text that is (or holds) a placeholder rather than the whole content."""
+    return text.lstrip().startswith(STAND_IN_STARTS) or STAND_IN_CUT in text
 
 
 PLACEHOLDER_TOKENS = 25  # what a placeholder costs, for planning

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..context.attachments import parse_attachment, typed_text
 from ..context.images import ImageAttachment, image_of_block, is_image
+from .memory import out_of_date
 from ..mock_api.script import Reply, Text, Thinking, ToolUse
 
 DEMO_LABEL = "[demo model — offline, no API key]"
@@ -126,6 +127,10 @@ def _search_pattern(text: str) -> str | None:
 
 # ---------------------------------------------------------------- answering
 
+def _count(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def _fence(body: str, language: str = "") -> str:
     # A fence longer than any backtick run inside keeps the block intact.
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
@@ -152,15 +157,17 @@ def _describe_result(tool: dict, result: dict) -> str:
     if name == "read_file":
         path = str(args.get("path", "?"))
         more = f" It starts with:\n\n{_fence(preview, _language(path))}" if lines else " It is empty."
-        return f"**{path}** has {len(lines)} lines.{more}"
+        return f"**{path}** has {_count(len(lines), 'line')}.{more}"
     if name == "list_files":
-        return f"`{args.get('path', '.')}` has {len(lines)} entries:\n\n{_fence(preview)}"
+        return f"`{args.get('path', '.')}` has {_count(len(lines), 'entry', 'entries')}:\n\n{_fence(preview)}"
     if name == "grep_search":
         pattern = args.get("pattern", "")
         if not lines:
             return f"No matches for `{pattern}`."
-        return f"Found {len(lines)} matching lines for `{pattern}`:\n\n{_fence(preview)}"
-    return f"`{name}` returned {len(lines)} lines:\n\n{_fence(preview)}" if lines else f"`{name}` returned nothing."
+        return f"Found {_count(len(lines), 'matching line')} for `{pattern}`:\n\n{_fence(preview)}"
+    if not lines:
+        return f"`{name}` returned nothing."
+    return f"`{name}` returned {_count(len(lines), 'line')}:\n\n{_fence(preview)}"
 
 
 def _summary_reply(sections: list[str], thinking: bool) -> Reply:
@@ -343,7 +350,7 @@ def _describe_attachment(path: str, text: str) -> str:
     lines = text.splitlines()
     preview = "\n".join(lines[:_PREVIEW_LINES])
     more = f" It starts with:\n\n{_fence(preview, _language(path))}" if lines else " It is empty."
-    return f"**{path}** (attached) has {len(lines)} lines.{more}"
+    return f"**{path}** (attached) has {_count(len(lines), 'line')}.{more}"
 
 
 def _describe_images(images: list[ImageAttachment]) -> str:
@@ -360,11 +367,13 @@ def _read_rule(text: str, chat: _Conversation) -> Reply | None:
     attached = chat.attached
     read_before = {_normalise(str((u.get("input") or {}).get("path", ""))): u
                    for u in chat.uses_by_id.values() if u.get("name") == "read_file"}
-    unread = [p for p in paths if p not in read_before and p not in attached]
+    results = _results_by_id(chat.messages)
+    # Read (again) what was never read, what only a placeholder stands for now, and what changed since.
+    unread = [p for p in paths if p not in attached and
+              (p not in read_before or out_of_date(p, read_before[p], results, chat.messages))]
     if unread:
         names = ", ".join(f"`{p}`" for p in unread)
         return chat.call([("read_file", {"path": p}) for p in unread], f"Reading {names}.")
-    results = _results_by_id(chat.messages)
     sections = [_describe_attachment(p, attached[p]) if p in attached else
                 f"I read `{p}` earlier in this conversation. "
                 + _describe_result(read_before[p], results.get(read_before[p].get("id"), {})) for p in paths]

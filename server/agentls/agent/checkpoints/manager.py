@@ -157,6 +157,20 @@ class Checkpoints:
                 return checkpoints, checkpoint
         raise CheckpointError(f"no checkpoint {excerpt(checkpoint_id)} in this session")
 
+    async def _undo_label(self, target: Checkpoint) -> str:
+        """The name of a rewind's own checkpoint. Rewinding to a rewind's checkpoint undoes that restore:
+        named after the prompt the restore went back to, never nested ("before rewinding to “before…”")."""
+        if target.kind != "rewind":
+            return f"before rewinding to “{target.prompt}”"
+        origin, seen = target, {target.id}
+        while origin.kind == "rewind" and origin.target is not None and origin.target not in seen:
+            seen.add(origin.target)
+            try:
+                _, origin = await self.find(origin.target)
+            except CheckpointError:
+                break
+        return f"Undo restore of “{origin.prompt}”" if origin.kind != "rewind" else origin.prompt
+
     async def plan(self, checkpoint_id: str) -> RewindPlan:
         checkpoints, _ = await self.find(checkpoint_id)
         now = await self.snapshot()
@@ -211,7 +225,7 @@ class Checkpoints:
             if not puts:
                 return RewindResult(target.id, None, [], conflicts, cannot, False)
             undo = Checkpoint(f"rewind-{target.id}-{len(await self.all())}",
-                              undo_prompt or f"before rewinding to “{target.prompt}”",
+                              undo_prompt or await self._undo_label(target),
                               time.time(), self.session.position, kind="rewind", target=target.id, pending=True)
             undo.files = [FileChange(item.path, item.current, item.target, item.current_mode, item.target_mode)
                           for item, _ in puts

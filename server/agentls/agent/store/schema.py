@@ -41,6 +41,9 @@ TABLES: dict[str, tuple[tuple[str, ...], str]] = {
     # for storing a text once (re-reading a context:// ref must not store it again; refs.py).
     "ref_index": (("session TEXT NOT NULL", "ref TEXT NOT NULL", "digest TEXT", "bytes INTEGER NOT NULL"),
                   "PRIMARY KEY (session, ref)"),
+    # The conversation last opened in a workspace (resumed, started, forked, or the one a start chose): a
+    # restart opens it again, so a chat resumed from the history without a new prompt is the one that goes on.
+    "opened": (("workspace TEXT PRIMARY KEY", "session TEXT NOT NULL", "at REAL NOT NULL"), ""),
 }
 INDEXES = ("CREATE INDEX IF NOT EXISTS sessions_of_workspace ON sessions (workspace, updated)",
            "CREATE INDEX IF NOT EXISTS ref_index_by_digest ON ref_index (session, digest)")

@@ -65,18 +65,28 @@ class SessionStore:
                 claimed = claim(session_id, connection, now)
                 if claimed is None:
                     raise StoreError(f"session {excerpt(session_id)} is open in another window")
-                return Session(self.db, session_id, *claimed, workspace=key, owns_db=False)
+                return self._opened(connection, session_id, claimed, key, now)
             if not new:
-                for (candidate,) in connection.execute(
-                        "SELECT id FROM sessions WHERE workspace = ? ORDER BY updated DESC, created DESC",
-                        (key,)).fetchall():
+                for candidate in _candidates(connection, key):
                     claimed = claim(candidate, connection, now)
                     if claimed is not None:
-                        return Session(self.db, candidate, *claimed, workspace=key, owns_db=False)
+                        return self._opened(connection, candidate, claimed, key, now)
             fresh = self.create_row(connection, key, now) if new else new_session_id()  # else: created on first write
             claimed = claim(fresh, connection, now)
             assert claimed is not None  # a new random id has no lease, and the transaction keeps others out
-            return Session(self.db, fresh, *claimed, workspace=key, owns_db=False)
+            return self._opened(connection, fresh, claimed, key, now)
+
+    def _opened(self, connection, session_id: str, claimed: tuple[str, int], key: str, now: float) -> Session:
+        """The session this workspace has open now: remembered, so that a restart opens it again."""
+        connection.execute("INSERT INTO opened (workspace, session, at) VALUES (?, ?, ?) "
+                           "ON CONFLICT (workspace) DO UPDATE SET session = excluded.session, at = excluded.at",
+                           (key, session_id, now))
+        return Session(self.db, session_id, *claimed, workspace=key, owns_db=False)
+
+    def last_opened(self, root: Path) -> str | None:
+        """The session the workspace had open last (None: none remembered)."""
+        rows = self.db.read("SELECT session FROM opened WHERE workspace = ?", (workspace_key(root),))
+        return rows[0][0] if rows else None
 
     @staticmethod
     def create_row(connection, key: str, now: float, session_id: str | None = None, title: str = "") -> str:
@@ -137,9 +147,19 @@ class SessionStore:
             if is_live(lease_of(connection, session_id), time.time()):
                 raise StoreError(f"session {excerpt(session_id)} is open; close it first")
             for table in ("records", "refs", "ref_index", "leases", "set_aside", "checkpoints", "rewound", "views",
-                          "view_messages"):
+                          "view_messages", "opened"):
                 connection.execute(f"DELETE FROM {table} WHERE session = ?", (session_id,))
             return connection.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+
+
+def _candidates(connection, key: str) -> list[str]:
+    """The sessions a start may open, in order: the one this workspace had open last (a chat resumed from
+    the history goes on after a reload even when nothing was sent in it), then the most recently updated."""
+    row = connection.execute("SELECT o.session FROM opened o JOIN sessions s ON s.id = o.session "
+                             "WHERE o.workspace = ? AND s.workspace = ?", (key, key)).fetchone()
+    recent = [candidate for (candidate,) in connection.execute(
+        "SELECT id FROM sessions WHERE workspace = ? ORDER BY updated DESC, created DESC", (key,)).fetchall()]
+    return ([row[0]] if row else []) + [candidate for candidate in recent if not row or candidate != row[0]]
 
 
 def _belongs(connection, session_id: str, key: str | None) -> bool:

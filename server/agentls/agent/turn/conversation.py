@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..cache_report import CacheLedger
+from ..read_ledger import ReadLedger
 from ..saved_view import SavedView
 from ..sent import SentLog
 from ..todos import TodoList
@@ -36,6 +37,7 @@ class Conversation:
         self.view = SavedView()  # the session's stored working view (what a restart resumes from)
         self.turn_id = ""  # the turn running now ("" outside one): transcript records name it
         self.cache = CacheLedger()  # each request's cache diagnosis and thinking transformations (/cost, /context)
+        self.reads = ReadLedger()  # the files the model saw, as it saw them: changed ones are named to it
 
     def start(self, engine: ContextEngine) -> None:
         """An empty conversation on this engine, before a new session's (or a cut one's) is read."""
@@ -44,6 +46,7 @@ class Conversation:
         self.record = TranscriptBuilder()
         self.client.costs.reset()
         self.cache.reset()
+        self.reads.forget()
 
     def save_view(self) -> None:
         if self.session is not None:

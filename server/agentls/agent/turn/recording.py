@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import events as ev
 from ..store import Session, StoreError
-from ..transcript import note_record, reply_record
+from ..transcript import marker_record, note_record, reply_record
 from .conversation import Conversation
 
 Emit = Callable[[ev.AgentEvent], Awaitable[None]]
@@ -52,6 +52,8 @@ class Recording:
                                   "the prompt cache is written again once.")
             elif isinstance(event, ev.ThinkingDropped):
                 self.note("warn", event.text)
+            elif isinstance(event, ev.LayerApplied) and event.marker:  # the cards' badges, as they were live
+                self.remember(marker_record(self.conversation.turn_id, list(event.tool_use_ids), event.marker))
             elif isinstance(event, ev.TextDelta):
                 self._streamed.append(event.text)
             elif isinstance(event, ev.RetryEvent) and event.discard_partial:
@@ -77,11 +79,25 @@ class Recording:
         self.remember(reply_record(self.conversation.turn_id, text,
                                    [b for b in content if b.get("type") == "tool_use"]))
 
-    def partial_shown(self) -> None:
-        """A reply cut short (stopped, failed): the text already streamed was seen."""
+    def partial_shown(self) -> str:
+        """A reply cut short (stopped, failed): the text already streamed was seen (returned)."""
         text, self._streamed = "".join(self._streamed).strip(), []
         if text:
             self.remember(reply_record(self.conversation.turn_id, text, []))
+        return text
+
+    def interrupted(self, partial: str, why: str) -> None:
+        """A model call that ended the turn unanswered (stopped, failed) is written down as such: the
+        partial reply, if any, then a marker saying why. The history no longer ends with the prompt, so
+        the next prompt is a message of its own (not joined to this one) and the model is told that
+        the turn before it was interrupted, instead of answering both prompts as one."""
+        marker = f"[interrupted: {why}; this reply is incomplete]" if partial else \
+            f"[interrupted: {why} before any reply]"
+        text = f"{partial}\n\n{marker}" if partial else marker
+        engine = self.conversation.engine
+        if engine.history.messages and engine.history.messages[-1].get("role") == "user":
+            engine.append({"role": "assistant", "content": [{"type": "text", "text": text}]})
+            self.log(engine.history.messages[-1])
 
     # -- the session's records ---------------------------------------------------
 

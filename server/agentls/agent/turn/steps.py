@@ -1,8 +1,9 @@
 """The turn: the user's message → prepare the request → call the model → run its tools → repeat.
 
 Cancelling at any point leaves a valid history: a tool call cut short gets a tool_result
-saying so (tool_calls.py), a model call cut short leaves the history ending with the
-user's message (the next prompt joins it). The turn's checkpoint is finished either way.
+saying so (tool_calls.py), a model call cut short leaves its partial reply and a marker
+saying it was interrupted (recording.interrupted): the next prompt is its own message.
+The turn's checkpoint is finished either way.
 """
 
 from __future__ import annotations
@@ -100,8 +101,12 @@ class TurnSteps:
     async def _steps(self, turn_id: str, prompt: str, attachments: list[Attachment | ImageAttachment], emit: Emit,
                      recorder: TurnRecorder | None) -> TurnResult:
         engine, recording = self.conversation.engine, self.recording
+        new_blocks = user_blocks(prompt, attachments)
+        note = await self.conversation.reads.changed_note(self.tool_calls.workspace)
+        if note:  # before the prompt: a message's last text is its prompt (its title, the demo's request)
+            new_blocks.insert(len(new_blocks) - 1, {"type": "text", "text": note})
         try:
-            blocks = engine.add_user_turn(user_blocks(prompt, attachments))
+            blocks = engine.add_user_turn(new_blocks)
         except ImageError as error:  # checked before the turn began; the tool list may have grown since
             raise AgentInputError(str(error)) from None
         # the prompt's transcript record first: a session's records start with one (transcript.entries_of)
@@ -212,15 +217,16 @@ class TurnSteps:
                                            previous_frontier=prepared.previous_frontier,
                                            context_management=prepared.context_management)
         except asyncio.CancelledError:
-            self.recording.partial_shown()
+            self.recording.interrupted(self.recording.partial_shown(), "the user stopped this turn")
             raise
         except ModelError as error:
-            self.recording.partial_shown()
+            partial = self.recording.partial_shown()
             # Refused for its size: cut the user texts further and try exactly once more.
             if may_repair and is_too_long(error.status, error.message) and engine.fit_user_texts(REPAIR_SHARE):
                 prepared = engine.prepare(self.clock(), allow_compaction=False)
                 conversation.sent.prepared(prepared.batch)
                 return await self._call_model(prepared, emit, lead, may_repair=False)
+            self.recording.interrupted(partial, "the request to the model failed")
             await emit(ev.ErrorEvent(str(error)))
             raise AgentError(str(error)) from error
         engine.record_usage(response.usage, self.clock(), estimate_at_call=raw_estimate, cache_ttl=ttl)

@@ -97,6 +97,8 @@ class ToolCalls:
                     output = await run_tool(name, tool_input, ctx)
                 # at most RESULT_CAP_BYTES of any result is kept (result_cap.py); a refusal's reason is told
                 outputs[use["id"]] = replace(output, text=approval.told(capped(output.text)))
+                if not output.is_error:
+                    await conversation.reads.saw(self.workspace, name, tool_input)
                 if recorder is not None:
                     await recorder.tool_done()
         except asyncio.CancelledError:
