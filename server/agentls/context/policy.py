@@ -129,7 +129,8 @@ def candidates(history: History, config: ContextConfig, estimate: int, *, idle: 
     after = (estimate - sum(r.saves for r in claimed.values())) / window
     taken = {key[0] for key in claimed if key[1] == "result"}
     _gather((r for r in plan_budget(history, config, after, exempt) if r.tool_use_id not in taken), claimed)
-    return list(claimed.values())
+    # a rewrite into something no smaller (a short result and a longer placeholder) breaks the cache for nothing
+    return [r for r in claimed.values() if r.saves > 0]
 
 
 def plan_batch(history: History, config: ContextConfig, estimate: int, *,

@@ -54,7 +54,8 @@ OVERRIDES: dict[type, dict[str, AttributeOverride]] = {
             "cache_read_input_tokens": override(rename="cacheReadTokens"), "cache_write_1h_tokens": _OMIT},
     CompactionResult: {"reason": _OMIT, "message": _OMIT},
     ToolResultView: {"rewritten_at": override(rename="rewrittenAt", unstruct_hook=_iso)},
-    Checkpoint: {"files": override(unstruct_hook=_changed_files), "seq": _OMIT, "target": _OMIT, "cut": _OMIT},
+    Checkpoint: {"files": override(unstruct_hook=_changed_files), "seq": _OMIT, "target": _OMIT, "cut": _OMIT,
+                 "pending": _OMIT},  # a rewind not yet done: recovery confirms or drops it, never listed as done
     RewindResult: {"cannot": override(rename="skipped")},
     ModelsView: {"offers": override(rename="models")},
     # its report's fields sit beside (ContextResult extends ContextUsage); `cache` only when there is one
