@@ -55,6 +55,7 @@ class AcpSession:
         self.stream = UpdateStream(client, offers, lambda: self.runtime.agent, self.workspace)
         self.policy = ApprovalPolicy(PermissionAsker(client, self.stream, lambda: self.settings.confirm_timeout))
         self.policy.configure(settings.approval_modes())
+        self.policy.on_approved = self.stream.approved
         shell = ClientTerminal(client, lambda: self.id or None, self.stream.terminal) if offers.terminal else None
         self.runtime = AgentRuntime(self.workspace, self.policy, session_root=Path(roots[0]),
                                     new_session=session_id is None, session_id=session_id, shell=shell,
@@ -168,7 +169,7 @@ class AcpSession:
             raise
         finally:
             self._task = None
-            await self.stream.end()
+            await self.stream.end(cancelled=task.cancelled())
         if task.cancelled():
             return "cancelled"
         error = task.exception()

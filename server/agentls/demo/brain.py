@@ -384,7 +384,9 @@ def demo_reply(body: dict) -> Reply:
 
     text = _typed_text(messages[chat.prompt_index]) if messages else ""
     fresh_results = [b for b in _blocks(last) if b.get("type") == "tool_result"]
-    if fresh_results:
+    # Results beside typed text are those of calls a cancel cut short, followed by the user's new prompt
+    # (one user message carries both): the prompt is what to answer.
+    if fresh_results and chat.prompt_index != len(messages) - 1:
         follow_up = _continue_edit(text, chat, fresh_results)
         if follow_up is not None:
             return follow_up
