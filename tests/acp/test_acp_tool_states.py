@@ -20,6 +20,11 @@ def _statuses(client: EditorClient, tool_call_id: str) -> list[str]:
             if u.session_update in ("tool_call", "tool_call_update") and u.tool_call_id == tool_call_id and u.status]
 
 
+def _said_since(client: EditorClient, start: int) -> str:
+    return "".join(u.content.text for _, u in client.updates[start:]
+                   if u.session_update == "agent_message_chunk" and isinstance(u.content, schema.TextContentBlock))
+
+
 async def test_an_edit_asks_with_its_diff_and_waits_pending_until_approved(tmp_path, mock_api, workspace):
     mock_api.script(Reply([ToolUse("edit_file", {"path": "notes.md", "old_text": "The answer is 42.",
                                                  "new_text": "The answer is 43."})]), Reply("Edited."))
@@ -97,13 +102,11 @@ async def test_with_the_demo_model_the_prompt_after_a_cancel_is_answered_as_itse
         before = len(client.updates)
         answer = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt("read notes.md")), 60)
         assert answer.stop_reason == "end_turn"
-        later = "".join(u.content.text for _, u in client.updates[before:]
-                        if u.session_update == "agent_message_chunk" and isinstance(u.content, schema.TextContentBlock))
+        later = _said_since(client, before)
         assert "notes.md" in later and "has 2 lines" in later, later
         assert "sleep 30" not in later
         before = len(client.updates)
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt("list the files")), 60)
-        listed = "".join(u.content.text for _, u in client.updates[before:]
-                         if u.session_update == "agent_message_chunk" and isinstance(u.content, schema.TextContentBlock))
+        listed = _said_since(client, before)
         assert "entries" in listed and "sleep 30" not in listed
 

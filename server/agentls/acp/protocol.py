@@ -407,7 +407,8 @@ def permission_title(request: ApprovalRequest) -> str:
     return f"{'Edit' if request.kind == 'edit' else 'Write'} {request.path}"
 
 
-def permission_tool_call(tool_use_id: str, request: ApprovalRequest, seen: ToolCallSeen | None) -> schema.ToolCallUpdate:
+def permission_tool_call(tool_use_id: str, request: ApprovalRequest,
+                         seen: ToolCallSeen | None) -> schema.ToolCallUpdate:
     """What is asked about: the tool call the stream announced (same id). A file change carries ACP's `diff`
     content (path, oldText, newText: clients build their review from it, e.g. CodeCompanion) and the file's
     location; a command carries the command line; an MCP call its input."""
