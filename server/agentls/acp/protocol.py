@@ -23,7 +23,7 @@ from acp import schema
 
 from ..agent.approval import ApprovalDecision, ApprovalRequest
 from ..agent.mcp.names import is_mcp_name
-from ..agent.sent import ToolResultView
+from ..agent.sent import COMPACTED, ToolResultView
 from ..agent.store.sessions import SessionInfo
 from ..context.attachments import Attachment
 from ..context.images import MEDIA_TYPES, ImageAttachment, image_attachment
@@ -319,7 +319,7 @@ def tool_call_end(seen: ToolCallSeen, view: ToolResultView | None, summary: str,
 def result_content(view: ToolResultView | None) -> list[ToolContent]:
     if view is None:
         return []
-    items: list[ToolContent] = [schema.ContentToolCallContent(type="content", content=text(view.text or "(empty)"))]
+    items: list[ToolContent] = [schema.ContentToolCallContent(type="content", content=text(_shown_result(view)))]
     if view.ref and view.original_chars > len(view.text):
         # The full result stays with the agent: the model can read_file this ref again.
         items.append(schema.ContentToolCallContent(type="content", content=schema.ResourceContentBlock(
@@ -327,6 +327,17 @@ def result_content(view: ToolResultView | None) -> list[ToolContent]:
             description=f"{view.original_chars} characters; the model saw {len(view.text)}"
                         + (f" ({view.marker})" if view.marker else ""))))
     return items
+
+
+def _shown_result(view: ToolResultView) -> str:
+    """The result as the model saw it; one a compaction summarised away (the model sees only the summary now)
+    as the stored original when the agent keeps it, else saying so — never "(empty)", which is what the
+    model is sent for a result that really was empty."""
+    if view.marker != COMPACTED:
+        return view.text or "(empty)"
+    if view.original:
+        return f"{view.original}\n[summarised by a compaction: the model now sees the summary]"
+    return "[summarised by a compaction: the model now sees the summary; the output is not kept]"
 
 
 def replayed_tool_call(seen: ToolCallSeen, view: ToolResultView | None, summary: str,

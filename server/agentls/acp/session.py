@@ -188,7 +188,8 @@ class AcpSession:
         agent = self.agent
         if name == "compact":
             result = await agent.compact(argument or None, self.stream)
-            await self.stream.note(commands.compaction_text(result))
+            if not result.compacted or self.stream.offers.compaction:  # else the stream's note gave the figures
+                await self.stream.note(commands.compaction_text(result))
         elif name == "cost":
             await self.stream.note(commands.cost_text(agent.cost(), agent.cache_report()))
         elif name == "context":

@@ -258,6 +258,7 @@ class UpdateStream:
         agent = self.agent()
         if agent is None:
             return
+        said = False  # the turn's replies so far had text: the next one's is led by a blank line, as live
         for n, entry in enumerate(await agent.transcript()):
             message_id = f"replay-{n}"
             if entry.kind == "compaction":
@@ -275,15 +276,17 @@ class UpdateStream:
                                                     else f"[{self.scrub(entry.text)}]\n", message_id))
                 continue
             if entry.role == "user":
+                said = False
                 for image in entry.images:  # before the text, as they were sent
                     await self.send(protocol.user_image(image, message_id))
                 if entry.text:
                     await self.send(protocol.user_text(entry.text, message_id))
                 continue
             if entry.text:
-                await self.send(protocol.agent_text(entry.text, message_id))
+                await self.send(protocol.agent_text(f"\n\n{entry.text}" if said else entry.text, message_id))
+                said = True
             for tool in entry.tools:
-                view = agent.tool_result(tool.id)
+                view = agent.tool_result(tool.id, with_original=True)  # summarised away: the stored original
                 seen = await self._seen(tool.id, tool.name, view.input if view is not None else {}, live=False)
                 await self.send(protocol.replayed_tool_call(seen, view, tool.summary, tool.is_error))
         await self.usage(force=True)
