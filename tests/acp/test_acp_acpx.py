@@ -57,13 +57,18 @@ class Acpx:
         return [str(self.binary), "--agent", self.agent, "--cwd", str(self.workspace), "--ttl", "1",
                 "--format", "json", "--approve-all", *args]
 
-    def run(self, *args: str) -> list[dict[str, Any]]:
+    def run(self, *args: str, fresh: bool = True) -> list[dict[str, Any]]:
+        """One acpx command; `fresh`: once the previous prompt's agent has exited (a process per prompt,
+        and no prompt sent to a queue owner whose --ttl is running out)."""
+        if fresh:
+            self.wait_until_the_agent_exits()
         done = subprocess.run(self.command(*args), env=self.env, capture_output=True, text=True, timeout=WAIT,
                               check=False)
         assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
         return messages(done.stdout)
 
     def start(self, *args: str) -> subprocess.Popen[str]:
+        self.wait_until_the_agent_exits()
         return subprocess.Popen(self.command(*args), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
 
@@ -73,11 +78,13 @@ class Acpx:
         return pid if isinstance(pid, int) else None
 
     def wait_until_the_agent_exits(self) -> None:
-        """acpx keeps the agent --ttl seconds after a prompt; the next prompt then starts a new one."""
+        """acpx keeps the agent --ttl seconds after a prompt, in its queue owner process (which holds
+        ~/.acpx/queues/*.lock); the next prompt then starts both again. A prompt sent while the owner is
+        still shutting down is refused by acpx itself ("Queue owner is shutting down"): wait for both."""
         pid = self.agent_pid()
         deadline = time.monotonic() + WAIT
-        while pid is not None and _alive(pid):
-            assert time.monotonic() < deadline, "acpx's agent process did not exit"
+        while (pid is not None and _alive(pid)) or any((self.home / ".acpx" / "queues").glob("*.lock")):
+            assert time.monotonic() < deadline, "acpx's queue owner or agent process did not exit"
             time.sleep(0.05)
 
 
@@ -130,8 +137,7 @@ def test_acpx_drives_a_prompt_a_permission_compact_and_cancel_across_agent_resta
     [read] = updates(first, "tool_call")
     assert read["status"] == "in_progress" and read["kind"] == "read"
 
-    # the agent exits; the next prompt starts it again and resumes the conversation
-    client.wait_until_the_agent_exits()
+    # the agent exited; the next prompt starts it again and resumes the conversation
     second = client.run("prompt", "fix the answer")
     assert {"session/resume", "session/load"} & set(methods(second))
     assert "what do the notes say?" in json.dumps(mock_api.message_bodies[2]["messages"])  # the conversation went on
@@ -155,7 +161,7 @@ def test_acpx_drives_a_prompt_a_permission_compact_and_cancel_across_agent_resta
     while not (pid_file.exists() and pid_file.read_text().strip()):
         assert turn.poll() is None and time.monotonic() < deadline, turn.stderr.read() if turn.stderr else ""
         time.sleep(0.05)
-    client.run("cancel")
+    client.run("cancel", fresh=False)  # to the running prompt's queue owner
     out, err = turn.communicate(timeout=WAIT)
     cut = messages(out)
     assert {"stopReason": "cancelled"} in [m.get("result") for m in cut], err[-3000:]
