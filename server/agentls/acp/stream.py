@@ -233,11 +233,14 @@ class UpdateStream:
             terminal = terminals.get(seen.tool_use_id)
             extra = [protocol.terminal_content(terminal)] if terminal else []
             view = agent.tool_result(seen.tool_use_id) if agent is not None else None
-            if view is not None and view.tool and view.text and view.text != CANCELLED:
-                # it finished before a later call of the same reply was cut: its own result
-                await self.send(protocol.tool_call_end(seen, view, "", view.is_error, extra))
-            else:
-                await self.send(protocol.tool_cut_short(seen, why, extra))
+            # a call that finished before a later call of the same reply was cut: its own result
+            finished = view is not None and view.tool and view.text and view.text != CANCELLED
+            try:
+                await self.send(protocol.tool_call_end(seen, view, "", view.is_error, extra) if finished and view
+                                else protocol.tool_cut_short(seen, why, extra))
+            except Exception as error:  # noqa: BLE001 - the client left (the session is closing): nobody to tell
+                log.debug("final tool_call_update for %s not sent: %s", seen.tool_use_id, error)
+                break
         if self._compaction is not None:
             compaction_id, self._compaction = self._compaction, None
             if self.offers.compaction:
