@@ -154,3 +154,22 @@ async def test_walks_skip_symlinks_leading_out(tmp_path: Path) -> None:
     assert listing.text.splitlines() == ["in_link", "own.txt"]
     found = await run_tool("grep_search", {"pattern": "SECRET"}, ctx)
     assert found.text == "own.txt:1: SECRET copy"  # in_link is the same file: searched once
+
+
+async def test_other_agent_clients_transcripts_are_left_out_unless_asked_for(root: Path) -> None:
+    """Issue 32: agent-shell keeps its transcripts in the workspace (.agent-shell/transcripts/); a search
+    matched the conversation about the code. Left out like .git, by a default a .ignore line changes."""
+    transcript = root / ".agent-shell" / "transcripts" / "2026-12-05-10-00-00.md"
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text("agent: I found the TODO in src/app.py\n")
+    ctx = _ctx(root)
+    found = await run_tool("grep_search", {"pattern": "TODO"}, ctx)
+    assert ".agent-shell/transcripts/2026-12-05-10-00-00.md" not in _paths(found.text)
+    listed = await run_tool("list_files", {}, ctx)
+    assert not any(line.startswith(".agent-shell") for line in listed.text.splitlines())
+    asked = await run_tool("list_files", {"path": ".agent-shell/transcripts"}, ctx)  # named: listed
+    assert asked.text.splitlines() == [".agent-shell/transcripts/2026-12-05-10-00-00.md"]
+
+    (root / ".ignore").write_text("!/.agent-shell/\n")  # the user wants them searched
+    again = await run_tool("grep_search", {"pattern": "TODO"}, _ctx(root))
+    assert ".agent-shell/transcripts/2026-12-05-10-00-00.md" in _paths(again.text)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+from collections.abc import Callable
 
 
 def run_acp(args: argparse.Namespace) -> int:
@@ -61,9 +62,36 @@ async def _serve() -> int:
 
     transport = await stdio_transport()
     agent = AcpAgent(after_answer=transport.after)
+    stopped = _stop_on_signals()
     try:
         # The SDK routes what AcpAgent defines and answers -32601 for the rest of its Agent protocol.
         await acp.run_agent(cast(acp.Agent, agent), transport)
+    except asyncio.CancelledError:
+        if not stopped():
+            raise
     finally:
-        await agent.aclose()
+        await agent.aclose()  # sessions closed: their leases released, so a restarted agent loads them at once
     return 0
+
+
+def _stop_on_signals() -> Callable[[], bool]:
+    """SIGTERM and SIGHUP (an editor stopping or restarting its agent) end the serving task, so the sessions
+    close as they do when stdin closes, rather than the process dying with their leases held. Whether it was
+    a signal that ended it."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    received: list[int] = []
+
+    def stop(signum: int) -> None:
+        received.append(signum)
+        if task is not None:
+            task.cancel()
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            loop.add_signal_handler(signum, stop, signum)
+        except (NotImplementedError, RuntimeError):  # Windows: the default (the process ends)
+            pass
+    return lambda: bool(received)

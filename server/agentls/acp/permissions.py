@@ -36,13 +36,13 @@ class PermissionAsker:
         self._asked = 0
 
     async def __call__(self, request: ApprovalRequest) -> ApprovalDecision:
-        tool_use_id, kind = self.stream.asking_for()
+        tool_use_id, seen = self.stream.asking_for(request.tool_use_id)
         if tool_use_id is None:  # not inside a tool call (should not happen): a call of its own
             self._asked += 1
             tool_use_id = f"approval-{self._asked}"
         try:
             response = await asyncio.wait_for(self.client.request_permission(
-                session_id=self.stream.session_id, tool_call=protocol.permission_tool_call(tool_use_id, request, kind),
+                session_id=self.stream.session_id, tool_call=protocol.permission_tool_call(tool_use_id, request, seen),
                 options=protocol.permission_options(request)), self.timeout())
         except asyncio.TimeoutError:
             await self.stream.note(f"No answer to “{protocol.permission_title(request)}” in time: refused.")
@@ -50,7 +50,4 @@ class PermissionAsker:
         except (RequestError, ConnectionError, ValidationError) as error:
             log.warning("session/request_permission failed (%s): refused", error)
             return ApprovalDecision(False)
-        answer = protocol.decision(response)
-        if answer.approved:
-            await self.stream.running(tool_use_id)
-        return answer
+        return protocol.decision(response)  # approved: the policy tells the stream (UpdateStream.approved)

@@ -11,6 +11,7 @@ is sent when is the business of session.py and stream.py.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -22,7 +23,7 @@ from acp import schema
 
 from ..agent.approval import ApprovalDecision, ApprovalRequest
 from ..agent.mcp.names import is_mcp_name
-from ..agent.sent import ToolResultView
+from ..agent.sent import COMPACTED, ToolResultView
 from ..agent.store.sessions import SessionInfo
 from ..context.attachments import Attachment
 from ..context.images import MEDIA_TYPES, ImageAttachment, image_attachment
@@ -45,6 +46,8 @@ AGENT_NAME = "agentls"
 # Tool kinds (ToolKind in the schema) help clients pick icons and group calls.
 TOOL_KINDS: dict[str, ToolKind] = {"read_file": "read", "edit_file": "edit", "write_file": "edit",
                                    "run_shell": "execute", "grep_search": "search", "list_files": "search"}
+# The tools that ask before they run (beside MCP tools): their calls start `pending`.
+ASKING_TOOLS = frozenset({"edit_file", "write_file", "run_shell"})
 # The model's stop reasons that have an ACP counterpart; anything else ends the turn normally.
 STOP_REASONS: dict[str, StopReason] = {"max_tokens": "max_tokens", "refusal": "refusal"}
 PLAN_STATUSES: dict[str, PlanStatus] = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
@@ -286,10 +289,18 @@ class ToolCallSeen:
         return [schema.FileEditToolCallContent(type="diff", path=str(self.path), old_text=old, new_text=new)]
 
 
+def may_ask(name: str) -> bool:
+    """Whether a call of this tool may wait for the user's approval before it runs."""
+    return name in ASKING_TOOLS or is_mcp_name(name)
+
+
 def tool_call_start(seen: ToolCallSeen, raw_input: dict[str, Any]) -> schema.ToolCallStart:
+    """A call that may ask is `pending` until it is approved (ACP tool-calls: "pending: hasn't started
+    running yet because the input is either streaming or we're awaiting approval"); the others run at once."""
     return schema.ToolCallStart(session_update="tool_call", tool_call_id=seen.tool_use_id, title=seen.title,
-                                kind=seen.kind, status="in_progress", locations=seen.locations(),
-                                content=seen.start_content() or None, raw_input=raw_input)
+                                kind=seen.kind, status="pending" if may_ask(seen.name) else "in_progress",
+                                locations=seen.locations(), content=seen.start_content() or None,
+                                raw_input=raw_input)
 
 
 def terminal_content(terminal_id: str) -> schema.TerminalToolCallContent:
@@ -308,7 +319,7 @@ def tool_call_end(seen: ToolCallSeen, view: ToolResultView | None, summary: str,
 def result_content(view: ToolResultView | None) -> list[ToolContent]:
     if view is None:
         return []
-    items: list[ToolContent] = [schema.ContentToolCallContent(type="content", content=text(view.text or "(empty)"))]
+    items: list[ToolContent] = [schema.ContentToolCallContent(type="content", content=text(_shown_result(view)))]
     if view.ref and view.original_chars > len(view.text):
         # The full result stays with the agent: the model can read_file this ref again.
         items.append(schema.ContentToolCallContent(type="content", content=schema.ResourceContentBlock(
@@ -316,6 +327,17 @@ def result_content(view: ToolResultView | None) -> list[ToolContent]:
             description=f"{view.original_chars} characters; the model saw {len(view.text)}"
                         + (f" ({view.marker})" if view.marker else ""))))
     return items
+
+
+def _shown_result(view: ToolResultView) -> str:
+    """The result as the model saw it; one a compaction summarised away (the model sees only the summary now)
+    as the stored original when the agent keeps it, else saying so — never "(empty)", which is what the
+    model is sent for a result that really was empty."""
+    if view.marker != COMPACTED:
+        return view.text or "(empty)"
+    if view.original:
+        return f"{view.original}\n[summarised by a compaction: the model now sees the summary]"
+    return "[summarised by a compaction: the model now sees the summary; the output is not kept]"
 
 
 def replayed_tool_call(seen: ToolCallSeen, view: ToolResultView | None, summary: str,
@@ -326,6 +348,16 @@ def replayed_tool_call(seen: ToolCallSeen, view: ToolResultView | None, summary:
                                 kind=seen.kind, status="failed" if is_error else "completed",
                                 locations=seen.locations(), content=content or None,
                                 raw_input=view.input if view is not None else None)
+
+
+def tool_cut_short(seen: ToolCallSeen, why: str, extra: Sequence[ToolContent] = ()) -> schema.ToolCallProgress:
+    """The final update of a call that never finished (the turn was cancelled or failed): a call always
+    ends `completed` or `failed` in the client, and this one says why."""
+    content: list[ToolContent] = [*seen.start_content(), *extra,
+                                  schema.ContentToolCallContent(type="content", content=text(why))]
+    return schema.ToolCallProgress(session_update="tool_call_update", tool_call_id=seen.tool_use_id,
+                                   status="failed", title=f"{seen.title} (cancelled)" if "cancel" in why
+                                   else seen.title, content=content)
 
 
 def tool_running(tool_use_id: str) -> schema.ToolCallProgress:
@@ -351,7 +383,7 @@ def permission_options(request: ApprovalRequest) -> list[schema.PermissionOption
     (a command line that cannot be parsed) is not offered it."""
     options = [schema.PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind=ALLOW_ONCE)]
     if request.rules:
-        shown = ", ".join(request.rules[:ALWAYS_RULES_SHOWN])
+        shown = ", ".join(rule_shown(rule) for rule in request.rules[:ALWAYS_RULES_SHOWN])
         more = len(request.rules) - ALWAYS_RULES_SHOWN
         shown += f" and {more} more" if more > 0 else ""
         options.append(schema.PermissionOption(option_id=ALLOW_ALWAYS, name=f"Allow always (this session): {shown}",
@@ -360,6 +392,19 @@ def permission_options(request: ApprovalRequest) -> list[schema.PermissionOption
                 schema.PermissionOption(option_id=REJECT_ALWAYS, name="Reject always (this session)",
                                         kind=REJECT_ALWAYS)]
     return options
+
+
+def rule_shown(rule: str) -> str:
+    """A rule as the option names it: a file rule's workspace path without the leading "/" that anchors
+    it (a .gitignore pattern, permissions/rules.py), `edit_file(/notes.md)` → `edit_file: notes.md in this
+    workspace`; other rules as written."""
+    match = _PATH_RULE.fullmatch(rule)
+    if match is None:
+        return rule
+    return f"{match.group(1)}: {match.group(2).removeprefix('/')} in this workspace"
+
+
+_PATH_RULE = re.compile(r"(edit_file|write_file|read_file)\((.+)\)")
 DECISIONS: dict[str, ApprovalDecision] = {
     ALLOW_ONCE: ApprovalDecision(True), ALLOW_ALWAYS: ApprovalDecision(True, remember=True),
     REJECT_ONCE: ApprovalDecision(False), REJECT_ALWAYS: ApprovalDecision(False, remember=True)}
@@ -375,14 +420,21 @@ def permission_title(request: ApprovalRequest) -> str:
     return f"{'Edit' if request.kind == 'edit' else 'Write'} {request.path}"
 
 
-def permission_tool_call(tool_use_id: str, request: ApprovalRequest, kind: ToolKind) -> schema.ToolCallUpdate:
-    """What is asked about: the tool call the stream announced (same id), its command, diff or input."""
-    shown = request.command if request.kind == "shell" else request.diff if request.kind in ("write", "edit", "rules") \
-        else request.input
-    content: list[ToolContent] | None = [schema.ContentToolCallContent(type="content", content=text(shown))] \
-        if shown else None
-    return schema.ToolCallUpdate(tool_call_id=tool_use_id, title=permission_title(request), kind=kind,
-                                 status="pending", content=content)
+def permission_tool_call(tool_use_id: str, request: ApprovalRequest,
+                         seen: ToolCallSeen | None) -> schema.ToolCallUpdate:
+    """What is asked about: the tool call the stream announced (same id). A file change carries ACP's `diff`
+    content (path, oldText, newText: clients build their review from it, e.g. CodeCompanion) and the file's
+    location; a command carries the command line; an MCP call its input."""
+    content: list[ToolContent] = []
+    if request.kind in ("write", "edit") and seen is not None and seen.diff is not None:
+        content = seen.start_content()
+    shown = request.command if request.kind == "shell" else request.input if request.kind == "mcp" \
+        else request.diff if not content else None
+    if shown:
+        content.append(schema.ContentToolCallContent(type="content", content=text(shown)))
+    return schema.ToolCallUpdate(tool_call_id=tool_use_id, title=permission_title(request),
+                                 kind=seen.kind if seen is not None else "other", status="pending",
+                                 content=content or None, locations=seen.locations() if seen is not None else None)
 
 
 def decision(response: schema.RequestPermissionResponse) -> ApprovalDecision:

@@ -55,6 +55,7 @@ class AcpSession:
         self.stream = UpdateStream(client, offers, lambda: self.runtime.agent, self.workspace)
         self.policy = ApprovalPolicy(PermissionAsker(client, self.stream, lambda: self.settings.confirm_timeout))
         self.policy.configure(settings.approval_modes())
+        self.policy.on_approved = self.stream.approved
         shell = ClientTerminal(client, lambda: self.id or None, self.stream.terminal) if offers.terminal else None
         self.runtime = AgentRuntime(self.workspace, self.policy, session_root=Path(roots[0]),
                                     new_session=session_id is None, session_id=session_id, shell=shell,
@@ -62,6 +63,7 @@ class AcpSession:
         self.notes: list[str] = []  # told at the start of the next prompt's answer
         self.commands = commands.commands()  # as last offered (available_commands_update)
         self._task: asyncio.Future[Any] | None = None
+        self._demo_told = False  # the offline demo notice (once per conversation)
 
     @classmethod
     async def open(cls, client: Any, offers: protocol.ClientOffers, roots: Sequence[Path], client_servers: Any,
@@ -88,8 +90,6 @@ class AcpSession:
             raise
         assert agent.session is not None  # the runtime always opens one (at worst unsaved)
         session.id = session.workspace.session_id = session.stream.session_id = agent.session.id
-        if session.runtime.demo is not None:
-            session.notes.append(DEMO_NOTICE)
         session.notes += [f"settings: {problem}" for problem in problems + skipped + more]
         for note in session.notes + agent.session_problems():  # the core says the latter in the next turn
             log.warning("session %s: %s", session.id, note)
@@ -136,6 +136,11 @@ class AcpSession:
             raise RequestError.invalid_params({"prompt": "the prompt has no text"})
         await self.runtime.settle_models()  # a model list being fetched decides the model (a bounded wait)
         notes, self.notes = self.notes + given.notes + self.runtime.untold_warnings(), []
+        if self.runtime.demo is not None and not self._demo_told and not self.agent.history():
+            # Once per conversation, not per process: a client that starts the agent for every prompt
+            # (acpx) loads a conversation that has begun, and its replies are labelled as the demo's anyway.
+            notes.insert(0, DEMO_NOTICE)
+        self._demo_told = self._demo_told or self.runtime.demo is not None
         if notes:
             await self.stream.note("\n".join(f"[{note}]" for note in notes))
         await self._offer_commands()
@@ -168,7 +173,7 @@ class AcpSession:
             raise
         finally:
             self._task = None
-            await self.stream.end()
+            await self.stream.end(cancelled=task.cancelled())
         if task.cancelled():
             return "cancelled"
         error = task.exception()
@@ -187,7 +192,8 @@ class AcpSession:
         agent = self.agent
         if name == "compact":
             result = await agent.compact(argument or None, self.stream)
-            await self.stream.note(commands.compaction_text(result))
+            if not result.compacted or self.stream.offers.compaction:  # else the stream's note gave the figures
+                await self.stream.note(commands.compaction_text(result))
         elif name == "cost":
             await self.stream.note(commands.cost_text(agent.cost(), agent.cache_report()))
         elif name == "context":

@@ -4,9 +4,11 @@ The same events the language server turns into agent/event notifications:
 
     TextDelta        → agent_message_chunk
     ThinkingDelta    → agent_thought_chunk
-    ToolStart        → tool_call (kind, locations from the input's path, a diff for edits)
+    ToolStart        → tool_call (kind, locations from the input's path, a diff for edits);
+                        `pending` when it may ask for approval, `in_progress` once approved
     ToolEnd          → tool_call_update (completed/failed; the result as the model saw it,
-                        and a resource link to its context:// ref when the model saw less)
+                        and a resource link to its context:// ref when the model saw less);
+                        a call cut short (cancel) gets a final `failed` update saying so (end())
     UsageEvent, ContextUsage → usage_update (used, size, cost), whenever the figures changed
     CompactionStarted/Finished → compaction_update (client opted in), else an agent message
     ErrorEvent, RetryEvent → an agent message / a thought
@@ -32,12 +34,14 @@ from .. import credentials
 from ..agent import events as ev
 from ..agent.secrets import mask_values
 from ..agent.transcript import tool_summary
+from ..agent.turn.tool_calls import CANCELLED
 from ..agent.workspace import WorkspaceError
 from ..context.compact import FILES_MARK, IMAGES_MARK, SUMMARY_MARK, USER_TEXTS_MARK
 from ..context.store import is_ref
 from . import protocol
 
 if TYPE_CHECKING:
+    from ..agent.approval import ApprovalRequest
     from ..agent.loop import Agent
     from ..agent.workspace import Workspace
 
@@ -111,13 +115,15 @@ class UpdateStream:
 
     # ---- tool calls ---------------------------------------------------------------------
 
-    def asking_for(self) -> tuple[str | None, protocol.ToolKind]:
-        """(the tool call a permission request is about, its kind)."""
-        seen = self._tools.get(self._running or "")
-        return self._running, seen.kind if seen is not None else "other"
+    def asking_for(self, tool_use_id: str | None) -> tuple[str | None, protocol.ToolCallSeen | None]:
+        """(the tool call a permission request is about, what the client was shown for it)."""
+        tool_use_id = tool_use_id if tool_use_id in self._tools else self._running
+        return tool_use_id, self._tools.get(tool_use_id or "")
 
-    async def running(self, tool_use_id: str) -> None:
-        if tool_use_id in self._tools:
+    async def approved(self, request: ApprovalRequest) -> None:
+        """A pending call was approved (asked or by the rules): it runs now."""
+        tool_use_id = request.tool_use_id or self._running
+        if tool_use_id in self._tools and protocol.may_ask(self._tools[tool_use_id].name):
             await self.send(protocol.tool_running(tool_use_id))
 
     async def terminal(self, terminal_id: str) -> None:
@@ -213,11 +219,28 @@ class UpdateStream:
                 return
         await self.note(f"\n⚠ {message}")
 
-    async def end(self) -> None:
-        """A turn or command is over (or was cancelled): nothing stays in progress."""
+    async def end(self, cancelled: bool = False) -> None:
+        """A turn or command is over (or was cancelled): nothing stays in progress. A call that started and
+        got no result (the turn was cancelled, or failed) ends `failed` with a final update saying why."""
+        cut = list(self._tools.values())
+        terminals = dict(self._terminals)
         self._running = None
         self._tools.clear()
         self._terminals.clear()
+        why = CANCELLED if cancelled else "[stopped: the turn ended before this tool call finished]"
+        agent = self.agent()
+        for seen in cut:
+            terminal = terminals.get(seen.tool_use_id)
+            extra = [protocol.terminal_content(terminal)] if terminal else []
+            view = agent.tool_result(seen.tool_use_id) if agent is not None else None
+            # a call that finished before a later call of the same reply was cut: its own result
+            finished = view is not None and view.tool and view.text and view.text != CANCELLED
+            try:
+                await self.send(protocol.tool_call_end(seen, view, "", view.is_error, extra) if finished and view
+                                else protocol.tool_cut_short(seen, why, extra))
+            except Exception as error:  # noqa: BLE001 - the client left (the session is closing): nobody to tell
+                log.debug("final tool_call_update for %s not sent: %s", seen.tool_use_id, error)
+                break
         if self._compaction is not None:
             compaction_id, self._compaction = self._compaction, None
             if self.offers.compaction:
@@ -238,6 +261,7 @@ class UpdateStream:
         agent = self.agent()
         if agent is None:
             return
+        said = False  # the turn's replies so far had text: the next one's is led by a blank line, as live
         for n, entry in enumerate(await agent.transcript()):
             message_id = f"replay-{n}"
             if entry.kind == "compaction":
@@ -255,15 +279,17 @@ class UpdateStream:
                                                     else f"[{self.scrub(entry.text)}]\n", message_id))
                 continue
             if entry.role == "user":
+                said = False
                 for image in entry.images:  # before the text, as they were sent
                     await self.send(protocol.user_image(image, message_id))
                 if entry.text:
                     await self.send(protocol.user_text(entry.text, message_id))
                 continue
             if entry.text:
-                await self.send(protocol.agent_text(entry.text, message_id))
+                await self.send(protocol.agent_text(f"\n\n{entry.text}" if said else entry.text, message_id))
+                said = True
             for tool in entry.tools:
-                view = agent.tool_result(tool.id)
+                view = agent.tool_result(tool.id, with_original=True)  # summarised away: the stored original
                 seen = await self._seen(tool.id, tool.name, view.input if view is not None else {}, live=False)
                 await self.send(protocol.replayed_tool_call(seen, view, tool.summary, tool.is_error))
         await self.usage(force=True)

@@ -123,6 +123,9 @@ class ApprovalPolicy:
         self.set_mode("write", write)
         self.set_mode("edit", write if edit is None else edit)
         self.rules = Permissions()
+        # Told of every approval (asked or not) before the call runs: a front end shows the call as running
+        # from then on rather than waiting for its approval (ACP's tool call status, acp/stream.py).
+        self.on_approved: Callable[[ApprovalRequest], Awaitable[None]] | None = None
         self._refused: set[tuple[str, str | None]] = set()  # "reject always" answers (this session)
 
     def set_mode(self, kind: str, mode: str) -> None:
@@ -189,6 +192,12 @@ class ApprovalPolicy:
         return (await self.decide(request)).approved
 
     async def _decide(self, request: ApprovalRequest, verdict: Verdict) -> ApprovalDecision:
+        decision = await self._decision(request, verdict)
+        if decision.approved and self.on_approved is not None:
+            await self.on_approved(request)
+        return decision
+
+    async def _decision(self, request: ApprovalRequest, verdict: Verdict) -> ApprovalDecision:
         mode = self.modes.get(request.kind, "ask")
         if verdict.decision == "deny" or mode == "never":
             return ApprovalDecision(False, asked=False)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..context.attachments import parse_attachment, typed_text
+from ..context.compact import SUMMARY_PROMPT
 from ..context.images import ImageAttachment, image_of_block, is_image
 from .memory import out_of_date
 from ..mock_api.script import Reply, Text, Thinking, ToolUse
@@ -380,6 +381,25 @@ def _read_rule(text: str, chat: _Conversation) -> Reply | None:
     return _summary_reply(sections, chat.thinking)
 
 
+def _summary_rule(text: str, chat: _Conversation) -> Reply | None:
+    """The core's compaction request (context/compact.py): a real, if plain, summary of the conversation —
+    what the user asked and which tools ran on what — never the help text with the instruction quoted."""
+    if not text.startswith(SUMMARY_PROMPT.split(":", 1)[0]):
+        return None
+    asked = [_typed_text(m).strip().replace("\n", " ")[:200] for m in chat.messages[:chat.prompt_index]
+             if m.get("role") == "user" and _typed_text(m).strip()]
+    done = []
+    for use in _tool_uses(chat.messages[:chat.prompt_index]):
+        args = use.get("input") or {}
+        subject = args.get("path") or args.get("pattern") or args.get("command") or ""
+        done.append(f"`{use.get('name', '?')}` {subject}".strip())
+    lines = ["The offline demo model summarises by listing what happened; it does not judge what matters."]
+    lines += ["1. Goal: the user's requests, in order:", *(f"   - {item}" for item in asked or ["(none)"])]
+    lines += ["2. Tool calls:", *(f"   - {item}" for item in done or ["(none)"])]
+    lines.append("3. Next step: answer the user's next request.")
+    return Reply([Text("<summary>\n" + "\n".join(lines) + "\n</summary>")], stop_reason="end_turn")
+
+
 def demo_reply(body: dict) -> Reply:
     """The demo agent's next assistant message for a (validated) request body."""
     messages: list[dict] = body.get("messages") or []
@@ -393,7 +413,9 @@ def demo_reply(body: dict) -> Reply:
 
     text = _typed_text(messages[chat.prompt_index]) if messages else ""
     fresh_results = [b for b in _blocks(last) if b.get("type") == "tool_result"]
-    if fresh_results:
+    # Results beside typed text are those of calls a cancel cut short, followed by the user's new prompt
+    # (one user message carries both): the prompt is what to answer.
+    if fresh_results and chat.prompt_index != len(messages) - 1:
         follow_up = _continue_edit(text, chat, fresh_results)
         if follow_up is not None:
             return follow_up
@@ -401,7 +423,7 @@ def demo_reply(body: dict) -> Reply:
         return _summary_reply([_describe_result(uses_by_id.get(r.get("tool_use_id"), {}), r)
                                for r in fresh_results], chat.thinking)
 
-    for rule in (_run_rule, _edit_rule, _search_rule, _list_rule, _read_rule):
+    for rule in (_summary_rule, _run_rule, _edit_rule, _search_rule, _list_rule, _read_rule):
         reply = rule(text, chat)
         if reply is not None:
             return reply

@@ -20,7 +20,7 @@ import logging
 import time
 from pathlib import Path
 
-from .base import Database, StoreBusy, StoreError
+from .base import Database, SessionInUse, StoreBusy, StoreError
 from .db import busy_wait_seconds, data_dir, in_memory
 from .legacy import migrate
 from .prune import prune, store_limit_bytes
@@ -29,13 +29,14 @@ from .schema import BUSY_MS
 from .session import Session
 from .sessions import SessionInfo, SessionStore, workspace_key
 
-__all__ = ["INTERRUPTED", "Database", "Restored", "Session", "SessionInfo", "SessionStore", "StoreBusy",
+__all__ = ["INTERRUPTED", "Database", "Restored", "Session", "SessionInUse", "SessionInfo", "SessionStore", "StoreBusy",
            "StoreError", "data_dir", "open_session", "repaired", "workspace_key"]
 
 log = logging.getLogger(__name__)
 
 BUSY = "the session store is busy (another agentls process is writing to it); try again in a moment"
 FIRST_BACKOFF, MAX_BACKOFF = 0.05, 1.0  # seconds between attempts on a locked database
+IN_USE_WAIT_SECONDS, IN_USE_POLL = 5.0, 0.1  # a session another process holds: how long it is asked for again
 
 
 def open_session(root: Path, *, new: bool = False, base: Path | None = None,
@@ -47,6 +48,7 @@ def open_session(root: Path, *, new: bool = False, base: Path | None = None,
     going on in memory. With `session_id`, any StoreError is raised.
     """
     deadline = time.monotonic() + busy_wait_seconds()
+    in_use_until = time.monotonic() + IN_USE_WAIT_SECONDS
     delay = FIRST_BACKOFF
     while True:
         left = deadline - time.monotonic()
@@ -54,6 +56,13 @@ def open_session(root: Path, *, new: bool = False, base: Path | None = None,
         try:
             last = left <= 0 and not raise_busy and session_id is None  # the start of a window: in memory, said
             return _open_once(root, new, base, session_id, busy_ms, last=last)
+        except SessionInUse:
+            # The process holding it may be closing it (an editor restarting its agent loads at once, before
+            # the old one has let go): asked again for a moment, then "open in another window".
+            if time.monotonic() >= in_use_until:
+                raise
+            time.sleep(IN_USE_POLL)
+            continue
         except StoreBusy:
             if time.monotonic() >= deadline:
                 if raise_busy or session_id is not None:

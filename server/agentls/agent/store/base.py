@@ -20,6 +20,10 @@ class StoreBusy(StoreError):
     """Another process held the database's write lock for longer than we wait: try again later."""
 
 
+class SessionInUse(StoreError):
+    """Another live process holds the session's lease (another window has it open)."""
+
+
 class Database:
     def __init__(self, opened: Opened) -> None:
         self.connection = opened.connection

@@ -36,6 +36,8 @@ def released(owner: str) -> None:
 
 
 def process_exists(pid: int) -> bool:
+    """Whether the process runs; one that exited but was not reaped yet by its parent (a zombie, which
+    os.kill still finds) does not: its lease is free at once (proc(5): state Z in /proc/<pid>/stat)."""
     if sys.platform == "win32":
         return True  # os.kill(pid, 0) would end the process on Windows; the heartbeat decides there
     try:
@@ -44,7 +46,16 @@ def process_exists(pid: int) -> bool:
         return False
     except (PermissionError, OSError):
         return True
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)  # the name, in parentheses, may hold spaces and ")"
+    except OSError:
+        return False  # no /proc (macOS): os.kill decided
+    return len(fields) == 2 and fields[1].split()[:1] == [b"Z"]
 
 
 def is_live(row: tuple | None, now: float) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 from ...model.pricing import cost_usd
 from ...context.usage import Usage
 from ..visible import excerpt
-from .base import Database, StoreError
+from .base import Database, SessionInUse, StoreError
 from .lease import is_live, lease_of
 from .records import clean_usage, usage_usd
 from .session import Session, claim, new_session_id
@@ -64,7 +64,7 @@ class SessionStore:
                     raise StoreError(f"no session {excerpt(session_id)} in this workspace")
                 claimed = claim(session_id, connection, now)
                 if claimed is None:
-                    raise StoreError(f"session {excerpt(session_id)} is open in another window")
+                    raise SessionInUse(f"session {excerpt(session_id)} is open in another window")
                 return self._opened(connection, session_id, claimed, key, now)
             if not new:
                 for candidate in _candidates(connection, key):

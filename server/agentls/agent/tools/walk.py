@@ -33,20 +33,34 @@ async def to_thread_stoppable(fn: Callable[..., T], *args: Any) -> T:
         raise
 
 
-class IgnoreRules:
-    """.gitignore files from the root down; the deepest file with a verdict wins."""
+# Left out of searches and listings like `.git`: what other agent clients keep in the workspace — agent-shell
+# (Emacs) writes its transcripts to <project>/.agent-shell/transcripts/ (and screenshots beside them), so a
+# search would match the conversation about the code rather than the code. Patterns of the root's ignore
+# rules, before its own files: a `!/.agent-shell/` line in the root's .ignore (or .gitignore) searches it again.
+DEFAULT_EXCLUDES: tuple[str, ...] = ("/.agent-shell/",)
+IGNORE_FILES = (".gitignore", ".ignore")  # .ignore: ripgrep's file for what only searches skip (it wins)
 
-    def __init__(self, root: Path) -> None:
+
+class IgnoreRules:
+    """.gitignore and .ignore files from the root down (at the root, after DEFAULT_EXCLUDES); the deepest
+    file with a verdict wins."""
+
+    def __init__(self, root: Path, defaults: tuple[str, ...] = DEFAULT_EXCLUDES) -> None:
         self.root = root
+        self.defaults = defaults
         self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
 
     def _spec(self, folder: Path) -> pathspec.GitIgnoreSpec | None:
         if folder not in self._specs:
-            try:
-                lines = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-                self._specs[folder] = pathspec.GitIgnoreSpec.from_lines(lines)
-            except OSError:
-                self._specs[folder] = None
+            lines: list[str] = list(self.defaults) if folder == self.root else []
+            found = bool(lines)
+            for name in IGNORE_FILES:
+                try:
+                    lines += (folder / name).read_text(encoding="utf-8", errors="replace").splitlines()
+                    found = True
+                except OSError:
+                    pass
+            self._specs[folder] = pathspec.GitIgnoreSpec.from_lines(lines) if found else None
         return self._specs[folder]
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
@@ -80,7 +94,9 @@ def walk(ws: Workspace, start: Path, stop: threading.Event | None = None) -> Ite
     Symlinked folders are listed but not entered (no loops, no duplicates).
     """
     root = ws.root_of(start) or start
-    rules = IgnoreRules(root)
+    # A walk asked for inside a folder left out by default (list the transcripts) lists it.
+    rules = IgnoreRules(root, () if IgnoreRules(root, DEFAULT_EXCLUDES).ignored(start, True)
+                        and not IgnoreRules(root, ()).ignored(start, True) else DEFAULT_EXCLUDES)
 
     def visit(folder: Path) -> Iterator[Entry]:
         try:
