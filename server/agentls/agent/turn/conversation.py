@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..cache_report import CacheLedger
+from ..plan_mode import ACT
 from ..saved_view import SavedView
 from ..sent import SentLog
 from ..todos import TodoList
@@ -36,6 +37,7 @@ class Conversation:
         self.view = SavedView()  # the session's stored working view (what a restart resumes from)
         self.turn_id = ""  # the turn running now ("" outside one): transcript records name it
         self.cache = CacheLedger()  # each request's cache diagnosis and thinking transformations (/cost, /context)
+        self.mode = ACT  # plan mode or acting (agent/plan_mode.py): saved with the session
 
     def start(self, engine: ContextEngine) -> None:
         """An empty conversation on this engine, before a new session's (or a cut one's) is read."""
