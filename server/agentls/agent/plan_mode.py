@@ -55,6 +55,17 @@ def checked(mode: Any) -> str:
     return str(mode)
 
 
+def command_mode(argument: str) -> str:
+    """The `/plan` command of every front end: `/plan` (or `on`) → plan mode; `/plan off` (or `approve`,
+    `act`) → acting on the plan; ModeError for anything else."""
+    word = argument.strip().lower()
+    if word in ("", "on"):
+        return PLAN
+    if word in ("off", "approve", "act"):
+        return ACT
+    raise ModeError(f"/plan takes nothing (plan mode on) or `off` (approve the plan and act on it), not {argument!r}")
+
+
 def mode_of_state(state: dict[str, Any]) -> str:
     """The mode a session saved (act when it saved none, or one this version does not know)."""
     mode = state.get(MODE)
