@@ -3,6 +3,7 @@ import { el } from "./dom";
 import { Follower } from "./follow";
 import { persist, post, saved } from "./host";
 import { ModelPicker } from "./modelPicker";
+import { PlanControls } from "./planMode";
 import { state } from "./state";
 import { TodoPanel } from "./todos";
 
@@ -32,13 +33,17 @@ export const todoPanel = new TodoPanel(state.todosOpen, (open) => {
   state.todosOpen = open;
   persist();
 });
+export const planControls = new PlanControls(
+  (mode) => post({ type: "setMode", mode }),
+  () => post({ type: "approvePlan" }),
+);
 const composer = el(
   "footer",
   { class: "composer" },
   suggest,
   todoPanel.element,
   input,
-  el("div", { class: "actions" }, el("span", { class: "hint" }, "/help for commands"), sendBtn, stopBtn),
+  el("div", { class: "actions" }, el("span", { class: "hint" }, "/help for commands"), planControls.toggle, planControls.approve, sendBtn, stopBtn),
 );
 export const follower = new Follower(log);
 // DOM order is the Tab order (input → Send → Stop → the transcript's cards); CSS `order` puts the composer last.
