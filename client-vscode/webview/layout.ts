@@ -12,7 +12,12 @@ const header = el("header", { class: "bar" });
 export const modelEl = el("span", { class: "model", title: "Model" });
 export const ctxEl = el("span", { class: "ctx", title: "Context used" });
 export const picker = new ModelPicker((id) => post({ type: "setModel", model: id }));
-header.append(picker.element, modelEl, ctxEl);
+// plan mode's controls lead the header: the input's Tab neighbours stay the model picker and Send
+export const planControls = new PlanControls(
+  (mode) => post({ type: "setMode", mode }),
+  () => post({ type: "approvePlan" }),
+);
+header.append(el("div", { class: "plan-controls" }, planControls.toggle, planControls.approve), picker.element, modelEl, ctxEl);
 export const serverEl = el("div", { class: "server", role: "status", "aria-live": "polite" });
 export const log = el("main", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation", tabindex: "0" });
 export const progressEl = el("div", { class: "progress", "aria-live": "polite" });
@@ -33,17 +38,13 @@ export const todoPanel = new TodoPanel(state.todosOpen, (open) => {
   state.todosOpen = open;
   persist();
 });
-export const planControls = new PlanControls(
-  (mode) => post({ type: "setMode", mode }),
-  () => post({ type: "approvePlan" }),
-);
 const composer = el(
   "footer",
   { class: "composer" },
   suggest,
   todoPanel.element,
   input,
-  el("div", { class: "actions" }, el("span", { class: "hint" }, "/help for commands"), planControls.toggle, planControls.approve, sendBtn, stopBtn),
+  el("div", { class: "actions" }, el("span", { class: "hint" }, "/help for commands"), sendBtn, stopBtn),
 );
 export const follower = new Follower(log);
 // DOM order is the Tab order (input → Send → Stop → the transcript's cards); CSS `order` puts the composer last.

@@ -1,5 +1,5 @@
 /**
- * The plan-mode controls beside Send: a toggle ("Plan", pressed while plan mode is on) and, in plan
+ * The plan-mode controls at the head of the panel: a toggle ("Plan", pressed while plan mode is on) and, in plan
  * mode, "Approve plan". They only ask the extension (agent/mode); the mode shown is the server's answer.
  */
 import type { AgentMode } from "../src/protocol";
