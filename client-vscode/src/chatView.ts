@@ -115,6 +115,15 @@ export class ChatController implements vscode.Disposable {
     this.parts.turns.stop();
   }
 
+  /** The palette's Toggle Plan Mode and Approve Plan (the panel's own buttons do the same). */
+  async togglePlanMode(): Promise<void> {
+    await this.parts.plan.set(this.parts.panel.mode === "plan" ? "act" : "plan");
+  }
+
+  approvePlan(): Promise<void> {
+    return this.parts.plan.approve();
+  }
+
   compact(instructions?: string): Promise<CompactResult | undefined> {
     return this.parts.slash.compact(instructions);
   }
