@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
+from agentls.agent.plan_mode import PLAN_REASON
 from agentls.mock_api import Reply, Text, ToolUse
 
 from .helpers import options_for
@@ -36,6 +37,8 @@ async def test_plan_mode_refuses_unasked_then_approve_acts_and_it_survives_compa
     write, shell = tool_results(mock_api.message_bodies[1])
     assert all(r["is_error"] and "plan mode is on" in r["content"] for r in (write, shell))
     assert (await editor.request("agent/todos"))["todos"] == PLAN
+    refused_cards = [e for e in editor.events if e["kind"] == "toolEnd" and e["approval"] == "refused"]
+    assert [e["reason"] for e in refused_cards] == [PLAN_REASON, PLAN_REASON]  # the cards say why
 
     mock_api.script(Reply([Text("<summary>1. Goal: hello.txt</summary>")]))
     assert (await editor.request("agent/compact", {}))["compacted"]

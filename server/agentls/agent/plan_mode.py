@@ -28,6 +28,7 @@ MODE_HEADING = "# Agent mode:"  # opens every text the model is told about the m
 # The tools that only read (the editor's tools are queries: definitions, references, diagnostics…)
 READ_ONLY = frozenset({"read_file", "list_files", "grep_search", "todo_write", *editor.TOOLS})
 
+PLAN_REASON = "plan mode is on: only reading and searching until the plan is approved"  # on the refused card
 NAMES = {ACT: "Act", PLAN: "Plan"}
 DESCRIPTIONS = {
     ACT: "Read, edit and run commands under the usual approval settings.",
