@@ -15,6 +15,7 @@ import { ModelHeader } from "./chat/modelHeader";
 import { Panel } from "./chat/panel";
 import { PanelApprovals } from "./chat/panelApprovals";
 import { ReadOnlyDocs } from "./chat/readOnly";
+import { PlanMode } from "./chat/planMode";
 import { route, type ChatParts } from "./chat/router";
 import { Sessions } from "./chat/sessions";
 import { SlashCommands } from "./chat/slashCommands";
@@ -42,10 +43,11 @@ export class ChatController implements vscode.Disposable {
     const attachments = new Attachments(agent);
     const turns = new Turns(agent, panel, attachments, approvals, () => void model.refresh());
     const sessions = new Sessions(ctx, agent, panel, attachments, turns);
-    const slash = new SlashCommands(agent, panel, hosts, turns, sessions, model);
+    const plan = new PlanMode(agent, panel, turns);
+    const slash = new SlashCommands(agent, panel, hosts, turns, sessions, model, plan);
     const checkpoints = new Checkpoints(agent, panel, sessions, turns, docs);
     const readOnly = new ReadOnlyDocs(agent, panel, docs);
-    this.parts = { agent, hosts, panel, approvals, model, attachments, turns, slash, checkpoints, readOnly };
+    this.parts = { agent, hosts, panel, approvals, model, attachments, turns, slash, checkpoints, readOnly, plan };
     this.sessions = sessions;
     this.subs.push(
       hosts,
@@ -111,6 +113,15 @@ export class ChatController implements vscode.Disposable {
 
   stop(): void {
     this.parts.turns.stop();
+  }
+
+  /** The palette's Toggle Plan Mode and Approve Plan (the panel's own buttons do the same). */
+  async togglePlanMode(): Promise<void> {
+    await this.parts.plan.set(this.parts.panel.mode === "plan" ? "act" : "plan");
+  }
+
+  approvePlan(): Promise<void> {
+    return this.parts.plan.approve();
   }
 
   compact(instructions?: string): Promise<CompactResult | undefined> {

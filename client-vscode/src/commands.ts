@@ -42,6 +42,9 @@ export function registerCommands(
     }
   });
 
+  reg("agentls.togglePlanMode", () => chat.togglePlanMode());
+  reg("agentls.approvePlan", () => chat.approvePlan());
+
   reg("agentls.showCost", async () => {
     const c = await chat.cost(false); // one result: the toast (the panel's /cost is its own)
     if (c) void vscode.window.showInformationMessage(costLine(c));

@@ -128,6 +128,7 @@ export const Methods = {
   commands: "agent/commands",
   expandCommand: "agent/expandCommand",
   permissions: "agent/permissions",
+  mode: "agent/mode",
 } as const;
 
 export interface ChatParams {
@@ -302,6 +303,17 @@ export interface Todo {
 /** `agent/todos`: the task list as the model last wrote it (todo_write). */
 export interface TodosResult {
   todos: Todo[];
+}
+
+/** `agent/mode`: plan mode (read and search only, a plan in the task list) or acting; no `mode`: ask. */
+export type AgentMode = "act" | "plan";
+
+export interface ModeParams {
+  mode?: AgentMode;
+}
+
+export interface ModeResult {
+  mode: AgentMode;
 }
 
 export interface CommandInfo {

@@ -7,7 +7,7 @@ import type { ToWebview } from "../src/shared/messages";
 import * as T from "../src/shared/transcript";
 import { asked, clearApprovals, done } from "./approvals";
 import { persist } from "./host";
-import { follower, input, picker, progressEl } from "./layout";
+import { follower, input, picker, planControls, progressEl } from "./layout";
 import { toolDetails } from "./render";
 import { schedule } from "./schedule";
 import { lastIndex, openDetails, state } from "./state";
@@ -140,6 +140,9 @@ export function onHostMessage(m: ToWebview): void {
       return;
     case "commands":
       state.customCommands = m.commands;
+      return;
+    case "mode":
+      planControls.render(m.mode);
       return;
   }
 }

@@ -3,6 +3,7 @@ import { el } from "./dom";
 import { Follower } from "./follow";
 import { persist, post, saved } from "./host";
 import { ModelPicker } from "./modelPicker";
+import { PlanControls } from "./planMode";
 import { state } from "./state";
 import { TodoPanel } from "./todos";
 
@@ -11,7 +12,12 @@ const header = el("header", { class: "bar" });
 export const modelEl = el("span", { class: "model", title: "Model" });
 export const ctxEl = el("span", { class: "ctx", title: "Context used" });
 export const picker = new ModelPicker((id) => post({ type: "setModel", model: id }));
-header.append(picker.element, modelEl, ctxEl);
+// plan mode's controls lead the header: the input's Tab neighbours stay the model picker and Send
+export const planControls = new PlanControls(
+  (mode) => post({ type: "setMode", mode }),
+  () => post({ type: "approvePlan" }),
+);
+header.append(el("div", { class: "plan-controls" }, planControls.toggle, planControls.approve), picker.element, modelEl, ctxEl);
 export const serverEl = el("div", { class: "server", role: "status", "aria-live": "polite" });
 export const log = el("main", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation", tabindex: "0" });
 export const progressEl = el("div", { class: "progress", "aria-live": "polite" });

@@ -18,6 +18,7 @@ from agentls.agent.settings import parse_settings
 from agentls.agent.workspace import Workspace
 from agentls.cli.local import LocalBackend, terminal_asker
 from agentls.cli.render import Renderer
+from agentls.cli.repl import Repl
 from agentls.mock_api import Reply, Text, ToolUse
 
 from conftest import SECRET
@@ -61,5 +62,38 @@ async def test_rewind_new_and_resume_from_the_terminal(mock_api, workspace, data
         assert [entry.text for entry in entries if entry.role == "user"] == ["rewrite app.py"]
         assert [entry.text for entry in await backend.resume(first) if entry.role == "user"] == ["rewrite app.py"]
         assert [(info.id, current) for info, current in await backend.sessions("")] == [(second, False), (first, True)]
+    finally:
+        await runtime.aclose()
+
+
+async def test_plan_mode_from_the_terminal(mock_api, workspace, data_dir):
+    """/plan refuses the turn's write without asking; /plan off approves, and the next write is asked as usual."""
+    out = io.StringIO()
+    renderer = Renderer(out)
+    asked: list[str] = []
+
+    async def ask(request):
+        asked.append(request.kind)
+        return True
+
+    policy = ApprovalPolicy(ask)
+    runtime = AgentRuntime(Workspace([workspace]), policy, session_root=workspace, api_key=SECRET, new_session=True)
+    backend = LocalBackend(runtime, renderer, policy)
+    repl = Repl(backend)
+    await runtime.start(parse_settings({"baseUrl": mock_api.base_url})[0])
+    try:
+        assert await repl.command("/plan")
+        assert "plan mode: the agent reads and searches only" in out.getvalue()
+        write = Reply([ToolUse("write_file", {"path": "new.py", "content": "x = 1\n"})])
+        mock_api.script(write, Reply([Text("planned")]))
+        await repl.turn("add new.py")
+        assert asked == [] and not (workspace / "new.py").exists()
+        assert await repl.command("/plan maybe")
+        assert "/plan takes nothing" in out.getvalue() and runtime.agent.mode == "plan"
+        assert await repl.command("/plan off")
+        assert "plan mode off" in out.getvalue() and runtime.agent.mode == "act"
+        mock_api.script(write, Reply([Text("done")]))
+        await repl.turn("go ahead")
+        assert asked == ["write"] and (workspace / "new.py").read_text() == "x = 1\n"
     finally:
         await runtime.aclose()

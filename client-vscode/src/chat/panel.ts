@@ -5,13 +5,14 @@
  * a reload the transcript comes back from the server's transcript of record (sessions.ts).
  */
 import type { AgentClient } from "../client";
-import type { CommandInfo, ContextUsage, Todo } from "../protocol";
+import type { AgentMode, CommandInfo, ContextUsage, Todo } from "../protocol";
 import * as T from "../shared/transcript";
 import type { Host, Hosts } from "./hosts";
 
 export class Panel {
   transcript: T.Transcript = T.emptyTranscript();
   todos: Todo[] = [];
+  mode: AgentMode = "act"; // plan mode (agent/mode), as the server last answered
   commands: CommandInfo[] = [];
   usage: ContextUsage | undefined; // the meter's last figures: a view opened later shows them at once
   modelLabel = "";
@@ -50,6 +51,11 @@ export class Panel {
   setTodos(todos: Todo[]): void {
     this.todos = todos;
     this.hosts.post({ type: "todos", todos });
+  }
+
+  setMode(mode: AgentMode): void {
+    this.mode = mode;
+    this.hosts.post({ type: "mode", mode });
   }
 
   setModelLabel(label: string): void {

@@ -10,6 +10,7 @@ import type { Host, Hosts } from "./hosts";
 import type { ModelHeader } from "./modelHeader";
 import type { Panel } from "./panel";
 import type { PanelApprovals } from "./panelApprovals";
+import type { PlanMode } from "./planMode";
 import type { ReadOnlyDocs } from "./readOnly";
 import type { SlashCommands } from "./slashCommands";
 import type { Turns } from "./turns";
@@ -25,6 +26,7 @@ export interface ChatParts {
   slash: SlashCommands;
   checkpoints: Checkpoints;
   readOnly: ReadOnlyDocs;
+  plan: PlanMode;
 }
 
 export async function route(p: ChatParts, host: Host, m: FromWebview): Promise<void> {
@@ -35,12 +37,19 @@ export async function route(p: ChatParts, host: Host, m: FromWebview): Promise<v
       p.panel.init(host);
       p.hosts.post({ type: "todos", todos: p.panel.todos }, host);
       p.hosts.post({ type: "commands", commands: p.panel.commands }, host);
+      p.hosts.post({ type: "mode", mode: p.panel.mode }, host);
       if (p.panel.usage) p.hosts.post({ type: "contextUsage", usage: p.panel.usage }, host);
       p.approvals.replay(host);
       void p.model.models.refresh();
       return;
     case "setModel":
       await p.model.choose(m.model);
+      return;
+    case "setMode":
+      await p.plan.set(m.mode);
+      return;
+    case "approvePlan":
+      await p.plan.approve();
       return;
     case "approvalAnswer":
       p.approvals.answer(m.id, m.choice, m.reason);

@@ -13,6 +13,7 @@ import {
   type NewSessionResult,
   type ResumeResult,
   type SessionsResult,
+  type ModeResult,
   type TodosResult,
 } from "../protocol";
 import * as T from "../shared/transcript";
@@ -93,6 +94,7 @@ export class Sessions {
     }
     this.show(T.emptyTranscript(), id);
     this.panel.setTodos([]);
+    this.panel.setMode("act"); // a new conversation acts until plan mode is turned on (agent/mode)
     this.panel.notice("New chat. The previous conversation is kept: Agent: Show Chat History resumes it.", "info");
   }
 
@@ -139,11 +141,17 @@ export class Sessions {
     return (await this.agent.request<CheckpointsResult>(Methods.checkpoints, {})).checkpoints;
   }
 
+  /** The conversation's task list and its mode (plan or act), after a start, a resume, a rewind or a fork. */
   async refreshTodos(): Promise<void> {
     try {
       this.panel.setTodos((await this.agent.request<TodosResult>(Methods.todos, {})).todos);
     } catch {
       /* an older server: no task list */
+    }
+    try {
+      this.panel.setMode((await this.agent.request<ModeResult>(Methods.mode, {})).mode);
+    } catch {
+      /* an older server: no plan mode */
     }
   }
 }

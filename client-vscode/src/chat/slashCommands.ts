@@ -21,6 +21,7 @@ import { SLASH_COMMANDS, customUsage, type SlashName } from "../shared/slash";
 import type { Hosts } from "./hosts";
 import type { ModelHeader } from "./modelHeader";
 import type { Panel } from "./panel";
+import { modeOfArgs, type PlanMode } from "./planMode";
 import type { Sessions } from "./sessions";
 import type { Turns } from "./turns";
 
@@ -35,6 +36,7 @@ export class SlashCommands implements vscode.Disposable {
     private readonly turns: Turns,
     private readonly sessions: Sessions,
     private readonly model: ModelHeader,
+    private readonly plan: PlanMode,
   ) {
     this.watcher = this.watchCommands();
   }
@@ -68,6 +70,12 @@ export class SlashCommands implements vscode.Disposable {
       case "permissions":
         await this.permissions();
         return;
+      case "plan": {
+        const mode = modeOfArgs(args);
+        if (mode) await this.plan.set(mode);
+        else this.panel.notice("`/plan` turns plan mode on; `/plan off` approves the plan and lets the agent act.", "warn");
+        return;
+      }
       case "help":
         await this.help();
         return;

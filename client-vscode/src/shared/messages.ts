@@ -1,5 +1,5 @@
 /** Messages between the extension and the chat webview. */
-import type { CommandInfo, ContextUsage, ModelInfo, RestoreWhat, Todo } from "../protocol";
+import type { AgentMode, CommandInfo, ContextUsage, ModelInfo, RestoreWhat, Todo } from "../protocol";
 import type { PanelChoice } from "./confirm";
 import type { SlashName } from "./slash";
 import type { TranscriptItem, TranscriptMessage } from "./transcript";
@@ -24,6 +24,7 @@ export type ToWebview =
   | { type: "insertText"; text: string }
   | { type: "focusInput" }
   | { type: "todos"; todos: Todo[] } // the task list (agent/todos, `todos` events)
+  | { type: "mode"; mode: AgentMode } // plan mode or acting (agent/mode)
   | { type: "commands"; commands: CommandInfo[] } // custom slash commands (agent/commands)
   | { type: "approvalDone"; id: string }; // answered (here or in another view), or withdrawn by the server
 
@@ -37,6 +38,8 @@ export type FromWebview =
   | { type: "send"; text: string }
   | { type: "stop" }
   | { type: "setModel"; model: string }
+  | { type: "setMode"; mode: AgentMode } // the plan-mode toggle
+  | { type: "approvePlan" } // leave plan mode and act on the plan
   | { type: "command"; name: SlashName; args: string }
   | { type: "customCommand"; name: string; args: string }
   | { type: "mentionQuery"; query: string; seq?: number }

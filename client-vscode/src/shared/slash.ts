@@ -2,7 +2,7 @@
 
 import type { CommandInfo } from "../protocol";
 
-export type SlashName = "compact" | "cost" | "clear" | "new" | "sessions" | "context" | "mcp" | "permissions" | "help";
+export type SlashName = "compact" | "cost" | "clear" | "new" | "sessions" | "context" | "mcp" | "permissions" | "plan" | "help";
 
 export interface SlashCommandInfo {
   name: SlashName;
@@ -19,6 +19,7 @@ export const SLASH_COMMANDS: SlashCommandInfo[] = [
   { name: "context", usage: "/context", description: "Show what fills the context window" },
   { name: "mcp", usage: "/mcp", description: "List the MCP servers, their state and tools" },
   { name: "permissions", usage: "/permissions", description: "List the permission rules in force and where they are written" },
+  { name: "plan", usage: "/plan [off]", description: "Plan mode: read and search only, a plan in the task list; /plan off approves it" },
   { name: "help", usage: "/help", description: "List the slash commands" },
 ];
 

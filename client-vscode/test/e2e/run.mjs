@@ -15,8 +15,8 @@
 //   06 "Agent: Show Context"
 //   then steps-context, -editor, -mcp, -models (22–24: the endpoint's models in the picker, the
 //   tooltip's working window and model maximum), -cache (25–26: a model switch's cache miss named
-//   in /cost and Show Context) and -sessions; AGENTLS_E2E_ONLY=models (or =cache) runs 01–02 and
-//   those steps only
+//   in /cost and Show Context) and -sessions; AGENTLS_E2E_ONLY=models (or =cache, =sessions, =plan)
+//   runs 01–02 and those steps only
 // Until `python -m agentls serve --stdio` exists, only 01–02 run (plus a check
 // that the status bar shows the starting/error state), unless
 // AGENTLS_E2E_REQUIRE_SERVER=1, which makes a missing server a failure.
@@ -35,6 +35,7 @@ import { checkpointSteps } from "./steps-checkpoints.mjs";
 import { modelSteps } from "./steps-models.mjs";
 import { cacheSteps } from "./steps-cache.mjs";
 import { ruleSteps } from "./steps-rules.mjs";
+import { planSteps } from "./steps-plan.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const repo = path.resolve(ext, "..");
@@ -360,6 +361,11 @@ async function main() {
   }, 30_000, "the chat header's meter to show the status bar's figures");
   log(`chat header meter before the first turn: "${header}"`);
   await shot(page, "02-chat-view");
+  if (only === "plan" && !fake) {
+    await planSteps({ page, chat, shot, waitFor, log, fail });
+    log("all steps passed (AGENTLS_E2E_ONLY=plan)");
+    return;
+  }
   if (only === "models" && !fake) {
     await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail });
     log("all steps passed (AGENTLS_E2E_ONLY=models)");
@@ -431,6 +437,7 @@ async function main() {
     await mcpSteps({ page, chat, workspace, python, repo, shot, palette, waitFor, statusText, log, fail }); // issue 12
     await checkpointSteps({ page, chat, workspace, log, fail, shot, waitFor }); // issue 20
     await ruleSteps({ page, chat, workspace, shot, waitFor, log, fail }); // issue 21 (from the demo model, as issue 20's)
+    await planSteps({ page, chat, shot, waitFor, log, fail }); // issue 34 (the demo model)
     await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail }); // issue 16
     await cacheSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }); // issue 29
     // last: its final step points agentls.pythonPath at a missing interpreter, which stops the server

@@ -64,6 +64,7 @@ test("no conflict: nothing to overwrite is sent; an older server's result is com
   assert.deepEqual(s.calls.map(([m, p]) => [m, p]), [
     ["agent/rewind", { checkpoint: "turn-1", restore: "conversation" }],
     ["agent/todos", {}],
+    ["agent/mode", {}],
     ["agent/checkpoints", {}],
   ]);
   assert.deepEqual(s.panel.todos, TODOS);

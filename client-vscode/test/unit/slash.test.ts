@@ -28,7 +28,8 @@ test("unknown commands, paths and escapes", () => {
 
 test("completions at the start of the input", () => {
   assert.deepEqual(slashCompletions("/co").map((c) => c.name), ["compact", "cost", "context"]);
-  assert.deepEqual(slashCompletions("/").length, 9);
+  assert.deepEqual(slashCompletions("/").length, 10);
+  assert.deepEqual(slashCompletions("/pl").map((c) => c.name), ["plan"]);
   assert.deepEqual(slashCompletions("/compact x"), []);
   assert.deepEqual(slashCompletions("hi /co"), []);
 });

@@ -23,7 +23,9 @@ from acp import PROTOCOL_VERSION, RequestError, schema
 
 from ..agent.conversations import ConversationError, delete_stored, stored_sessions
 from ..agent.visible import excerpt
+from ..agent.plan_mode import ModeError
 from . import protocol
+from .modes import modes
 from .session import AcpSession
 
 log = logging.getLogger(__name__)
@@ -78,7 +80,7 @@ class AcpAgent:
         self.sessions[session.id] = session
         sent = self.after_answer(lambda message: _answers_session(message, session.id)) if self.after_answer else None
         self._later(self._announce(session, sent))
-        return schema.NewSessionResponse(session_id=session.id)
+        return schema.NewSessionResponse(session_id=session.id, modes=modes(session.agent.mode))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            additional_directories: list[str] | None = None,
@@ -86,13 +88,13 @@ class AcpAgent:
         session = await self._resume(cwd, session_id, mcp_servers, additional_directories)
         await session.stream.replay()  # the whole conversation before the answer (session-setup, "Loading")
         await session.announce()
-        return schema.LoadSessionResponse()
+        return schema.LoadSessionResponse(modes=modes(session.agent.mode))
 
     async def resume_session(self, session_id: str, cwd: str, additional_directories: list[str] | None = None,
                              mcp_servers: list[Any] | None = None, **kwargs: Any) -> schema.ResumeSessionResponse:
         session = await self._resume(cwd, session_id, mcp_servers, additional_directories)
         await session.announce()
-        return schema.ResumeSessionResponse()
+        return schema.ResumeSessionResponse(modes=modes(session.agent.mode))
 
     async def _resume(self, cwd: str, session_id: str, mcp_servers: Any,
                       additional_directories: list[str] | None) -> AcpSession:
@@ -134,6 +136,18 @@ class AcpAgent:
         if not deleted:
             raise not_found(session_id)
         return schema.DeleteSessionResponse()
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> schema.SetSessionModeResponse:
+        """Plan mode on or off (https://agentclientprotocol.com/protocol/session-modes); takes effect at the
+        next tool call, even mid-turn."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise not_found(session_id)
+        try:
+            await session.set_mode(mode_id)
+        except ModeError as error:
+            raise RequestError.invalid_params({"modeId": str(error)}) from None
+        return schema.SetSessionModeResponse()
 
     # ---- prompts -------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 A command arrives as a prompt ("/compact keep the API design"); the session
 runs it instead of a turn and answers with an agent message. The same four
 the terminal and the VS Code panel have: /compact [focus], /cost, /context,
-/new. The user's and the workspace's own commands (Markdown files,
+/new, /plan [off]. The user's and the workspace's own commands (Markdown files,
 agent/commands.py) follow them: one of those is a turn whose prompt is the
 file's text with `$ARGUMENTS` filled in.
 """
@@ -39,6 +39,8 @@ BUILTIN = (
     Command("cost", "What this session has cost so far (tokens, cache, dollars)"),
     Command("context", "What fills the context window, and what the pipeline saved"),
     Command("new", "Start a new conversation here (the current one stays in the session list)"),
+    Command("plan", "Plan mode: read and search only, then a plan in the task list; `/plan off` approves it",
+            "off: approve the plan and act on it (optional)"),
 )
 
 

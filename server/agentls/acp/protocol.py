@@ -33,7 +33,8 @@ from ..model.pricing import CostReport
 
 Update = (schema.UserMessageChunk | schema.AgentMessageChunk | schema.AgentThoughtChunk | schema.ToolCallStart
           | schema.ToolCallProgress | schema.AgentPlanUpdate | schema.AvailableCommandsUpdate
-          | schema.SessionInfoUpdate | schema.UsageUpdate | schema.SessionUpdateCompactionUpdate)
+          | schema.SessionInfoUpdate | schema.UsageUpdate | schema.SessionUpdateCompactionUpdate
+          | schema.CurrentModeUpdate)
 ToolContent = schema.ContentToolCallContent | schema.FileEditToolCallContent | schema.TerminalToolCallContent
 
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]

@@ -27,8 +27,9 @@ from ..agent.runtime import AgentRuntime
 from ..agent.settings import AgentSettings
 from ..agent.store.session import title_of
 from ..agent.userconfig import config_dir
+from ..agent.plan_mode import ACT, PLAN, ModeError, command_mode
 from ..context.images import ImageError
-from . import commands, protocol
+from . import commands, modes, protocol
 from .client_fs import ClientWorkspace
 from .client_terminal import ClientTerminal
 from .permissions import PermissionAsker
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+PLAN_NOTES = {PLAN: "Plan mode is on: the agent reads and searches only, and writes its plan to the task list. "
+                    "`/plan off` approves the plan and lets it act.\n",
+              ACT: "Plan mode is off: the agent acts on the plan (changes still ask as your settings say).\n"}
 BUSY = -32600  # JSON-RPC "invalid request": ACP defines no busy code (its -32002 means "not found")
 DEMO_NOTICE = ("no API key was found, so the offline demo model answers: it reads, lists and searches files, and "
                "runs commands and edits files after you approve them. To use a real model, give the agent "
@@ -200,10 +204,23 @@ class AcpSession:
             await self.stream.note(commands.context_text(agent.context(), self.runtime.model_info()))
         elif name == "new":
             await self._new_conversation()
+        elif name == "plan":
+            try:
+                await self.set_mode(command_mode(argument), announce=True)
+            except ModeError as error:
+                await self.stream.note(f"{error}\n")
         await self.stream.usage()
 
+    async def set_mode(self, mode: str, announce: bool = False) -> None:
+        """Plan mode on or off (ModeError for a mode there is not); `announce`: a switch the client did not ask
+        for (the `/plan` command) is sent as a current_mode_update."""
+        if self.agent.set_mode(mode) and announce:
+            await self.stream.send(modes.mode_update(mode))
+        if announce:
+            await self.stream.note(PLAN_NOTES[mode])
+
     async def _new_conversation(self) -> None:
-        had_tasks = bool(self.agent.todos())
+        had_tasks, planning = bool(self.agent.todos()), self.agent.mode != ACT
         try:
             session_id = await self.runtime.conversations.new()
         except SessionStoreBusy as error:  # refused after a bounded wait: this conversation goes on
@@ -211,6 +228,8 @@ class AcpSession:
             return
         if had_tasks:
             await self.stream.send(protocol.plan(()))  # a new conversation has no task list
+        if planning:
+            await self.stream.send(modes.mode_update(ACT))  # and acts until plan mode is turned on again
         await self.stream.note(f"New conversation (saved as {session_id}); the previous one stays in the "
                                "session list.")
         await self.stream.usage(force=True)

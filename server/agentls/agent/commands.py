@@ -37,7 +37,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 WORKSPACE, USER = "workspace", "user"
 # Built-in commands of the front ends (panel, terminal, ACP): a file cannot take these names.
 RESERVED = frozenset({"compact", "cost", "clear", "new", "sessions", "resume", "context", "mcp", "help", "quit",
-                      "exit", "permissions", "tasks", "todos", "model", "checkpoints", "rewind"})
+                      "exit", "permissions", "tasks", "todos", "model", "checkpoints", "rewind", "plan"})
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from .instructions import Instructions
 from .mcp.config import ServerConfig
 from .mcp.limits import tool_token_warnings
 from .mcp.manager import McpManager
+from .plan_mode import ACT, MODE, checked
 from .sent import COMPACTED, SentLog, ToolResultView, tool_result_view
 from .shell_runner import ShellRunner
 from .store import Session
@@ -198,6 +199,24 @@ class Agent:
         """Close something a running call may still use (an old model client, a demo model) once idle."""
         self._claim.retire(close)
 
+    # -- plan mode (agent/plan_mode.py) ------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        """"plan" (read and search only, until the user approves a plan) or "act"."""
+        return self._conversation.mode
+
+    def set_mode(self, mode: str) -> bool:
+        """Switch plan mode on or off (ModeError for a mode there is not); True when it changed. Saved with
+        the session at once; the model is told before its next request; mid-turn, the next tool call obeys it."""
+        mode = checked(mode)
+        conversation = self._conversation
+        if mode == conversation.mode:
+            return False
+        conversation.mode = mode
+        self._recording.save(lambda session: session.state({MODE: mode}))
+        return True
+
     # -- a turn, a compaction -------------------------------------------------------
 
     async def run_turn(self, prompt: str, on_event: ev.EventSink | None = None,
@@ -287,6 +306,7 @@ class Agent:
             self._restorer.open_checkpoints(new_session)
             self._recording.forget_failure()
             conversation.task_list, conversation.todos_seen = TodoList(), 0
+            conversation.mode = ACT  # a new conversation acts until the user turns plan mode on
             self._head.new_conversation()
             # its own cache-diagnostics chain (the first request opts in, naming no reply of another chat) and
             # no drop_block until one of its own blocks needs it; a resumed one takes both back from its records

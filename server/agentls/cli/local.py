@@ -180,6 +180,10 @@ class LocalBackend:
     async def todos(self) -> list[TodoItem]:
         return list(self.agent.todos())
 
+    async def set_mode(self, mode: str) -> str:
+        self.agent.set_mode(mode)
+        return self.agent.mode
+
     async def permissions(self) -> list[Rule]:
         await asyncio.to_thread(self.policy.rules.load_workspace, list(self.agent.workspace.roots))
         return self.policy.rules.rules()

@@ -219,6 +219,9 @@ class LspBackend:
     async def todos(self) -> list[TodoItem]:
         return lsp_wire.todos_from_wire((await self.request(protocol.TODOS, {})).get("todos"))
 
+    async def set_mode(self, mode: str) -> str:
+        return str((await self.request(protocol.MODE, {"mode": mode})).get("mode"))
+
     async def permissions(self) -> list[Rule]:
         return lsp_wire.permissions_from_wire((await self.request(protocol.PERMISSIONS, {})).get("rules"))
 

@@ -36,7 +36,7 @@ from .lines import (checkpoint_lines, dollars, instructions_changed_text, k, mcp
 
 HELP = """\
 commands: /compact [instructions]  /cost  /model [ID]  /new (or /clear)  /sessions [words]  /resume N|ID  /checkpoints
-          /rewind N [code|conversation|both]  /context  /mcp  /tasks  /permissions  /help  /quit
+          /rewind N [code|conversation|both]  /context  /mcp  /tasks  /plan [off]  /permissions  /help  /quit
 Ctrl-C cancels a running turn; Ctrl-D or /quit leaves."""
 REWIND_USAGE = "/rewind N [code|conversation|both] (N from /checkpoints; default both)"
 

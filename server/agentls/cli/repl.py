@@ -21,6 +21,7 @@ from ..agent.endpoint_models import ModelsView
 from ..agent.errors import AgentError
 from ..agent.mcp.status import McpServerStatus
 from ..agent.permissions import Rule
+from ..agent.plan_mode import PLAN, ModeError, command_mode
 from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
 from ..agent.todos import TodoItem
@@ -31,6 +32,8 @@ from ..context.report import ContextReport
 from .lines import parse_rewind, pick_session
 from .render import HELP, REWIND_USAGE, Renderer
 
+PLAN_ON = "plan mode: the agent reads and searches only, and writes its plan to the task list (/plan off approves it)"
+PLAN_OFF = "plan mode off: the agent acts on the plan (changes still ask as your settings say)"
 ASK = "    allow? [y]es / [n]o / [a]lways: "
 
 
@@ -68,6 +71,8 @@ class Backend(Protocol):
     def status(self) -> tuple[ContextReport | None, ActiveModel | None]: ...  # for the prompt
 
     async def todos(self) -> list[TodoItem]: ...
+
+    async def set_mode(self, mode: str) -> str: ...  # plan mode on or off (agent/plan_mode.py); the mode now
 
     async def permissions(self) -> list[Rule]: ...
 
@@ -189,6 +194,9 @@ class Repl:
                 render.mcp(*await backend.mcp())
             elif name in ("/tasks", "/todos"):
                 render.todos(await backend.todos())
+            elif name == "/plan":
+                mode = await backend.set_mode(command_mode(rest))
+                render.line(PLAN_ON if mode == PLAN else PLAN_OFF)
             elif name == "/permissions":
                 render.permissions(await backend.permissions())
             elif name == "/help":
@@ -198,6 +206,6 @@ class Repl:
                 await self.turn(await backend.expand_command(name[1:], rest))
             else:
                 render.error(f"unknown command {name}; /help lists the commands")
-        except AgentError as error:
+        except (AgentError, ModeError) as error:
             render.error(str(error))
         return True

@@ -64,6 +64,7 @@ TODOS = "agent/todos"
 COMMANDS = "agent/commands"
 EXPAND_COMMAND = "agent/expandCommand"
 PERMISSIONS = "agent/permissions"
+MODE = "agent/mode"
 # server → client
 EVENT = "agent/event"
 CONTEXT_USAGE = "agent/contextUsage"
@@ -73,7 +74,7 @@ SETTINGS_SECTION = "agentls"  # didChangeConfiguration: {"agentls": AgentSetting
 
 REQUESTS = (CHAT, COMPACT, COST, MODELS, TOOL_RESULT, CLEAR, SESSIONS, NEW_SESSION, RESUME, RENAME_SESSION,
             DELETE_SESSION, CONTEXT, MCP_SERVERS, CHECKPOINTS, CHECKPOINT_DIFF, REWIND, FORK, TODOS, COMMANDS,
-            EXPAND_COMMAND, PERMISSIONS)
+            EXPAND_COMMAND, PERMISSIONS, MODE)
 
 # Events: the `kind` on the wire of each core event; its fields in camelCase, every field present.
 EVENT_KINDS: dict[type[ev.AgentEvent], str] = {
@@ -165,6 +166,10 @@ class TodosResult(TypedDict):
     todos: list[shapes.TodoWire]
 
 
+class ModeResult(TypedDict):
+    mode: str  # "act" | "plan" (agent/plan_mode.py)
+
+
 class CommandsResult(TypedDict):
     commands: list[shapes.CommandInfo]
 
@@ -240,7 +245,7 @@ DOC_INTERFACES: dict[str, type] = {
     "CommandsResult": CommandsResult, "ExpandCommandResult": ExpandCommandResult,
     "PermissionRule": shapes.PermissionRuleWire, "PermissionsResult": PermissionsResult,
     "CacheReport": shapes.CacheReportWire, "RequestCache": shapes.RequestCacheWire, "CacheMiss": shapes.CacheMissWire,
-    "MissTotal": shapes.MissTotalWire, "DropTotal": shapes.DropTotalWire,
+    "MissTotal": shapes.MissTotalWire, "DropTotal": shapes.DropTotalWire, "ModeResult": ModeResult,
 }
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..cache_report import CacheLedger
 from ..read_ledger import ReadLedger
+from ..plan_mode import ACT
 from ..saved_view import SavedView
 from ..sent import SentLog
 from ..todos import TodoList
@@ -38,6 +39,7 @@ class Conversation:
         self.turn_id = ""  # the turn running now ("" outside one): transcript records name it
         self.cache = CacheLedger()  # each request's cache diagnosis and thinking transformations (/cost, /context)
         self.reads = ReadLedger()  # the files the model saw, as it saw them: changed ones are named to it
+        self.mode = ACT  # plan mode or acting (agent/plan_mode.py): saved with the session
 
     def start(self, engine: ContextEngine) -> None:
         """An empty conversation on this engine, before a new session's (or a cut one's) is read."""

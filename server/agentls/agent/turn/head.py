@@ -25,6 +25,7 @@ from ..approval import ApprovalPolicy
 from ..permissions import ADDED
 from ..instructions import Instructions
 from ..mcp.manager import McpManager
+from ..plan_mode import last_told, told_text
 from ..instructions import changes_text
 from ..prompt import system_prompt
 from ..store import StoreError
@@ -156,6 +157,14 @@ class PromptHead:
             self.append_changes()
         elif changed and self._sent_instructions is not None:
             self.conversation.engine.prompt_head_changed()  # the system prompt heads the cached prefix
+        self.tell_mode()
+
+    def tell_mode(self) -> None:
+        """Plan mode turned on or off since the model was last told (as the history says): told by an appended
+        message, with a fixed head or not (the system prompt is never rewritten for it; agent/plan_mode.py)."""
+        mode = self.conversation.mode
+        if last_told(self.conversation.engine.history.messages) != mode:
+            self._tell(told_text(mode))
 
     def append_changes(self) -> None:
         """With a fixed head: what changed since the model was last told, appended before the next request."""

@@ -22,6 +22,7 @@ from ..instructions import Instructions
 from ..mcp.manager import McpManager
 from ..mcp.names import is_mcp_name
 from ..permissions import Verdict
+from ..plan_mode import PLAN, PLAN_REASON, refused_in_plan
 from ..result_cap import capped
 from ..shell_runner import ShellRunner
 from ..todos import as_state
@@ -88,6 +89,9 @@ class ToolCalls:
                                   withheld=self._withheld(name))
                 if cut_off:
                     output = ToolOutput(CUT_OFF, True, f"{name}: cut off")
+                elif conversation.mode == PLAN and (refused := refused_in_plan(name)) is not None:
+                    output = refused  # plan mode: only reading and searching run, and nobody is asked
+                    approval.outcome, approval.reason = "refused", PLAN_REASON
                 elif verdict is not None and verdict.decision == "deny":
                     output = refusal(verdict)  # not run, and nobody is asked
                     approval.outcome = "refused"

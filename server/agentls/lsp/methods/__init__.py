@@ -49,6 +49,7 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     protocol.FORK: checkpoints.fork,
     # the project: tasks, commands, permissions
     protocol.TODOS: project.todos,
+    protocol.MODE: project.mode,
     protocol.COMMANDS: project.commands,
     protocol.EXPAND_COMMAND: project.expand_command,
     protocol.PERMISSIONS: project.permissions,

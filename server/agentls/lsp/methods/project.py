@@ -1,5 +1,6 @@
-"""What the project and the user set up for the agent: agent/todos, agent/commands, agent/expandCommand,
-agent/permissions (docs/protocol.md). Everything is read from the core; disk reads run off the loop."""
+"""What the project and the user set up for the agent: agent/todos, agent/mode, agent/commands,
+agent/expandCommand, agent/permissions (docs/protocol.md). Everything is read from the core; disk reads run off
+the loop."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 from typing import Any
 
 from ...agent.commands import CommandError, custom_commands, expand_named
+from ...agent.plan_mode import ModeError
 from ...agent.userconfig import config_dir
 from .. import protocol
 from ..errors import answers, invalid_params
@@ -18,6 +20,19 @@ async def todos(ls, params: Any) -> protocol.TodosResult:
     as_object(params)
     agent = await ls.host.agent()
     return protocol.todos(agent.todos())
+
+
+@answers
+async def mode(ls, params: Any) -> protocol.ModeResult:
+    """Plan mode on or off (`mode` given), or only the mode now; the core tells the model (agent/plan_mode.py)."""
+    wanted = optional_text(as_object(params), "mode")
+    agent = await ls.host.agent()
+    if wanted is not None:
+        try:
+            agent.set_mode(wanted)
+        except ModeError as error:
+            raise invalid_params(str(error)) from None
+    return {"mode": agent.mode}
 
 
 @answers
