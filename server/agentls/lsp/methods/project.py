@@ -8,7 +8,6 @@ import asyncio
 from typing import Any
 
 from ...agent.commands import CommandError, custom_commands, expand_named
-from ...agent.plan_mode import ModeError
 from ...agent.userconfig import config_dir
 from .. import protocol
 from ..errors import answers, invalid_params
@@ -25,6 +24,8 @@ async def todos(ls, params: Any) -> protocol.TodosResult:
 @answers
 async def mode(ls, params: Any) -> protocol.ModeResult:
     """Plan mode on or off (`mode` given), or only the mode now; the core tells the model (agent/plan_mode.py)."""
+    from ...agent.plan_mode import ModeError  # here: the server module imports no tool (startup)
+
     wanted = optional_text(as_object(params), "mode")
     agent = await ls.host.agent()
     if wanted is not None:
