@@ -171,6 +171,15 @@ async def running_agent(client: EditorClient, env: dict[str, str], *, observers:
         yield conn, process
 
 
+def alive(pid: int) -> bool:
+    """Whether a process with this pid exists (signal 0 checks without sending anything)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def prompt(text: str) -> list[schema.TextContentBlock]:
     return [schema.TextContentBlock(type="text", text=text)]
 

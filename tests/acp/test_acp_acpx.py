@@ -11,7 +11,6 @@ call's states, `/compact`, and a cancel from another acpx process (`acpx cancel`
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import shutil
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_client import agent_env
+from acp_client import agent_env, alive
 from agentls.mock_api import Reply, Text, ToolUse
 from forkserver import agentls_command
 
@@ -85,17 +84,10 @@ class Acpx:
         still shutting down is refused by acpx itself ("Queue owner is shutting down"): wait for both."""
         pid = self.agent_pid()
         deadline = time.monotonic() + WAIT
-        while (pid is not None and _alive(pid)) or any((self.home / ".acpx" / "queues").glob("*.lock")):
+        while (pid is not None and alive(pid)) or any((self.home / ".acpx" / "queues").glob("*.lock")):
             assert time.monotonic() < deadline, "acpx's queue owner or agent process did not exit"
             time.sleep(0.05)
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def messages(stdout: str) -> list[dict[str, Any]]:

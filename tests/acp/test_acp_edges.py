@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 
 import pytest
 from acp import RequestError
-from acp_client import SECRET, EditorClient, agent_env, prompt, running_agent, wait_until
+from acp_client import SECRET, EditorClient, agent_env, alive, prompt, running_agent, wait_until
 from agentls.mock_api import Reply, Text, ToolUse
 from agentls.mock_api.faults import Fault
 
@@ -94,7 +93,7 @@ async def test_cancel_during_a_tool_call_kills_it_and_the_history_stays_valid(tm
         await conn.cancel(session_id=sid)
         answer = await asyncio.wait_for(turn, 30)
         assert answer.stop_reason == "cancelled"
-        await wait_until(lambda: not _alive(pid), 15)  # the command's process group was killed
+        await wait_until(lambda: not alive(pid), 15)  # the command's process group was killed
 
         nxt = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt("and now?")), 60)
         assert nxt.stop_reason == "end_turn" and process.returncode is None
@@ -104,13 +103,6 @@ async def test_cancel_during_a_tool_call_kills_it_and_the_history_stays_valid(tm
     assert result["type"] == "tool_result" and "cancelled" in result["content"]
     assert messages[2]["content"][-1] == {"type": "text", "text": "and now?"}
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 async def test_cancel_while_the_client_is_asked_is_a_refusal(tmp_path, mock_api, workspace):

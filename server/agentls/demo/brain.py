@@ -18,7 +18,7 @@ from typing import Any
 from ..context.attachments import parse_attachment, typed_text
 from ..context.compact import SUMMARY_PROMPT
 from ..context.images import ImageAttachment, image_of_block, is_image
-from .memory import out_of_date
+from .memory import message_blocks, normalise_path, out_of_date, result_text
 from ..mock_api.script import Reply, Text, Thinking, ToolUse
 
 DEMO_LABEL = "[demo model — offline, no API key]"
@@ -44,46 +44,28 @@ _EDIT_MARK = "edited by the agentls demo model"
 
 # ---------------------------------------------------------------- reading the request
 
-def _blocks(message: dict) -> list[dict]:
-    content = message.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return [b for b in content or [] if isinstance(b, dict)]
-
-
 def _text_of(message: dict) -> str:
-    return "\n".join(b.get("text", "") for b in _blocks(message) if b.get("type") == "text")
+    return "\n".join(b.get("text", "") for b in message_blocks(message) if b.get("type") == "text")
 
 
 def _typed_text(message: dict) -> str:
     """What the user typed: the message's text without the files and selections attached to it."""
-    return typed_text(_blocks(message), "\n")
+    return typed_text(message_blocks(message), "\n")
 
 
 def _images(message: dict) -> list[ImageAttachment]:
     """The images sent with a prompt (their size read from their header)."""
-    return [item for item in (image_of_block(b) for b in _blocks(message) if is_image(b)) if item is not None]
+    return [item for item in (image_of_block(b) for b in message_blocks(message) if is_image(b)) if item is not None]
 
 
 def _attachments(message: dict) -> dict[str, str]:
     """Attached text by the path (or uri) it came from."""
     found: dict[str, str] = {}
-    for block in _blocks(message):
+    for block in message_blocks(message):
         attached = parse_attachment(block)
         if attached is not None:
             found[attached.where.removeprefix("file://")] = attached.text
     return found
-
-
-def _result_text(block: dict) -> str:
-    content = block.get("content", "")
-    if isinstance(content, str):
-        return content
-    return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-
-
-def _normalise(path: str) -> str:
-    return path[2:] if path.startswith("./") else path
 
 
 def looks_like_path(token: str) -> bool:
@@ -102,18 +84,19 @@ def named_paths(text: str) -> list[str]:
     found: list[str] = []
     for raw in text.split():
         token = raw.strip("\"'`()[]{}<>,;:!?*").lstrip("@").rstrip(".")
-        if token and looks_like_path(token) and _normalise(token) not in found:
-            found.append(_normalise(token))
+        if token and looks_like_path(token) and normalise_path(token) not in found:
+            found.append(normalise_path(token))
     return found
 
 
 def _tool_uses(messages: list[dict]) -> list[dict]:
-    return [b for m in messages if m.get("role") == "assistant" for b in _blocks(m) if b.get("type") == "tool_use"]
+    return [b for m in messages if m.get("role") == "assistant"
+            for b in message_blocks(m) if b.get("type") == "tool_use"]
 
 
 def _results_by_id(messages: list[dict]) -> dict[str | None, dict]:  # None: a result without an id
     return {b.get("tool_use_id"): b for m in messages if m.get("role") == "user"
-            for b in _blocks(m) if b.get("type") == "tool_result"}
+            for b in message_blocks(m) if b.get("type") == "tool_result"}
 
 
 def _search_pattern(text: str) -> str | None:
@@ -148,7 +131,7 @@ def _language(path: str) -> str:
 def _describe_result(tool: dict, result: dict) -> str:
     name = tool.get("name", "?")
     args = tool.get("input") or {}
-    text = _result_text(result)
+    text = result_text(result)
     lines = text.splitlines()
     preview = "\n".join(lines[:_PREVIEW_LINES])
     if result.get("is_error"):
@@ -262,10 +245,10 @@ def _edit_target(text: str) -> tuple[str, str | None, str | None] | None:
     """(path, old, new) for "replace `a` with `b` in path", (path, None, None) for "edit path"."""
     replace = _REPLACE.search(text)
     if replace:
-        return _normalise(replace.group(3).rstrip(".,;:!?")), replace.group(1), replace.group(2)
+        return normalise_path(replace.group(3).rstrip(".,;:!?")), replace.group(1), replace.group(2)
     edit = _EDIT.search(text)
     if edit:
-        path = _normalise(edit.group(1).strip("\"'`.,;:!?").lstrip("@"))
+        path = normalise_path(edit.group(1).strip("\"'`.,;:!?").lstrip("@"))
         if looks_like_path(path):
             return path, None, None
     return None
@@ -309,7 +292,7 @@ def _continue_edit(text: str, chat: _Conversation, fresh: list[dict]) -> Reply |
                  and not r.get("is_error")), None)
     if read is None:
         return None
-    current = _numbered_text(_result_text(read))
+    current = _numbered_text(result_text(read))
     edit = _planned_edit(path, current, old, new)
     if edit is None:
         wanted = f"`{old}`" if old is not None else "a unique line"
@@ -343,7 +326,7 @@ def _list_rule(text: str, chat: _Conversation) -> Reply | None:
     # "list the files in docs/api" lists; "what does the file README.md say" reads.
     if not _LIST.search(text) or (named_paths(text) and not directory):
         return None
-    path = (_normalise(directory.group(1).rstrip("/")) if directory else "") or "."
+    path = (normalise_path(directory.group(1).rstrip("/")) if directory else "") or "."
     return chat.call([("list_files", {"path": path})], f"Listing `{path}`.")
 
 
@@ -366,7 +349,7 @@ def _read_rule(text: str, chat: _Conversation) -> Reply | None:
     if not paths:
         return None
     attached = chat.attached
-    read_before = {_normalise(str((u.get("input") or {}).get("path", ""))): u
+    read_before = {normalise_path(str((u.get("input") or {}).get("path", ""))): u
                    for u in chat.uses_by_id.values() if u.get("name") == "read_file"}
     results = _results_by_id(chat.messages)
     # Read (again) what was never read, what only a placeholder stands for now, and what changed since.
@@ -412,7 +395,7 @@ def demo_reply(body: dict) -> Reply:
         return Reply([Text(f"{DEMO_LABEL} (nothing to add)")], stop_reason="end_turn")
 
     text = _typed_text(messages[chat.prompt_index]) if messages else ""
-    fresh_results = [b for b in _blocks(last) if b.get("type") == "tool_result"]
+    fresh_results = [b for b in message_blocks(last) if b.get("type") == "tool_result"]
     # Results beside typed text are those of calls a cancel cut short, followed by the user's new prompt
     # (one user message carries both): the prompt is what to answer.
     if fresh_results and chat.prompt_index != len(messages) - 1:
