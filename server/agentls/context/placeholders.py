@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .history import ToolRecord
 
@@ -43,7 +44,26 @@ def cleared_input_value(chars: int, ref: str) -> str:
     return f"[cleared to save context: {chars:,} chars; full input: {reread_hint(ref)}]"
 
 
-PLACEHOLDER_TOKENS = 25  # what a placeholder costs, for planning
+PLACEHOLDER_TOKENS = 25  # what a placeholder costs, for planning (a cleared input or prose: a fixed text)
+
+# A rewrite breaks the prompt cache from its block on; one that frees less than this is not made at all.
+# A placeholder naming a long path is 40+ tokens: a result of that size rewritten into it frees nothing.
+MIN_REWRITE_SAVING = 50
+
+
+def worth_rewriting(saves: int) -> bool:
+    """Whether a rewrite that frees `saves` tokens (placeholder already counted) is worth a cache break."""
+    return saves >= MIN_REWRITE_SAVING
+
+
+def snip_saving(record: ToolRecord, tokens_of: Callable[[int], int], ref: str) -> int:
+    """Tokens a snip frees: the result's size less its placeholder's (which names the tool and path)."""
+    return tokens_of(record.chars) - tokens_of(len(snipped(record, ref)))
+
+
+def clear_saving(record: ToolRecord, tokens_of: Callable[[int], int], ref: str) -> int:
+    """Tokens clearing a result frees, its placeholder counted."""
+    return tokens_of(record.chars) - tokens_of(len(cleared(record, ref)))
 
 
 PROSE_MARK = "[earlier reasoning cleared to save context"
