@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from agentls.evaluation.replay import load_trace, replay_trace, total_of
+from agentls.context.blocks import message_chars
+from agentls.evaluation.replay import is_call, load_trace, replay_trace, total_of
 from agentls.evaluation.replay_compare import compare
 from agentls.context.structure import request_problems
 from synth import assistant_text, results, tool_call, user
@@ -104,7 +105,10 @@ def test_cli_replay_json_and_ledger_reprice_to_the_same_cost(tmp_path, cache, br
     assert report["cache"] == cache
     assert total["requests"] == len(ledger.read_text().splitlines())
     assert total["over_window"] == 0
-    assert reprice(ledger) == pytest.approx(total["cost"], rel=1e-9)
+    # Each recorded reply is billed as output at 5x (the same under every policy): counted from the trace.
+    replies = sum(message_chars(m[i + 1]) / 4 for m in [load_trace(str(trace))[1]] for i in range(len(m))
+                  if is_call(m, i))
+    assert reprice(ledger) + 5 * replies == pytest.approx(total["cost"], rel=1e-9)
     if breakpoints == "legacy":  # after a batch only the head is read: the real cache costs more
         assert total["cost"] > 1.05 * reprice_ideal(ledger)
     if pauses:  # 15-minute pauses: the head and the frontier are written for an hour, and read after pauses
