@@ -159,8 +159,9 @@ def test_cli_compare_prints_every_policy_at_every_window(tmp_path):
     assert done.returncode == 0, done.stderr
     for window in ("32,000", "64,000", "200,000"):
         assert f"window {window}" in done.stdout
-    assert all(f"  {policy} " in done.stdout for policy in ("seed", "default", "anthropic"))
-    assert "worst default / seed" in done.stdout
+    # the four baselines of issue 31 beside ours, and our worst traces first against the cheapest of them
+    assert all(f"  {policy} " in done.stdout for policy in ("none", "seed", "append-only", "anthropic", "default"))
+    assert "worst first, default / each" in done.stdout and "worst default / seed" in done.stdout
 
 
 # The issue's targets on the recorded sessions (../shared/traces), one run per window.
