@@ -207,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay = commands.add_parser("replay", help="price recorded conversations under a context policy")
     replay.add_argument("traces", nargs="+", metavar="TRACE.json")
     replay.add_argument("--window", type=int, default=200_000)
-    replay.add_argument("--policy", choices=("default", "seed", "anthropic", "none"), default="default")
+    replay.add_argument("--policy", choices=("default", "seed", "anthropic", "none", "append-only"), default="default")
     replay.add_argument("--cache", choices=("anthropic", "ideal"), default="anthropic",
                         help="how requests are billed: the real prompt cache, or an ideal prefix cache")
     replay.add_argument("--breakpoints", choices=("frontier", "legacy"), default="frontier",

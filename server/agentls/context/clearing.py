@@ -13,8 +13,9 @@ from collections.abc import Collection, Iterator
 
 from .config import ContextConfig
 from .history import History
-from .placeholders import PLACEHOLDER_TOKENS
+from .placeholders import PLACEHOLDER_TOKENS, clear_saving, worth_rewriting
 from .rewrite import CLEAR, CLEAR_INPUT, Rewrite
+from .store import result_ref
 
 
 def _older_than(history: History, config: ContextConfig, keep_recent: int) -> int:
@@ -42,8 +43,8 @@ def plan_clear_results(history: History, config: ContextConfig, keep_recent: int
             return
         if tool_use_id in unseen:
             continue
-        saves = config.tokens(record.chars) - PLACEHOLDER_TOKENS
-        if saves > 0:
+        saves = clear_saving(record, config.tokens, result_ref(tool_use_id))
+        if worth_rewriting(saves):
             yield Rewrite(tool_use_id, layer, saves)
 
 
@@ -54,5 +55,5 @@ def plan_clear_inputs(history: History, config: ContextConfig, keep_recent: int)
         if record.seq < 0 or record.seq >= boundary:
             return
         saves = config.tokens(record.input_chars) - PLACEHOLDER_TOKENS
-        if saves > 0:
+        if worth_rewriting(saves):
             yield Rewrite(tool_use_id, CLEAR_INPUT, saves)

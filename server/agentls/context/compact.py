@@ -145,6 +145,16 @@ def _trim_front(messages: list[Message], tokens: list[int], limit: int) -> list[
     return [first, *messages[start + 1:]]
 
 
+def summary_input_limit(config: ContextConfig) -> int:
+    """The most the summary request may carry in messages: the window less its own output and the head.
+
+    The summary call's output reserve is its `max_tokens` (summary_max_tokens), not the conversation's
+    reserve as well: counting both (effective_window - summary_max_tokens) cut the request at a small
+    window, where it was compacted at 85% of the effective window, so it lost its cache and was written anew.
+    """
+    return config.window - config.summary_max_tokens - config.system_tokens
+
+
 def build_summary_request(history: History, config: ContextConfig, estimate: int,
                           instructions: str | None, manual: bool = False) -> SummaryRequest | None:
     cut = choose_cut(history, config, manual)
@@ -164,7 +174,7 @@ def build_summary_request(history: History, config: ContextConfig, estimate: int
     else:
         messages.append({"role": "user", "content": [ask]})
         tokens.append(0)
-    limit = config.effective_window - config.summary_max_tokens - config.system_tokens
+    limit = summary_input_limit(config)
     messages = _trim_front(messages, tokens, limit)
     return SummaryRequest(messages, cut, len(history.messages), estimate, config.summary_max_tokens, instructions)
 

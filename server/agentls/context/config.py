@@ -46,7 +46,8 @@ class ContextConfig:
     written_keep_recent: int = 3
     protected_tools: frozenset[str] = field(
         default_factory=lambda: frozenset({"edit_file", "write_file", "todo_write"})
-    )  # their short confirmations are never snipped or cleared
+    )  # their short confirmations (up to protected_max_chars) are never snipped or cleared...
+    protected_max_chars: int = 1_000  # ...a longer result of theirs (a diff, an echoed file) is like any other
     # Tools whose input is state the model keeps working from (the task list): never cleared.
     kept_input_tools: frozenset[str] = field(default_factory=lambda: frozenset({"todo_write"}))
 

@@ -36,6 +36,7 @@ class EngineCore:
         self.last_call_at: float | None = None
         self.cache_ttl = FIVE_MINUTES  # the TTL the last request gave the head and the stable frontier
         self.cache_cold = True  # nothing cached yet: rewrites cost nothing extra
+        self.calls = 0  # requests answered this session: what the policy estimates the rest from
         self.waste = 0.0  # rent paid since the last batch for blocks a batch could have freed (policy.py)
         self.summary_failures = 0
         self.compactions = 0
@@ -63,6 +64,7 @@ class EngineCore:
             large_input_chars=cfg.clear_inputs_min_chars,
             token_of=cfg.tokens,
             protected_tools=cfg.protected_tools,
+            protected_max_chars=cfg.protected_max_chars,
             kept_input_tools=cfg.kept_input_tools,
         )
 
@@ -98,6 +100,7 @@ class EngineCore:
         call gave its head and frontier breakpoints (how long a pause leaves that prefix cached)."""
         self.meter.record(usage, self.raw_estimate if estimate_at_call is None else estimate_at_call)
         self.last_call_at = now
+        self.calls += 1
         self.cache_ttl = cache_ttl
         self.cache_cold = False
         self.unseen.clear()  # the request just answered carried every result in the history

@@ -109,9 +109,14 @@ class History:
     image_chars: int = 0
     _latest_by_key: dict[str, str] = field(default_factory=dict)
     protected_tools: frozenset[str] = frozenset({"edit_file", "write_file"})
+    protected_max_chars: int = 1_000  # a protected tool's result longer than this is not protected
     kept_input_tools: frozenset[str] = frozenset()  # their inputs are never cleared
 
     # -- reading -------------------------------------------------------------
+
+    def is_protected(self, record: ToolRecord) -> bool:
+        """A short confirmation of a protected tool (an edit's "ok"): kept verbatim, never rewritten."""
+        return record.name in self.protected_tools and record.chars <= self.protected_max_chars
 
     def __len__(self) -> int:
         return len(self.messages)
@@ -217,7 +222,7 @@ class History:
         record.original_chars = max(record.original_chars, record.chars)
         record.is_error = bool(block.get("is_error"))
         self.results.append(record.id)
-        if record.name in self.protected_tools:
+        if self.is_protected(record):
             return
         self.live[record.id] = None
         if record.chars > self.large_result_chars:
@@ -377,6 +382,7 @@ class History:
             large_input_chars=self.large_input_chars,
             token_of=self.token_of,
             protected_tools=self.protected_tools,
+            protected_max_chars=self.protected_max_chars,
             kept_input_tools=self.kept_input_tools,
         )
         for message in messages:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .history import ToolRecord
@@ -68,7 +69,28 @@ def is_stand_in(text: str) -> bool:
     return text.lstrip().startswith(STAND_IN_STARTS) or STAND_IN_CUT in text
 
 
-PLACEHOLDER_TOKENS = 25  # what a placeholder costs, for planning
+PLACEHOLDER_TOKENS = 25  # what a placeholder costs, for planning (a cleared input or prose: a fixed text)
+
+# A rewrite is made only when the block shrinks, its placeholder counted as it will be written (a placeholder
+# naming a long path or id is 30-50 tokens: a shorter result rewritten into it grew). The margin is small on
+# purpose: inside a batch the cache is lost from the first change anyway, so a further small saving is free,
+# and on the shared traces a margin of 5 tokens cost up to 10% more at 200K (django-11797), 50 tokens 13%.
+MIN_REWRITE_SAVING = 1
+
+
+def worth_rewriting(saves: int) -> bool:
+    """Whether a rewrite that frees `saves` tokens (placeholder already counted) is worth a cache break."""
+    return saves >= MIN_REWRITE_SAVING
+
+
+def snip_saving(record: ToolRecord, tokens_of: Callable[[int], int], ref: str) -> int:
+    """Tokens a snip frees: the result's size less its placeholder's (which names the tool and path)."""
+    return tokens_of(record.chars) - tokens_of(len(snipped(record, ref)))
+
+
+def clear_saving(record: ToolRecord, tokens_of: Callable[[int], int], ref: str) -> int:
+    """Tokens clearing a result frees, its placeholder counted."""
+    return tokens_of(record.chars) - tokens_of(len(cleared(record, ref)))
 
 
 PROSE_MARK = "[earlier reasoning cleared to save context"

@@ -39,6 +39,18 @@ Bounds, stated with B the price and r the rent per request:
   lowest at ``read a k^2 / 2 = (write - read) T``, exactly when the accumulated
   rent equals the price.
 
+**What the rewrite is expected to save** (:func:`expected_remaining`): the
+rule above is a bound, not a forecast; a batch must also pay at the model's
+prices over the requests the session is still expected to make:
+``read * saves * remaining >= price``. The session's remaining length is
+estimated from the session itself, with no other knowledge: a session that
+has answered ``n`` requests is expected to make ``n`` more (the doubling
+estimate: with no scale known in advance, having lasted ``n`` the session is
+as likely to end before ``2n`` as after; before the first answered request,
+one). Both conditions together: a session that fits the window and ends
+before a batch would pay back never rewrites a block it has sent; it only
+pays the rent (what sending everything would have paid).
+
 Two overrides: under window pressure a batch that avoids a summary is
 always cheaper than the summary (which rewrites everything and adds a call);
 ``batch_payoff`` scales the price (0: rewrite as soon as there is anything).
@@ -74,6 +86,11 @@ from .snip import plan_snip
 READ, WRITE = 0.10, 1.25  # the default prices of a cached / a written input token (ContextConfig)
 
 
+def expected_remaining(calls: int) -> int:
+    """Requests the session is expected to make after `calls` answered ones: as many again (at least one)."""
+    return max(1, calls)
+
+
 @dataclass
 class Batch:
     reason: str  # "payback", "cold", "idle", "pressure", "emergency", "fit"; "" while deferred
@@ -89,6 +106,15 @@ class Batch:
     def rent(self) -> float:
         """What every request that still carries these blocks pays for them."""
         return self.read_price * self.saves
+
+    def expected_saving(self, calls: int) -> float:
+        """The rent the rest of the session would no longer pay once the batch is carried out."""
+        return self.rent * expected_remaining(calls)
+
+    def pays(self, waste: float, calls: int, payoff: float = 1.0) -> bool:
+        """Ski rental (the rent already paid reaches the price) and the expected saving beats the price."""
+        price = payoff * self.price
+        return waste >= price and self.expected_saving(calls) >= price
 
 
 def rewrite_price(history: History, first_change: int, saves: int, *, cold: bool,
@@ -135,8 +161,10 @@ def candidates(history: History, config: ContextConfig, estimate: int, *, idle: 
 
 def plan_batch(history: History, config: ContextConfig, estimate: int, *,
                cold: bool, idle: bool, waste: float = 0.0, cached_ends: Sequence[int] = (),
-               unseen: Collection[str] = ()) -> Batch | None:
-    """The batch to carry out now (reason set), a deferred one (reason ""), or None when nothing is eligible."""
+               unseen: Collection[str] = (), calls: int = 0) -> Batch | None:
+    """The batch to carry out now (reason set), a deferred one (reason ""), or None when nothing is eligible.
+
+    calls: the requests answered so far this session (the estimate of what is left, expected_remaining)."""
     rewrites = candidates(history, config, estimate, idle=idle, unseen=unseen)
     if not rewrites:
         return None
@@ -149,7 +177,7 @@ def plan_batch(history: History, config: ContextConfig, estimate: int, *,
         batch.reason = "idle"
     elif cold:
         batch.reason = "cold"
-    elif batch.saves >= config.min_batch and waste >= config.batch_payoff * batch.price:
+    elif batch.saves >= config.min_batch and batch.pays(waste, calls, config.batch_payoff):
         batch.reason = "payback"
     elif utilization >= config.compact_at and (estimate - batch.saves) / config.effective_window < config.compact_at:
         batch.reason = "pressure"  # this batch alone avoids a summary: cheaper than one

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from .config import ContextConfig
 from .blocks import block_chars, blocks_of
 from .history import History, prose_chars
-from .placeholders import PLACEHOLDER_TOKENS
+from .placeholders import PLACEHOLDER_TOKENS, worth_rewriting
 from .rewrite import CLEAR_PROSE, Rewrite
 
 
@@ -35,7 +35,7 @@ def plan_clear_prose(history: History, config: ContextConfig, keep_recent: int) 
         chars = (sum(block_chars(b) for b in blocks_of(message) if b.get("type") == "text")
                  if config.thinking_bound else prose_chars(message))
         saves = config.tokens(chars) - PLACEHOLDER_TOKENS
-        if saves > 0:
+        if worth_rewriting(saves):
             yield Rewrite("", CLEAR_PROSE, saves, message=msg_index)
 
 

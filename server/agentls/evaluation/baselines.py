@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ..context.blocks import Message
 from ..context.config import ContextConfig
+from ..context.prompt_cache import FIVE_MINUTES
 from ..model.binding import thinking_binds
 from .anthropic_editing import AnthropicEditing
 from .model_prices import ModelPrices
@@ -73,8 +74,8 @@ class EngineBaseline:
                 record(applied)
         return Turn(sent, priced, [(s, s) for s in summaries], frontiers)
 
-    def after_call(self, tokens: int, now: float) -> None:
-        self.runner.after_call(tokens, now)
+    def after_call(self, tokens: int, now: float, cache_ttl: str = FIVE_MINUTES) -> None:
+        self.runner.after_call(tokens, now, cache_ttl)
 
 
 class HeldBaseline:
@@ -109,7 +110,7 @@ class HeldBaseline:
             return Turn(list(self.held.messages), prompt, [(before, s) for s in summaries])
         return Turn(prompt, prompt, [(s, s) for s in summaries])
 
-    def after_call(self, tokens: int, now: float) -> None:
+    def after_call(self, tokens: int, now: float, cache_ttl: str = FIVE_MINUTES) -> None:
         self.held.after_call(tokens)
 
 

@@ -8,7 +8,10 @@ whatever prefix a request shares with the previous one. Reads cost 0.1x,
 5-minute writes 1.25x, 1-hour writes 2x, plain input 1x; tokens = chars / 4 unrounded
 per block; a fixed system prompt of 3,000 tokens (with its breakpoint) in
 every request; the clock advances 10 s per recorded message. A summary call
-is a request too plus 2,000 output tokens at 5x. Every request can be
+is a request too plus 2,000 output tokens at 5x; each recorded reply is billed
+as output at 5x (the same under every policy, but part of what a session costs).
+The engine is told the TTL each request gave its stable breakpoints, as the
+model client tells it (how long a pause leaves the prefix cached: microcompact). Every request can be
 written to a ledger (blocks, breakpoints, clock) so the figures can be
 re-priced independently.
 """
@@ -18,15 +21,14 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import IO, Any
 from collections.abc import Callable, Sequence
 
 import hashlib
 
 from ..context.blocks import (Message, block_chars, blocks_of, canonical_json, message_chars, message_sha1,
-                              result_text, tool_result_ids, tool_use_ids)
-from ..context.caps import TRUNCATE_CHARS
+                              tool_result_ids, tool_use_ids)
 from ..context.config import ContextConfig
 from ..context.pipeline import ContextEngine, NothingToGain, Prepared
 from ..context.prompt_cache import (DEFAULT_MINIMUM_TOKENS, FIVE_MINUTES, LOOKBACK_BLOCKS, Block, CacheUsage,
@@ -34,15 +36,17 @@ from ..context.prompt_cache import (DEFAULT_MINIMUM_TOKENS, FIVE_MINUTES, LOOKBA
 from ..context.store import MemoryStore
 from ..context.tokens import CHARS_PER_TOKEN, Usage
 from .anthropic_editing import AnthropicEditing
+from .reference_recall import ReferenceScore, ReferenceTracker
 from .seed_policy import SeedPolicy
 
 SYSTEM_TOKENS = 3_000
 SUMMARY_OUTPUT_TOKENS = 2_000
 OUTPUT = 5.0
-RECALL_RESULTS = 10
-POLICIES = ("default", "seed", "anthropic", "none")
+REREAD_PRICE = 1.25  # a re-read result is new input, written to the cache at the 5-minute write price
+POLICIES = ("default", "seed", "anthropic", "none", "append-only")
 Frontiers = tuple[int | None, int | None, int | None]  # for a summary; of the request and the previous one
-ALWAYS_FITS = ("default",)  # policies for which a request over the window is a bug
+ALWAYS_FITS = ("default",)
+HELD = ("seed", "anthropic", "append-only")  # policies that hold the history themselves (one interface)
 
 
 def standin_summary(messages: list[Message]) -> str:
@@ -67,16 +71,27 @@ class TraceResult:
     peak_tokens: int = 0
     over_window: int = 0
     compactions: int = 0
-    recall: float = 0.0
+    recall: float = 0.0  # reference recall (reference_recall.py): later references still carried
+    references: int = 0
+    references_kept: int = 0
+    reread_tokens: float = 0.0  # what re-reading every missing reference adds to the prompts
     pipeline_ms_total: float = 0.0
     pipeline_ms_max: float = 0.0
     invalid_requests: int = 0
-    _recall_sum: float = field(default=0.0, repr=False)
+    microcompacted: int = 0  # results the engine cleared because the whole cache had expired (idle)
+
+    @property
+    def reread_cost(self) -> float:
+        """Re-reading every missing reference, in replay units: new input written to the cache."""
+        return self.reread_tokens * REREAD_PRICE
 
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.pop("_recall_sum")
-        return data
+        return {**asdict(self), "reread_cost": self.reread_cost}
+
+    def add_references(self, score: ReferenceScore) -> None:
+        self.references += score.references
+        self.references_kept += score.kept
+        self.reread_tokens += score.reread_tokens
 
 
 @dataclass(frozen=True)
@@ -112,6 +127,7 @@ class Pricer:
         self._memo: dict[int, tuple[Message, _MessageFacts]] = {}
         self.count = 0
         self.last_usage = CacheUsage()  # of the last request priced (what --model prices in dollars)
+        self.last_ttl = FIVE_MINUTES  # the TTL the last request gave its head and frontier breakpoints
 
     def _facts(self, message: Message) -> _MessageFacts:
         hit = self._memo.get(id(message))
@@ -126,6 +142,7 @@ class Pricer:
         marks = message_breakpoints(messages, frontier, self.placement, previous_frontier)
         marked = {i: mark for i in marks if (mark := facts[i].mark) is not None}
         stable = stable_ttl(self.gaps, self.ttl_setting)
+        self.last_ttl = stable
         stable_upto = frontier if self.placement == "frontier" and frontier is not None else -1
         ttls = {i: stable if i <= stable_upto else FIVE_MINUTES for i in marked}
         blocks = [Block("system", SYSTEM_TOKENS, stable)]
@@ -157,6 +174,11 @@ class Pricer:
         self.count += 1
         return total
 
+    def price_output(self, tokens: float) -> None:
+        """The model's own reply: output tokens at the output price."""
+        self.result.output_tokens += tokens
+        self.result.cost += OUTPUT * tokens
+
     def _write_ledger(self, messages: list[Message], facts: list[_MessageFacts], marked: dict[int, int],
                       ttls: dict[int, str], system_ttl: str, compacted: bool, summary: bool, now: float) -> None:
         assert self.ledger is not None  # called only when a ledger is kept (see price)
@@ -176,42 +198,6 @@ class Pricer:
         self.ledger.write(json.dumps(line) + "\n")
 
 
-def _verbatim_chars(sent: str, original: str) -> int:
-    if sent == original:
-        return len(original)
-    prefix = len(os.path.commonprefix([sent, original]))
-    suffix = len(os.path.commonprefix([sent[::-1], original[::-1]]))
-    return min(len(original), prefix + suffix)
-
-
-def recall_of(messages: list[Message], recent: list[tuple[str, str]]) -> float:
-    """Fraction of the chars of the recent results (as after L0) the request carries verbatim."""
-    if not recent:
-        return 1.0
-    wanted = {tool_use_id: text for tool_use_id, text in recent}
-    found: dict[str, str] = {}
-    for message in reversed(messages):
-        if message["role"] != "user" or isinstance(message.get("content"), str):
-            continue
-        for block in blocks_of(message):
-            if block.get("type") == "tool_result" and block.get("tool_use_id") in wanted:
-                found[block["tool_use_id"]] = result_text(block)
-        if len(found) == len(wanted):
-            break
-    total = sum(len(t) for t in wanted.values())
-    if total == 0:
-        return 1.0
-    kept = sum(_verbatim_chars(found[i], t) for i, t in wanted.items() if i in found)
-    return kept / total
-
-
-def _l0(text: str) -> str:
-    if len(text) <= TRUNCATE_CHARS:
-        return text
-    keep = TRUNCATE_CHARS // 2
-    return text[:keep] + text[-keep:]  # only the verbatim parts matter for recall
-
-
 class PolicyRunner:
     """The policies of ``--policy`` behind one small interface."""
 
@@ -224,13 +210,15 @@ class PolicyRunner:
             self.seed: SeedPolicy | AnthropicEditing = SeedPolicy(window, SYSTEM_TOKENS)
         elif policy == "anthropic":
             self.seed = AnthropicEditing(window, SYSTEM_TOKENS)  # same interface as the seed
+        elif policy == "append-only":  # the whole history, one summary at the compaction threshold
+            self.seed = AnthropicEditing(window, SYSTEM_TOKENS, clearing=False)
         self.messages: list[Message] = []
         self.prepared: Prepared | None = None  # the engine's last request (default policy)
 
     def append(self, message: Message) -> None:
         if self.policy == "default":
             self.engine.append(message)
-        elif self.policy in ("seed", "anthropic"):
+        elif self.policy in HELD:
             self.seed.append(message)
         else:
             self.messages.append(message)
@@ -238,7 +226,7 @@ class PolicyRunner:
     def prepare(self, now: float) -> tuple[list[Message], list[list[Message]], Frontiers]:
         """The request, the summary requests made first, and the stable frontiers
         (for a summary; of the request and the previous one: default policy only)."""
-        if self.policy in ("seed", "anthropic"):
+        if self.policy in HELD:
             return (*self.seed.prepare(standin_summary), (None, None, None))
         if self.policy == "none":
             return list(self.messages), [], (None, None, None)
@@ -268,11 +256,12 @@ class PolicyRunner:
         self.prepared = prepared
         return prepared.messages, summaries, (frontier, prepared.frontier, prepared.previous_frontier)
 
-    def after_call(self, prompt_tokens: int, now: float) -> None:
-        if self.policy in ("seed", "anthropic"):
+    def after_call(self, prompt_tokens: int, now: float, cache_ttl: str = FIVE_MINUTES) -> None:
+        """``cache_ttl``: what the request gave its stable breakpoints (the engine's idle gap follows it)."""
+        if self.policy in HELD:
             self.seed.after_call(prompt_tokens)
         elif self.policy == "default":
-            self.engine.record_usage(Usage(cache_read_input_tokens=prompt_tokens), now)
+            self.engine.record_usage(Usage(cache_read_input_tokens=prompt_tokens), now, cache_ttl=cache_ttl)
 
 
 def replay_trace(trace_id: str, messages: list[Message], policy: str, window: int,
@@ -289,10 +278,10 @@ def replay_trace(trace_id: str, messages: list[Message], policy: str, window: in
     pause_every, pause_seconds = pauses
     paused, calls = 0.0, 0
     runner = PolicyRunner(policy, window, config or ContextConfig(cache_model=cache))  # decisions priced like the bill
-    recent: list[tuple[str, str]] = []
+    references = ReferenceTracker()
     for index, message in enumerate(messages):
         runner.append(message)
-        recent = remembered(recent, message)
+        references.observe(message)
         if not is_call(messages, index):
             continue
         calls += 1
@@ -316,18 +305,17 @@ def replay_trace(trace_id: str, messages: list[Message], policy: str, window: in
                                      f"tokens, over the {window:,} window")
         if check is not None and check(request):
             result.invalid_requests += 1
-        result._recall_sum += recall_of(request, recent)
-        runner.after_call(tokens, now)
+        result.add_references(references.score(request, messages[index + 1]))
+        pricer.price_output(reply_tokens(messages[index + 1]))
+        runner.after_call(tokens, now, pricer.last_ttl)
+    if policy == "default":
+        result.microcompacted = runner.engine.stats["microcompact"].count
     return finished(result)
 
 
-def remembered(recent: list[tuple[str, str]], message: Message) -> list[tuple[str, str]]:
-    """The newest results recall is measured on, after `message` (as after L0)."""
-    if message["role"] != "user":
-        return recent
-    recent = recent + [(b["tool_use_id"], _l0(result_text(b))) for b in blocks_of(message)
-                       if b.get("type") == "tool_result"]
-    return recent[-RECALL_RESULTS:]
+def reply_tokens(reply: Message) -> float:
+    """The recorded reply's size in output tokens (chars / 4, as every block is counted here)."""
+    return message_chars(reply) / CHARS_PER_TOKEN
 
 
 def is_call(messages: list[Message], index: int) -> bool:
@@ -337,9 +325,8 @@ def is_call(messages: list[Message], index: int) -> bool:
 
 
 def finished(result: TraceResult) -> TraceResult:
-    """`result` with its recall averaged over the real requests (summary calls left out)."""
-    real_requests = result.requests - result.compactions
-    result.recall = result._recall_sum / real_requests if real_requests else 1.0
+    """`result` with its reference recall: the share of the replies' references the requests still carried."""
+    result.recall = result.references_kept / result.references if result.references else 1.0
     return result
 
 
@@ -347,14 +334,12 @@ def total_of(results: Sequence[TraceResult]) -> TraceResult:
     total = TraceResult("TOTAL")
     for r in results:
         for name in ("requests", "input_tokens", "cache_read", "cache_write", "cache_write_1h", "output_tokens", "cost",
-                     "over_window", "compactions", "pipeline_ms_total", "invalid_requests"):
+                     "over_window", "compactions", "pipeline_ms_total", "invalid_requests", "microcompacted",
+                     "references", "references_kept", "reread_tokens"):
             setattr(total, name, getattr(total, name) + getattr(r, name))
         total.peak_tokens = max(total.peak_tokens, r.peak_tokens)
         total.pipeline_ms_max = max(total.pipeline_ms_max, r.pipeline_ms_max)
-        total._recall_sum += r.recall * (r.requests - r.compactions)
-    real = total.requests - total.compactions
-    total.recall = total._recall_sum / real if real else 1.0
-    return total
+    return finished(total)
 
 
 def load_trace(path: str) -> tuple[str, list[Message]]:

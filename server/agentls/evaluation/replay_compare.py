@@ -1,9 +1,12 @@
 """Several policies at several windows on the same traces, one table.
 
 What ``agentls replay --compare`` prints: per window, the total of every
-policy (cost as a ratio of the seed's, recall, requests over the window,
-compactions), then the traces where the default policy costs the most
-relative to the seed, and any trace where it costs more than another policy.
+policy (cost as a ratio of the seed's, reference recall and the priced
+re-reads of the missing references, requests over the window, compactions),
+then the traces where the default policy costs the most against the cheapest
+baseline of that trace, worst first, against each of the four baselines:
+doing nothing (only where it fits the window), the seed, append-only with one
+summary at the threshold, and Anthropic's server-side clearing with its defaults.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from ..context.structure import request_problems
 from .replay import TraceResult, load_trace, replay_trace, total_of
 
 WINDOWS = (32_000, 64_000, 200_000)
-POLICIES = ("seed", "default", "anthropic")
+POLICIES = ("none", "seed", "append-only", "anthropic", "default")  # the baselines, then ours
 SHOWN_WORST = 5
 Job = TypeVar("Job")
 Done = TypeVar("Done")
@@ -59,27 +62,55 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b else 1.0
 
 
+def cheapest_baseline(comp: Comparison, index: int, ours: str = "default") -> tuple[str, TraceResult]:
+    """The cheapest baseline of trace `index` that is a real choice there ("none" only where it fits)."""
+    valid = [(policy, results[index]) for policy, results in comp.results.items()
+             if policy != ours and (policy != "none" or results[index].over_window == 0)]
+    return min(valid, key=lambda item: item[1].cost)
+
+
+def worst_first(comp: Comparison, ours: str = "default") -> list[tuple[float, int]]:
+    """(ours / the cheapest valid baseline, trace index), the worst trace first."""
+    mine = comp.results[ours]
+    return sorted(((_ratio(r.cost, cheapest_baseline(comp, i, ours)[1].cost), i) for i, r in enumerate(mine)),
+                  reverse=True)
+
+
+def _against(mine: TraceResult, other: TraceResult, policy: str) -> str:
+    return "-" if policy == "none" and other.over_window else f"{_ratio(mine.cost, other.cost):.3f}"
+
+
 def format_comparison(comparisons: list[Comparison], base: str = "seed", ours: str = "default") -> str:
+    """Totals per policy (cost against `base`, reference recall, the priced re-reads of what is missing),
+    then the worst traces first: ours against each baseline ("none" only where it fits the window)."""
     rows: list[str] = []
     for comp in comparisons:
         baseline = comp.total(base)
         rows.append(f"window {comp.window:,}")
-        rows.append(f"  {'policy':10} {'cost':>12} {'/ ' + base:>8} {'recall':>6} {'over':>4} {'invalid':>7} "
-                    f"{'cmp':>4} {'peak':>8}")
+        rows.append(f"  {'policy':11} {'cost':>12} {'/ ' + base:>8} {'recall':>6} {'re-read':>10} {'+re-read':>12} "
+                    f"{'over':>4} {'invalid':>7} {'cmp':>4} {'peak':>8}")
         for policy in comp.results:
             t = comp.total(policy)
-            rows.append(f"  {policy:10} {t.cost:>12,.0f} {_ratio(t.cost, baseline.cost):>7.3f}x {t.recall:>6.3f} "
+            rows.append(f"  {policy:11} {t.cost:>12,.0f} {_ratio(t.cost, baseline.cost):>7.3f}x {t.recall:>6.3f} "
+                        f"{t.reread_cost:>10,.0f} {t.cost + t.reread_cost:>12,.0f} "
                         f"{t.over_window:>4} {t.invalid_requests:>7} {t.compactions:>4} {t.peak_tokens:>8,}")
         mine = comp.results[ours]
-        ratios = sorted(((_ratio(r.cost, b.cost), r.trace) for r, b in zip(mine, comp.results[base])), reverse=True)
-        rows.append(f"  worst {ours} / {base}: " + ", ".join(f"{t} {x:.4f}" for x, t in ratios[:SHOWN_WORST]))
-        for other in comp.results:
-            if other == ours:
-                continue
-            above = [(r.trace, _ratio(r.cost, o.cost)) for r, o in zip(mine, comp.results[other]) if r.cost > o.cost]
+        others = [p for p in comp.results if p != ours]
+        rows.append(f"  worst first, {ours} / each ('-': over the window), and the cheapest baseline:")
+        for ratio, i in worst_first(comp, ours)[:SHOWN_WORST]:
+            each = " ".join(f"{p} {_against(mine[i], comp.results[p][i], p)}" for p in others)
+            cheapest = cheapest_baseline(comp, i, ours)[0]
+            rows.append(f"    {mine[i].trace[:44]:44} {ratio:.3f}x {cheapest:11} recall {mine[i].recall:.3f} | {each}")
+        if base in comp.results:
+            ratios = sorted(((_ratio(r.cost, b.cost), r.trace) for r, b in zip(mine, comp.results[base])),
+                            reverse=True)
+            rows.append(f"  worst {ours} / {base}: " + ", ".join(f"{t} {x:.4f}" for x, t in ratios[:SHOWN_WORST]))
+        for other in others:
+            above = [(r.trace, _ratio(r.cost, o.cost)) for r, o in zip(mine, comp.results[other])
+                     if r.cost > o.cost and (other != "none" or o.over_window == 0)]
             if above:
                 rows.append(f"  {ours} costs more than {other} on {len(above)}: "
-                            + ", ".join(f"{t} {x:.3f}" for t, x in sorted(above, key=lambda a: -a[1])))
+                            + ", ".join(f"{t} {x:.3f}" for t, x in sorted(above, key=lambda a: -a[1])[:8]))
     return "\n".join(rows)
 
 

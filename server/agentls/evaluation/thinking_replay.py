@@ -5,8 +5,8 @@ system prompt, stand-in summaries and recall), with three differences: every rec
 thinking block signed against the request this policy sent for it (thinking_ledger.py); every request a
 policy sends, summary calls included, is checked against those signatures, and the thinking blocks that
 fail are counted ("invalidated": the API would refuse the request, or drop them and every later block);
-each request is priced in USD at the model's list prices (model_prices.py). Replies are not billed (their
-output is the same under every policy); a summary call adds its 2,000 output tokens.
+each request is priced in USD at the model's list prices (model_prices.py). Each reply (its thinking
+included) is billed as output at the model's output price; a summary call adds its 2,000 output tokens.
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ..context.blocks import Message
+from ..context.prompt_cache import CacheUsage
 from .baselines import BASE, POLICIES, HeldBaseline, agentls_config, baseline
 from .model_prices import ModelPrices
-from .replay import (SUMMARY_OUTPUT_TOKENS, Pricer, TraceResult, finished, is_call, load_trace, recall_of,
-                     remembered, total_of)
+from .reference_recall import ReferenceTracker
+from .replay import (SUMMARY_OUTPUT_TOKENS, Pricer, TraceResult, finished, is_call, load_trace, reply_tokens,
+                     total_of)
 from .replay_compare import WINDOWS, run_jobs
 from .thinking_ledger import THINKING_CHARS, ThinkingLedger, thinking_text
 
@@ -51,13 +53,16 @@ def replay_with_thinking(trace_id: str, messages: list[Message], policy: str, wi
     ledger = ThinkingLedger()
     config = agentls_config(settings.model, prices, settings.server_editing, settings.server_compaction)
     run = baseline(policy, window, config, ledger)
-    recent: list[tuple[str, str]] = []
+    references = ReferenceTracker()
     request: list[Message] | None = None
     for index, message in enumerate(messages):
         if message["role"] == "assistant" and request is not None:
             message = ledger.sign(request, message, thinking_text(trace_id, index, settings.thinking_chars))
+            output = reply_tokens(message)
+            result.output_tokens += output
+            result.usd += prices.usd(CacheUsage(), output)
         run.append(message)
-        recent = remembered(recent, message)
+        references.observe(message)
         if not is_call(messages, index):
             continue
         now = index * 10.0  # replay.py's clock: 10 s per recorded message
@@ -77,8 +82,8 @@ def replay_with_thinking(trace_id: str, messages: list[Message], policy: str, wi
                               previous_frontier=previous_frontier)
         result.usd += prices.usd(pricer.last_usage)
         result.over_window += tokens > window
-        result._recall_sum += recall_of(turn.priced, recent)
-        run.after_call(tokens, now)
+        result.add_references(references.score(turn.priced, messages[index + 1]))
+        run.after_call(tokens, now, pricer.last_ttl)
         request = turn.sent
     result.invalidated_thinking = len(ledger.invalidated)
     result.failing_requests = ledger.failing_requests
@@ -122,13 +127,35 @@ def format_thinking(runs: Runs, settings: Settings) -> str:
         totals = {policy: thinking_total(results, policy) for policy, results in by_policy.items()}
         base = totals[BASE].usd if BASE in totals else None
         rows.append(f"window {window:,}: {len(next(iter(by_policy.values())))} traces")
-        rows.append(f"  {'policy':14} {'USD':>10} {'/ ' + BASE:>14} {'recall':>6} {'invalidated':>11} "
+        rows.append(f"  {'policy':14} {'USD':>10} {'/ ' + BASE:>14} {'recall':>6} {'re-read':>8} {'invalidated':>11} "
                     f"{'failing req':>11} {'stripped':>8} {'requests':>8} {'cmp':>4} {'over':>4}")
         for policy, t in totals.items():
             rows.append(f"  {policy:14} {t.usd:>10.2f} {_ratio(t.usd, base):>14} {t.recall:>6.3f} "
-                        f"{t.invalidated_thinking:>11} {t.failing_requests:>11} {t.thinking_stripped:>8} "
-                        f"{t.requests:>8} {t.compactions:>4} {t.over_window:>4}")
+                        f"{reread_usd(t, prices):>8.2f} {t.invalidated_thinking:>11} {t.failing_requests:>11} "
+                        f"{t.thinking_stripped:>8} {t.requests:>8} {t.compactions:>4} {t.over_window:>4}")
+        rows.extend(_worst_first(by_policy))
     return "\n".join(rows)
+
+
+def reread_usd(result: TraceResult, prices: ModelPrices) -> float:
+    """Re-reading every missing reference: new input written to the cache at the model's write price."""
+    return result.reread_tokens * prices.price.cache_write / 1_000_000
+
+
+def _worst_first(by_policy: dict[str, list[ThinkingResult]], ours: str = "agentls", shown: int = 5) -> list[str]:
+    """Ours against the cheapest baseline of each trace that the API would accept (no failing request)."""
+    if ours not in by_policy:
+        return []
+    rows = [f"  worst first, {ours} / the cheapest binding-valid baseline of the trace:"]
+    ranked = []
+    for i, mine in enumerate(by_policy[ours]):
+        valid = [(r.usd, p) for p, rs in by_policy.items() if p != ours and (r := rs[i]).failing_requests == 0]
+        if valid:
+            usd, policy = min(valid)
+            ranked.append((mine.usd / usd if usd else 1.0, mine.trace, policy, mine.recall))
+    for ratio, trace, policy, recall in sorted(ranked, reverse=True)[:shown]:
+        rows.append(f"    {trace[:44]:44} {ratio:.3f}x {policy:14} recall {recall:.3f}")
+    return rows
 
 
 def thinking_json(runs: Runs, settings: Settings) -> dict[str, Any]:

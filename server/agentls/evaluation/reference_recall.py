@@ -1,0 +1,104 @@
+"""Reference recall: of what the recorded replies use from earlier results, how much each request still carries.
+
+A recorded reply *references* an earlier tool result when it names something (a path, a symbol, a number
+long enough to be specific: an identifier-like word of 8+ characters) that the conversation first showed
+in that result and that few messages had shown by then (rare words only: a word in most results names
+nothing in particular). The reference is *kept* when every such word of that result is still somewhere in
+the request the reply answered, whatever the distance back: a policy that cleared the result but keeps the
+word elsewhere (a summary, a later result) loses nothing; one that kept only the newest results does.
+
+Each missing reference is priced as a re-read: the model calls read_file on the ``context://`` ref and the
+result comes back as new input, written to the cache (``reread_tokens``, at the write price by the caller).
+This replaces the old figure (the share of the 10 newest results carried verbatim), which observation
+masking games to 1.000 while 37% of real references reach further back (issue 31).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..context.blocks import Message, blocks_of, result_text
+from ..context.tokens import CHARS_PER_TOKEN
+
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]{7,}")
+RARE_MESSAGES = 2  # a word shown in more messages than this before the reply names nothing specific
+
+
+def words_of(text: str) -> set[str]:
+    return set(WORD.findall(text))
+
+
+def message_text(message: Message) -> str:
+    """Every text a message carries: prose, thinking, tool inputs, results."""
+    if isinstance(message.get("content"), str):
+        return str(message["content"])
+    parts = []
+    for block in blocks_of(message):
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(str(block.get("text", "")))
+        elif kind == "tool_use":
+            parts.append(str(block.get("input", "")))
+        elif kind == "tool_result":
+            parts.append(result_text(block))
+    return "\n".join(parts)
+
+
+@dataclass
+class ReferenceScore:
+    references: int = 0
+    kept: int = 0
+    reread_tokens: float = 0.0  # what re-reading every missing one would add to the prompt
+
+
+@dataclass
+class ReferenceTracker:
+    """Fed the recorded messages in order; scores each request against the reply recorded for it."""
+
+    origin: dict[str, str] = field(default_factory=dict)  # word -> the result that first showed it ("" if none)
+    shown_in: dict[str, int] = field(default_factory=dict)  # word -> messages that showed it so far
+    result_tokens: dict[str, float] = field(default_factory=dict)  # result id -> its size as recorded
+    _memo: dict[int, tuple[Message, set[str]]] = field(default_factory=dict)
+
+    def observe(self, message: Message) -> None:
+        """A recorded message joins the conversation (before the request that carries it)."""
+        results = [b for b in blocks_of(message) if b.get("type") == "tool_result"]
+        if message["role"] == "user" and results:
+            for block in results:
+                text = result_text(block)
+                tool_use_id = str(block.get("tool_use_id", ""))
+                self.result_tokens[tool_use_id] = len(text) / CHARS_PER_TOKEN
+                for word in words_of(text):
+                    self.origin.setdefault(word, tool_use_id)
+        for word in words_of(message_text(message)):
+            self.origin.setdefault(word, "")
+            self.shown_in[word] = self.shown_in.get(word, 0) + 1
+
+    def _words(self, message: Message) -> set[str]:
+        hit = self._memo.get(id(message))
+        if hit is None or hit[0] is not message:  # messages are copy-on-write: an unchanged one is the same object
+            hit = (message, words_of(message_text(message)))
+            self._memo[id(message)] = hit
+        return hit[1]
+
+    def score(self, request: list[Message], reply: Message) -> ReferenceScore:
+        """The references `reply` makes to earlier results, and how many `request` still carries."""
+        wanted: dict[str, set[str]] = {}
+        for word in words_of(message_text(reply)):
+            source = self.origin.get(word)
+            if source and self.shown_in.get(word, 0) <= RARE_MESSAGES:
+                wanted.setdefault(source, set()).add(word)
+        score = ReferenceScore(references=len(wanted))
+        if not wanted:
+            return score
+        carried: set[str] = set()
+        needed = set().union(*wanted.values())
+        for message in request:
+            carried |= self._words(message) & needed
+        for source, words in wanted.items():
+            if words <= carried:
+                score.kept += 1
+            else:
+                score.reread_tokens += self.result_tokens.get(source, 0.0)
+        return score

@@ -1,0 +1,83 @@
+"""The price rule (policy.py) on generated sessions, at generated model prices (ContextConfig.read_price /
+write_price): a session that fits the window is rewritten only when the rewrite pays."""
+
+from hypothesis import given, settings, strategies as st
+
+from agentls.context import ContextConfig, ContextEngine, MemoryStore
+from agentls.context.policy import expected_remaining
+from agentls.context.tokens import Usage
+from synth import assistant_text, read_turn, user
+
+PRICES = st.sampled_from([(0.10, 1.25), (0.05, 1.25), (0.10, 2.0), (0.05, 2.0), (0.5, 1.0)])
+SESSIONS = st.lists(st.integers(min_value=10, max_value=12_000), min_size=1, max_size=40)  # result sizes (chars)
+
+
+def run(sizes, read, write, window=200_000):
+    """Replay a generated session through the engine: a request after every result, each answered."""
+    config = ContextConfig(window=window, system_tokens=3_000, read_price=read, write_price=write)
+    engine = ContextEngine(config=config, store=MemoryStore())
+    engine.append(user("start"))
+    decisions = []
+    for n, size in enumerate(sizes):
+        read_turn(engine, f"src/f{n % 7}.py", f"{n} " * (size // 2))
+        calls, waste = engine.calls, engine.waste
+        prepared = engine.prepare(now=10.0 * n)
+        decisions.append((calls, waste, prepared))
+        engine.record_usage(Usage(cache_read_input_tokens=engine.raw_estimate), now=10.0 * n)
+        engine.append(assistant_text(f"step {n}"))
+        engine.append(user("go on"))
+    return engine, decisions
+
+
+@settings(max_examples=60, deadline=None)
+@given(sizes=SESSIONS, prices=PRICES)
+def test_a_rewrite_happens_only_when_its_priced_saving_beats_its_rewrite_cost(sizes, prices):
+    read, write = prices
+    engine, decisions = run(sizes, read, write)
+    for calls, waste, prepared in decisions:
+        batch = prepared.batch
+        if batch is None or batch.reason != "payback":
+            continue
+        assert batch.price > 0  # a warm cache: the tail is written again at the write price
+        assert waste >= batch.price  # the rent already paid covers the re-write (ski rental)
+        saving = read * batch.saves * expected_remaining(calls)  # at the model's read price
+        assert saving >= batch.price
+
+
+@settings(max_examples=60, deadline=None)
+@given(sizes=SESSIONS, prices=PRICES)
+def test_a_session_that_fits_the_window_is_never_rewritten_unless_it_pays(sizes, prices):
+    read, write = prices
+    engine, decisions = run(sizes, read, write)
+    assert all(p.utilization < engine.config.compact_at for _, _, p in decisions)  # it fits: no pressure
+    assert engine.compactions == 0
+    rewritten = [p.batch for _, _, p in decisions if p.batch is not None]
+    # Warm all along (one request after another): nothing is free, so every batch is a payback one
+    assert all(b.reason == "payback" for b in rewritten)
+    # ...each bought with rent already paid and an expected saving above its price (the rule above)
+    for calls, waste, prepared in decisions:
+        if prepared.batch is not None:
+            assert prepared.batch.pays(waste, calls)
+
+
+@settings(max_examples=30, deadline=None)
+@given(sizes=SESSIONS)
+def test_dearer_rewrites_never_come_sooner(sizes):
+    """At a higher write price (or a lower read price) the same session rewrites no sooner."""
+    def first_payback(read, write):
+        _, decisions = run(sizes, read, write)
+        return next((i for i, (_, _, p) in enumerate(decisions) if p.batch is not None), len(decisions))
+
+    assert first_payback(0.10, 1.25) <= first_payback(0.10, 2.0)
+    assert first_payback(0.10, 1.25) <= first_payback(0.05, 1.25)
+
+
+def test_a_short_session_that_fits_never_pays_a_rewrite():
+    # Twelve small results at 200K: the rent of the old ones never reaches the tail's re-write.
+    engine, decisions = run([2_000] * 12, 0.05, 1.25)
+    assert [p.batch for _, _, p in decisions] == [None] * 12
+    assert sum(stat.count for stat in engine.stats.values()) == 0
+
+
+def test_the_remaining_length_is_estimated_as_the_length_so_far():
+    assert [expected_remaining(n) for n in (0, 1, 5, 40)] == [1, 1, 5, 40]
