@@ -56,16 +56,21 @@ def describe_result(tool: dict, result: dict) -> str:
     return f"`{name}` returned {counted(len(lines), 'line')}:\n\n{fence(preview)}"
 
 
-def summary_reply(sections: list[str], thinking: bool) -> Reply:
+def labelled(text: str, first: bool, joiner: str = "\n\n") -> str:
+    """The label opens a turn's first reply only: one label per reply the user sees, however many calls."""
+    return f"{DEMO_LABEL}{joiner}{text}" if first else text
+
+
+def summary_reply(sections: list[str], thinking: bool, first: bool = True) -> Reply:
     body = "\n\n".join(sections)
     blocks: list = [Thinking("The tool results are in; summarise what they show.")] if thinking else []
-    blocks.append(Text(f"{DEMO_LABEL}\n\n{body}"))
+    blocks.append(Text(labelled(body, first)))
     return Reply(blocks, stop_reason="end_turn")
 
 
-def tool_reply(calls: list[tuple[str, dict]], intro: str, turn: int, thinking: bool) -> Reply:
+def tool_reply(calls: list[tuple[str, dict]], intro: str, turn: int, thinking: bool, first: bool = True) -> Reply:
     blocks: list = [Thinking(f"I need to {intro[0].lower() + intro[1:]}")] if thinking else []
-    blocks.append(Text(f"{DEMO_LABEL} {intro}"))
+    blocks.append(Text(labelled(intro, first, " ")))
     # Ids are unique like a real model's: the turn number alone repeats across conversations and
     # after a compaction shortens one, and a tool card must never show another call's result.
     nonce = uuid.uuid4().hex[:12]

@@ -124,7 +124,7 @@ def demo_reply(body: dict) -> Reply:
             return follow_up
         uses_by_id = chat.uses_by_id
         return summary_reply([describe_result(uses_by_id.get(r.get("tool_use_id"), {}), r)
-                               for r in fresh_results], chat.thinking)
+                               for r in fresh_results], chat.thinking, chat.opens_turn)
 
     for rule in (_summary_rule, _run_rule, edit_rule, _search_rule, _list_rule, _read_rule):
         reply = rule(text, chat)

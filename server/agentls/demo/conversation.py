@@ -34,6 +34,11 @@ class DemoConversation:
         return 0
 
     @property
+    def opens_turn(self) -> bool:
+        """This request is the turn's first (its last message is the prompt): its reply carries the label."""
+        return self.prompt_index == len(self.messages) - 1
+
+    @property
     def images(self) -> list[ImageAttachment]:
         return images_of(self.messages[self.prompt_index]) if self.messages else []
 
@@ -48,4 +53,4 @@ class DemoConversation:
         missing = [name for name, _ in calls if name not in self.offered]
         if missing:
             return not_offered(missing[0])
-        return tool_reply(calls, intro, self.turn, self.thinking)
+        return tool_reply(calls, intro, self.turn, self.thinking, self.opens_turn)

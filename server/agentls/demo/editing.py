@@ -72,7 +72,7 @@ def continue_edit(text: str, chat: DemoConversation, fresh: list[dict]) -> Reply
     if edit is None:
         wanted = f"`{old}`" if old is not None else "a unique line"
         return summary_reply([f"I could not find {wanted} exactly once in `{path}`, so I changed nothing."],
-                              chat.thinking)
+                              chat.thinking, chat.opens_turn)
     return chat.call([("edit_file", edit)], f"Editing `{path}`.")
 
 
