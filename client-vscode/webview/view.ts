@@ -1,7 +1,7 @@
 /** Renders the view: the log (whole, or the items that changed), the approvals, and the chrome around it. */
 import { meterText, nextRequestSentence, usableWindowSentence } from "../src/shared/format";
 import type { ServerStatus } from "../src/shared/messages";
-import { focusAfterRender, focusBeforeRender, placeLooseApprovals } from "./approvals";
+import { focusAfterRender, focusBeforeRender, placeLooseApprovals, showApprovalJump } from "./approvals";
 import { el } from "./dom";
 import { persist, post } from "./host";
 import { app, ctxEl, follower, log, modelEl, picker, progressEl, sendBtn, serverEl, stopBtn, todoPanel } from "./layout";
@@ -47,6 +47,7 @@ export function render(all: boolean, dirty: Set<number>): void {
     }
   }
   placeLooseApprovals();
+  showApprovalJump();
   renderChrome();
   follower.afterRender();
   focusAfterRender(refocus);
