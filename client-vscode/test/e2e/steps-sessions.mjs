@@ -211,6 +211,9 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
     await picker.waitFor({ state: "visible", timeout: 15_000 });
     await picker.selectOption("claude-haiku-4-5");
     await waitFor(async () => (await modelName()) === "claude-haiku-4-5", 30_000, "the header to name claude-haiku-4-5");
+    // written beside the base URL that lists it (a workspace setting here), not in the user's settings (issue 33)
+    const inWorkspace = JSON.parse(readFileSync(path.join(workspace, ".vscode", "settings.json"), "utf8"))["agentls.model"];
+    if (inWorkspace !== "claude-haiku-4-5") fail(`the picked model is not in the workspace settings beside the base URL: ${inWorkspace}`);
     await (await send("which model are you?"))();
     const models = await waitFor(async () => recordedModels(api.record).length && recordedModels(api.record), 10_000, "a recorded request");
     log(`models at the API endpoint: ${JSON.stringify(models)}`);
