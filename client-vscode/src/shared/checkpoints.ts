@@ -2,7 +2,8 @@
  * Checkpoints and rewind as the panel shows them (pure): the Restore menu's choices, the
  * preview shown before a restore, the quick pick's rows, and what to say afterwards.
  */
-import type { CheckpointDiffResult, CheckpointInfo, RestoreWhat, RewindResult } from "../protocol";
+import type { CheckpointDiffResult, CheckpointFileDiff, CheckpointInfo, RestoreWhat, RewindResult } from "../protocol";
+import { applyUnifiedDiff } from "./patch";
 import { visible } from "./visible";
 
 export const RESTORE_CHOICES: { restore: RestoreWhat; label: string; detail: string }[] = [
@@ -18,7 +19,35 @@ export function restoresCode(restore: RestoreWhat): boolean {
   return restore === "code" || restore === "both";
 }
 
-/** The whole preview as one unified diff (the diff editor tab shows it before the modal asks). */
+/** A file a restore changes: its text now and after the restore (the two sides of VS Code's diff editor). */
+export interface RestoreSide {
+  path: string;
+  now: string;
+  restored: string;
+  conflict: boolean;
+}
+
+/**
+ * Both sides of every file the restore changes, from its text now and the server's diff (from now to the
+ * checkpoint); undefined when a diff does not apply to the text now (the preview is then the diff text).
+ */
+export function restoreSides(files: CheckpointFileDiff[], now: (path: string) => string): RestoreSide[] | undefined {
+  const sides: RestoreSide[] = [];
+  for (const f of files) {
+    const current = f.change === "added" ? "" : now(f.path); // "added": the restore recreates it
+    const restored = f.change === "deleted" ? "" : applyUnifiedDiff(current, f.diff);
+    if (restored === undefined) return undefined;
+    sides.push({ path: f.path, now: current, restored, conflict: f.conflict });
+  }
+  return sides;
+}
+
+/** The diff editor's title for one file. */
+export function restoreSideTitle(side: RestoreSide): string {
+  return `${visible(side.path)}: now ↔ after the restore${side.conflict ? " (your changes would be overwritten)" : ""}`;
+}
+
+/** The whole preview as one unified diff (shown when the diff editor cannot be: a diff that does not apply). */
 export function previewText(diff: CheckpointDiffResult): string {
   if (!diff.files.length) return "# Nothing to restore: every file is already as it was at this checkpoint.\n";
   const parts = diff.files.map((f) => (f.conflict ? `# CHANGED OUTSIDE THE AGENT since: ${f.path}\n` : "") + f.diff);

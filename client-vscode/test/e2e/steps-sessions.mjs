@@ -171,12 +171,17 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   await ask.waitFor({ state: "visible", timeout: 30_000 });
   const restoreButtons = (await ask.locator(".monaco-list-row .label-name").allInnerTexts()).map((b) => b.trim()).filter(Boolean);
   if ((await dialog.count()) && (await dialog.isVisible())) fail("a modal covers the restore preview");
+  // the preview is VS Code's diff editor: README.md now beside README.md after the restore (issue 33)
+  await page.locator(".monaco-diff-editor").first().waitFor({ timeout: 15_000 });
+  const previewTab = ((await page.locator(".tab.active").first().textContent()) ?? "").trim();
+  if (!/README\.md: now ↔ after the restore/.test(previewTab)) fail(`the restore preview is not README.md's diff editor: "${previewTab}"`);
   await shot(page, "17f-restore-over-user-edit");
   await page.keyboard.press("Enter");
   await ask.waitFor({ state: "hidden", timeout: 15_000 });
   await page.waitForTimeout(1000); // a restore, had Enter chosen it, would have written by now
   if (readFileSync(readme, "utf8") !== mine) fail("Enter in the restore question overwrote the user's change");
-  log(`restore over the user's change: buttons ${JSON.stringify(restoreButtons)}; Enter cancelled, README.md kept`);
+  if (await page.locator(".tab", { hasText: "now ↔ after the restore" }).count()) fail("the restore preview stayed open after the question");
+  log(`restore over the user's change: preview "${previewTab}" in the diff editor; buttons ${JSON.stringify(restoreButtons)}; Enter cancelled, README.md kept`);
 
   // 17g (issue 33.1): Restore works in the chat resumed before the reload (its checkpoints are this session's)
   const usersNow = await chat.locator(".msg.user").count();
