@@ -26,6 +26,7 @@ import {
   restoreSideTitle,
   restoresCode,
   rewindSummary,
+  undoAction,
 } from "../shared/checkpoints";
 import { fromSession } from "../shared/transcriptOfRecord";
 import type { VirtualDocs } from "../virtualDocs";
@@ -80,7 +81,7 @@ export class Checkpoints {
       if (result.todos) this.panel.setTodos(result.todos);
       else if (result.transcript) await this.sessions.refreshTodos();
       await this.sessions.markRewound(result.checkpoints);
-      this.panel.notice(rewindSummary(result), result.cancelled ? "warn" : "info");
+      this.panel.notice(rewindSummary(result), result.cancelled ? "warn" : "info", undefined, undoAction(result, prompt));
       return !result.cancelled;
     } catch (e) {
       this.panel.notice(`Restore failed: ${(e as Error).message ?? e}`, "error");

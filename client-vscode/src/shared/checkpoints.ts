@@ -4,6 +4,7 @@
  */
 import type { CheckpointDiffResult, CheckpointFileDiff, CheckpointInfo, RestoreWhat, RewindResult } from "../protocol";
 import { applyUnifiedDiff } from "./patch";
+import type { NoticeAction } from "./transcript";
 import { visible } from "./visible";
 
 export const RESTORE_CHOICES: { restore: RestoreWhat; label: string; detail: string }[] = [
@@ -96,8 +97,15 @@ export function rewindSummary(r: RewindResult): string {
   if (r.conflicts.length) parts.push(`Overwritten (changed outside the agent): ${r.conflicts.map((p) => `\`${visible(p)}\``).join(", ")}.`);
   for (const s of r.skipped) parts.push(`Not restored: \`${visible(s.path)}\` (${s.reason}).`);
   if (r.conversation) parts.push("The conversation is back to before that message.");
-  if (r.undo) parts.push("To undo: Agent: Checkpoints → “before rewinding…”.");
+  if (r.undo) parts.push("Undo puts the files back as they were before this restore (also in Agent: Checkpoints).");
   return parts.join(" ");
+}
+
+/** The restore notice's Undo: restores the files to the checkpoint taken before the restore (null: none taken). */
+export function undoAction(r: Pick<RewindResult, "undo" | "cancelled"> & { checkpoints?: CheckpointInfo[] }, prompt: string): NoticeAction | undefined {
+  if (!r.undo || r.cancelled) return undefined;
+  const named = r.checkpoints?.find((c) => c.id === r.undo)?.prompt ?? `Undo restore of “${shorten(prompt, 80)}”`;
+  return { label: "Undo", title: "Put the files back as they were before this restore", post: { type: "restore", checkpoint: r.undo, restore: "code", prompt: named } };
 }
 
 /** A row of the Agent: Checkpoints quick pick. */

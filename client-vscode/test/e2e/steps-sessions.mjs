@@ -9,8 +9,9 @@
 //   17c a model picked in demo mode: the panel says why the demo answers; a notification offers Set API Key
 //   18 the model picker: choosing claude-haiku-4-5 makes the next request use it, as recorded
 //      by a scripted mock API (editor_mock_api.py) at the endpoint
-//   17d–17g (issue 33) the resumed chat survives a window reload (the panel shows it, the next prompt is
-//      stored in it, Restore works there); Restore over the user's own change: Enter keeps it
+//   17d–17h (issue 33) the resumed chat survives a window reload (the panel shows it, the next prompt is
+//      stored in it, Restore works there); Restore over the user's own change: the preview in the diff
+//      editor, Enter keeps it; chosen on purpose, the notice's Undo brings it back
 //   19 agentls.pythonPath = /nonexistent/bin/python → the error names that path
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -194,6 +195,26 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   if ((await chat.locator(".msg.notice", { hasText: "Restore failed" }).count()) !== 0) fail("the restore failed after the reload");
   await shot(page, "17g-restore-after-reload");
   log("Restore ▸ conversation works in the chat resumed before the reload");
+
+  // 17h (issue 33): Restore code over the user's change, chosen on purpose; the notice's Undo brings it back
+  await editPrompt.locator(".restore-toggle").click();
+  await editPrompt.locator(".restore-menu button", { hasText: /^Restore code$/ }).click();
+  await ask.waitFor({ state: "visible", timeout: 30_000 });
+  await page.locator(".monaco-diff-editor").first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press("ArrowDown"); // Overwrite and Restore
+  await page.keyboard.press("Enter");
+  const restoredNotice = chat.locator(".msg.notice", { hasText: "Restored" }).last();
+  await restoredNotice.waitFor({ timeout: 30_000 });
+  await waitFor(async () => readFileSync(readme, "utf8") === "# Demo workspace\n\nThis line will be edited.\n" || undefined, 15_000, "README.md restored to before the agent's edit");
+  const undo = restoredNotice.locator("button.notice-action", { hasText: "Undo" });
+  await undo.waitFor({ timeout: 10_000 });
+  await restoredNotice.scrollIntoViewIfNeeded();
+  await shot(page, "17h-restore-notice-with-undo");
+  await undo.click();
+  await dialog.waitFor({ timeout: 30_000 }); // nothing of the user's at stake now: the usual question
+  await dialog.locator("a.monaco-button, button", { hasText: /^Restore$/ }).first().click();
+  await waitFor(async () => readFileSync(readme, "utf8") === mine || undefined, 30_000, "Undo to bring the user's README.md back");
+  log("the restore notice's Undo put README.md back as it was before the restore (the user's line included)");
 
   // 17c: a model picked while the demo model answers: the panel says why the demo still answers,
   //      and a notification offers Set API Key (the choice is kept for when a key is set)

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CheckpointFileDiff } from "../../src/protocol";
-import { restoreSides, restoreSideTitle } from "../../src/shared/checkpoints";
+import { restoreSides, restoreSideTitle, undoAction } from "../../src/shared/checkpoints";
 
 const NOW = "# Demo\n\nThis line will be edited.\n<!-- edited -->\nmine\n";
 const file = (path: string, change: CheckpointFileDiff["change"], diff: string, conflict = false): CheckpointFileDiff => ({ path, change, diff, conflict });
@@ -28,4 +28,17 @@ test("a diff that does not apply to the file now (changed again meanwhile, a lin
   const diff = "--- a/README.md\n+++ b/README.md\n@@ -1,5 +1,3 @@\n # Demo\n \n This line will be edited.\n-<!-- edited -->\n-mine\n";
   assert.equal(restoreSides([file("README.md", "modified", diff)], () => "something else entirely\n"), undefined);
   assert.equal(restoreSides([file("l", "modified", "l: is now a symbolic link (to x); the rewind replaces the link itself\n")], () => "x"), undefined);
+});
+
+test("the restore notice's Undo restores the files to the checkpoint taken before the restore, under its name", () => {
+  const result = { checkpoint: "c1", undo: "u1", restored: ["README.md"], conflicts: [], skipped: [], conversation: false, cancelled: false };
+  const named = { ...result, checkpoints: [{ id: "u1", prompt: "Undo restore of “edit README.md”", at: 0, kind: "rewind" as const, files: [], skipped: [], rewound: false }] };
+  assert.deepEqual(undoAction(named, "edit README.md"), {
+    label: "Undo",
+    title: "Put the files back as they were before this restore",
+    post: { type: "restore", checkpoint: "u1", restore: "code", prompt: "Undo restore of “edit README.md”" },
+  });
+  assert.equal(undoAction(result, "edit README.md")?.post.prompt, "Undo restore of “edit README.md”", "an older server's answer: named here");
+  assert.equal(undoAction({ ...result, undo: null }, "x"), undefined, "nothing to undo: no button");
+  assert.equal(undoAction({ ...result, cancelled: true }, "x"), undefined);
 });
