@@ -141,6 +141,16 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   const oldTurns = turnsOf(full[1]);
   await page.reload();
   await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  // (issue 33, Low list) Ctrl+Alt+K as soon as the extension is active, while the chat's page may still load:
+  // the caret lands in the input, so what is typed next is not lost
+  await page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: /Agent|\d+% · / }).first().waitFor({ timeout: 60_000 });
+  await page.keyboard.press("Control+Alt+K");
+  const caretInInput = () => chat.locator("#input").evaluate((i) => document.activeElement === i && document.hasFocus()).catch(() => false);
+  await waitFor(caretInInput, 60_000, "the caret in the chat's input after Ctrl+Alt+K right after the load");
+  await page.keyboard.type("typed right after the load");
+  if ((await chat.locator("#input").inputValue()) !== "typed right after the load") fail(`typed text lost: ${JSON.stringify(await chat.locator("#input").inputValue())}`);
+  await chat.locator("#input").fill("");
+  log("Ctrl+Alt+K right after the reload: the caret in the input, the typed text kept");
   // the chat view comes back open by itself (its commands register once the extension is active)
   await waitFor(async () => (await chat.locator(".msg.user", { hasText: "edit README.md" }).count()) > 0, 90_000, "the resumed chat after the reload");
   await chat.locator("#input").waitFor({ timeout: 30_000 });
