@@ -86,6 +86,8 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   log("demo model: edit README.md → the diff asked in the panel → approved → file changed; the card keeps the diff");
 
   // 17: compact, New Chat → history lists the old conversation → resume shows its whole transcript
+  // (a file read first: the compaction has something to save whatever ran before these steps)
+  await (await send("read hello.py"))();
   const oldTitle = ((await chat.locator(".msg.user .md").first().textContent()) ?? "").trim(); // the title: its first prompt
   const cardsBefore = await chat.locator(".tool-card").count();
   const usersBefore = await chat.locator(".msg.user").count();
@@ -139,9 +141,13 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   //     the second chat, the last one with activity before, keeps its one turn)
   const turnsOf = (row) => Number(/(\d+) turns?/.exec(row)?.[1]);
   const oldTurns = turnsOf(full[1]);
+  // the side bar closed first: after the reload the chat view does not exist until Ctrl+Alt+K makes it
+  await chat.locator("#input").evaluate((i) => i.blur());
+  await palette(page, "View: Close Primary Side Bar");
+  await page.locator("#workbench\\.parts\\.sidebar").waitFor({ state: "hidden", timeout: 15_000 });
   await page.reload();
   await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
-  // (issue 33, Low list) Ctrl+Alt+K as soon as the extension is active, while the chat's page may still load:
+  // (issue 33, Low list) Ctrl+Alt+K as soon as the extension is active, while the chat's page loads:
   // the caret lands in the input, so what is typed next is not lost
   await page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: /Agent|\d+% · / }).first().waitFor({ timeout: 60_000 });
   await page.keyboard.press("Control+Alt+K");
