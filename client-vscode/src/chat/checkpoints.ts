@@ -17,7 +17,7 @@ import {
   type Todo,
 } from "../protocol";
 import { currentText, resolvePath } from "../approvals";
-import { confirmDestroying } from "../destructive";
+import { confirmBesidePreview, confirmDestroying } from "../destructive";
 import {
   OVERWRITE_BUTTON,
   previewText,
@@ -39,7 +39,7 @@ export type RewindRequest = RewindParams & { overwrite?: string[] };
 /** `todos` and `checkpoints` as they are after the rewind (absent from an older server: asked for). */
 export type RewindReply = RewindResult & { todos?: Todo[]; checkpoints?: CheckpointInfo[] };
 
-/** What a yes in the restore modal agreed to overwrite: the files changed outside the agent. */
+/** What a yes in the restore question agreed to overwrite: the files changed outside the agent. */
 export function agreedOverwrites(diff: CheckpointDiffResult | undefined): string[] {
   return diff?.files.filter((f) => f.conflict).map((f) => f.path) ?? [];
 }
@@ -54,7 +54,7 @@ export class Checkpoints {
   ) {}
 
   /**
-   * Restore to before a message: the diff is shown first (code), then a modal asks, naming
+   * Restore to before a message: the diff is shown first (code), then a question asks, naming
    * files changed outside the agent; the request says which of them the user agreed to overwrite.
    */
   async restore(checkpoint: string, restore: RestoreWhat, prompt: string): Promise<boolean> {
@@ -71,7 +71,10 @@ export class Checkpoints {
       }
       const question = restoreQuestion(prompt, restore, diff);
       // over the user's own changes: Cancel is the default button (Enter must not destroy their work)
-      if (!(await confirmDestroying(question.message, question.detail, question.button, question.button === OVERWRITE_BUTTON))) return false;
+      const destroys = question.button === OVERWRITE_BUTTON;
+      // a code restore asks beside its diff editors (never a modal over them); the conversation alone as usual
+      const ask = restoresCode(restore) ? confirmBesidePreview : confirmDestroying;
+      if (!(await ask(question.message, question.detail, question.button, destroys))) return false;
       const params: RewindRequest = { checkpoint, restore };
       const overwrite = agreedOverwrites(diff);
       if (overwrite.length) params.overwrite = overwrite;
@@ -106,7 +109,7 @@ export class Checkpoints {
 
   /**
    * The restore's preview: each file in VS Code's diff editor, its text now beside its text after the restore
-   * (the question that follows is a quick pick or a modal: the diff stays open to read). A diff that does not
+   * (the question that follows is a quick pick, never a modal over them: the diff stays open to scroll). A diff that does not
    * apply to the file as it is now: the whole diff as text instead.
    */
   private async showPreview(checkpoint: string, diff: CheckpointDiffResult): Promise<() => Promise<void>> {

@@ -368,6 +368,7 @@ async function main() {
     plan: () => planSteps({ page, chat, shot, waitFor, log, fail }),
     models: () => modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail }),
     cache: () => cacheSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }),
+    checkpoints: () => checkpointSteps({ page, chat, workspace, log, fail, shot, waitFor }),
     interrupt: () => interruptSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }),
     sessions: () => sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }),
   };

@@ -227,8 +227,9 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   await restoredNotice.scrollIntoViewIfNeeded();
   await shot(page, "17h-restore-notice-with-undo");
   await undo.click();
-  await dialog.waitFor({ timeout: 30_000 }); // nothing of the user's at stake now: the usual question
-  await dialog.locator("a.monaco-button, button", { hasText: /^Restore$/ }).first().click();
+  // nothing of the user's at stake now: the question's first item restores (beside the diff, no modal)
+  await page.locator(".quick-input-widget", { hasText: "Restore the files to before" }).waitFor({ state: "visible", timeout: 30_000 });
+  await page.keyboard.press("Enter");
   await waitFor(async () => readFileSync(readme, "utf8") === mine || undefined, 30_000, "Undo to bring the user's README.md back");
   log("the restore notice's Undo put README.md back as it was before the restore (the user's line included)");
 
