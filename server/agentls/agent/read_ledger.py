@@ -31,7 +31,7 @@ STATE_KEY = "reads"
 class ReadLedger:
     def __init__(self) -> None:
         self._seen: dict[Path, str] = {}  # real path -> digest of its text when the model last saw it
-        self._unsaved = False  # changed since as_state() was last taken
+        self._unsaved = False  # changed since unsaved_state() last handed it out
 
     def forget(self) -> None:
         self._seen.clear()
