@@ -23,7 +23,7 @@ export interface ConfirmUi {
   showWarningMessage(message: string, options: vscode.MessageOptions, ...items: string[]): Thenable<string | undefined>;
 }
 
-function resolvePath(p: string): vscode.Uri | undefined {
+export function resolvePath(p: string): vscode.Uri | undefined {
   if (!p) return undefined;
   if (/^[a-z][a-z0-9+.-]+:\/\//i.test(p)) return vscode.Uri.parse(p);
   if (p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p)) return vscode.Uri.file(p);
@@ -31,7 +31,8 @@ function resolvePath(p: string): vscode.Uri | undefined {
   return folder ? vscode.Uri.joinPath(folder.uri, p) : undefined;
 }
 
-async function currentText(uri: vscode.Uri | undefined): Promise<string> {
+/** A file's text as the editor has it (an open document's, unsaved changes included), else on disk; "" if none. */
+export async function currentText(uri: vscode.Uri | undefined): Promise<string> {
   if (!uri) return "";
   const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
   if (open) return open.getText();

@@ -81,7 +81,7 @@ export class ChatController implements vscode.Disposable {
 
   async reveal(focusInput = true): Promise<void> {
     await this.parts.hosts.reveal();
-    if (focusInput) this.parts.hosts.post({ type: "focusInput" });
+    if (focusInput) this.parts.hosts.focusInput();
   }
 
   private onServerStatus(s: ServerStatus): void {
@@ -155,7 +155,7 @@ export class ChatController implements vscode.Disposable {
     const quote = this.parts.attachments.addSelection(editor);
     await this.reveal(false);
     this.parts.hosts.post({ type: "insertText", text: quote });
-    this.parts.hosts.post({ type: "focusInput" });
+    this.parts.hosts.focusInput();
   }
 
   dispose(): void {

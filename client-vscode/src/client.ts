@@ -24,6 +24,7 @@ import { toAgentSettings } from "./shared/settings";
 import { describeFailedSetting, describeNoInterpreter, failedSetting, type Tried } from "./shared/launchErrors";
 import { bundledWheel, candidates, probe, resolveInterpreter, setupPrivateEnv } from "./launcher";
 import { EDITOR_QUERY_KINDS, type EditorQueryHandler } from "./editorQuery";
+import { windowId } from "./windowId";
 
 export const SECRET_KEY = "agentls.apiKey";
 const MAX_RESTARTS = 5;
@@ -192,6 +193,7 @@ export class AgentClient implements vscode.Disposable {
       supportsConfirm: true,
       supportsEvents: true,
       showsDemoNotice: true,
+      windowId: await windowId(this.ctx.workspaceState),
     };
     if (this.editorQuery) opts.editorQueries = EDITOR_QUERY_KINDS;
     if (apiKey) opts.apiKey = apiKey;

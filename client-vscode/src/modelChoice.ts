@@ -1,7 +1,7 @@
 /**
  * The chat header's model picker, host side: `agent/models` for the endpoint's list (or the
  * server's offline table, labelled as such) and the model that answers; a choice is written
- * to the `agentls.model` setting, which reaches the server as didChangeConfiguration, so the
+ * to the `agentls.model` setting (beside the base URL: settingWriter.ts), which reaches the server as didChangeConfiguration, so the
  * next request uses it.
  */
 import type { AgentClient } from "./client";
@@ -37,6 +37,6 @@ export class ModelChoice {
   }
 
   async choose(model: string): Promise<void> {
-    await writeAgentSetting("model", model.trim() || undefined);
+    await writeAgentSetting("model", model.trim() || undefined, "baseUrl"); // beside the endpoint that lists it
   }
 }

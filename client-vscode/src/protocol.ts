@@ -27,6 +27,7 @@ export interface InitializationOptions {
   supportsEvents?: boolean; // default true
   showsDemoNotice?: boolean; // the client explains the demo model itself (once per workspace)
   editorQueries?: EditorQueryKind[]; // kinds of agent/editorQuery the client answers (default none)
+  windowId?: string; // a lasting name for this window (1–200 characters): its open chat is remembered under it
 }
 
 export type ApprovalMode = "ask" | "always" | "never";

@@ -7,7 +7,7 @@ import type { PanelChoice } from "../src/shared/confirm";
 import * as T from "../src/shared/transcript";
 import { approvalCard } from "./approvalCard";
 import { post } from "./host";
-import { input, log } from "./layout";
+import { approvalJump, input, log } from "./layout";
 import { flush, schedule } from "./schedule";
 import { state } from "./state";
 
@@ -80,3 +80,17 @@ export function focusBeforeRender(): { id?: string; choice?: string; reason?: bo
   const inApproval = focused?.closest<HTMLElement>(".approval");
   return inApproval ? { id: inApproval.dataset.approvalId, choice: focused?.dataset.choice, reason: focused?.matches("input") } : undefined;
 }
+
+/** The composer's "Approval waiting" button: shown while one waits, it scrolls to the oldest and focuses it. */
+export function showApprovalJump(): void {
+  approvalJump.hidden = approvals.size === 0;
+  approvalJump.textContent = approvals.size > 1 ? `${approvals.size} approvals waiting ↑` : "Approval waiting ↑";
+}
+
+export function goToApproval(): void {
+  const card = log.querySelector<HTMLElement>(".approval");
+  card?.scrollIntoView({ block: "nearest" });
+  card?.querySelector<HTMLElement>('button[data-choice="approve"]')?.focus();
+}
+
+approvalJump.addEventListener("click", goToApproval);

@@ -34,6 +34,9 @@ export const input = el("textarea", {
 export const sendBtn = el("button", { id: "send", class: "primary", type: "button", title: "Send (Enter)" }, "Send");
 export const stopBtn = el("button", { id: "stop", type: "button", title: "Stop (Escape)" }, "Stop");
 stopBtn.hidden = true;
+// shown while an approval waits: the next Tab stop after the input (approvals.ts), so the question is one key away
+export const approvalJump = el("button", { id: "go-approval", class: "go-approval", type: "button", title: "Go to the approval that waits for you" }, "Approval waiting ↑");
+approvalJump.hidden = true;
 export const todoPanel = new TodoPanel(state.todosOpen, (open) => {
   state.todosOpen = open;
   persist();
@@ -44,7 +47,7 @@ const composer = el(
   suggest,
   todoPanel.element,
   input,
-  el("div", { class: "actions" }, el("span", { class: "hint" }, "/help for commands"), sendBtn, stopBtn),
+  el("div", { class: "actions" }, el("span", { class: "hint" }, "/help for commands"), approvalJump, sendBtn, stopBtn),
 );
 export const follower = new Follower(log);
 // DOM order is the Tab order (input → Send → Stop → the transcript's cards); CSS `order` puts the composer last.

@@ -21,6 +21,12 @@ function onClick(e: MouseEvent): void {
     if (prompt !== undefined && !state.busy) post({ type: "send", text: prompt });
     return;
   }
+  const action = t.closest("button.notice-action") as HTMLElement | null;
+  if (action) {
+    const item = state.transcript.items[Number(action.dataset.idx)];
+    if (item?.role === "notice" && item.action && !state.busy) post(item.action.post);
+    return;
+  }
   const original = t.closest("a.open-original") as HTMLElement | null;
   if (original) {
     e.preventDefault();

@@ -37,9 +37,20 @@ export function modelOptionLabel(m: ModelInfo): string {
   return parts.join(" · ");
 }
 
-/** The group heading: whose list this is. */
-export function modelGroupLabel(list: Pick<ModelList, "source">): string {
-  return list.source === "endpoint" ? "Models offered by the endpoint" : "Offline list (the endpoint lists no models)";
+/**
+ * The group heading: whose list this is, and why the offline one (the server's note: "… could not be reached …",
+ * "… did not list its models within …", "… lists no models …"; model/models_api.py).
+ */
+export function modelGroupLabel(list: Pick<ModelList, "source" | "note">): string {
+  if (list.source === "endpoint") return "Models offered by the endpoint";
+  if (/could not be reached|did not list its models/.test(list.note)) return "Offline list (the endpoint could not be reached)";
+  if (/listing its models failed/.test(list.note)) return "Offline list (the endpoint's list failed)";
+  return "Offline list (the endpoint lists no models)";
+}
+
+/** An id the picker shows beside the list: one the endpoint's own list lacks is said to be unknown to it. */
+export function unlistedLabel(id: string, list: Pick<ModelList, "source">): string {
+  return list.source === "endpoint" ? `${id} (not in the endpoint's list)` : id;
 }
 
 export class ModelPicker {
@@ -111,14 +122,16 @@ export class ModelPicker {
     // a custom id (another endpoint), and the answering model if it differs from the setting
     const extra: HTMLOptionElement[] = [];
     for (const id of [list.configured, list.demo ? "" : list.current]) {
-      if (id && ![...listed, ...extra].some((o) => o.value === id)) extra.push(el("option", { value: id }, id));
+      if (id && ![...listed, ...extra].some((o) => o.value === id)) extra.push(el("option", { value: id, class: "unlisted" }, unlistedLabel(id, list)));
     }
     extra.push(el("option", { value: OTHER }, "Other model id…"));
     this.select.replaceChildren(...head, group, ...extra);
     this.select.value = list.demo ? DEMO : list.current;
     const note = list.source === "fallback" && list.note ? `\n${list.note}` : "";
+    const unknown = list.source === "endpoint" && list.configured && !list.models.some((m) => m.id === list.configured)
+      ? `\nThe configured model ${list.configured} is not in the endpoint's list: requests may be refused.` : "";
     this.select.title = list.demo
       ? `The offline demo model answers (no API key).${list.configured ? ` Your choice (${list.configured}) is used once a key or base URL is set.` : ""}`
-      : `Model: ${list.current}${note}`;
+      : `Model: ${list.current}${note}${unknown}`;
   }
 }

@@ -139,6 +139,7 @@ function renderMessage(item: T.TranscriptItem, idx: number): HTMLElement {
     const n = el("div", { class: `msg notice ${item.level}`, "data-idx": String(idx), role: item.level === "error" ? "alert" : "note" });
     if (item.testId) n.dataset.testid = item.testId;
     n.append(markdownBlock(item.markdown, "md"));
+    if (item.action) n.append(el("button", { class: "notice-action", type: "button", "data-idx": String(idx), title: item.action.title }, item.action.label));
     return n;
   }
   const a = el("div", { class: `msg assistant ${item.status}${item.rewound ? " rewound" : ""}`, "data-idx": String(idx), "data-turn-id": item.turnId, role: "article", "aria-label": "Agent" });

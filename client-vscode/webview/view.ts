@@ -1,7 +1,7 @@
 /** Renders the view: the log (whole, or the items that changed), the approvals, and the chrome around it. */
 import { meterText, nextRequestSentence, usableWindowSentence } from "../src/shared/format";
 import type { ServerStatus } from "../src/shared/messages";
-import { focusAfterRender, focusBeforeRender, placeLooseApprovals } from "./approvals";
+import { focusAfterRender, focusBeforeRender, placeLooseApprovals, showApprovalJump } from "./approvals";
 import { el } from "./dom";
 import { persist, post } from "./host";
 import { app, ctxEl, follower, log, modelEl, picker, progressEl, sendBtn, serverEl, stopBtn, todoPanel } from "./layout";
@@ -17,13 +17,30 @@ const PHASE_LABEL: Record<ServerStatus["phase"], string> = {
   setup: "Setting up the agent's Python environment…",
 };
 
+// What the offline demo model answers (server/agentls/demo): shown in an empty chat while it is the one answering.
+const DEMO_CAN = [
+  ["read README.md", "reads a file you name"],
+  ["list the files", "lists the workspace"],
+  ["search for TODO", "searches the workspace"],
+  ["run ls -la", "runs a command once you approve it"],
+  ["edit notes.md", "edits a file: you see the diff and approve it first"],
+];
+
 function emptyHint(): HTMLElement {
-  return el(
+  const hint = el(
     "div",
     { class: "empty" },
     el("p", {}, "Ask the agent about your workspace."),
     el("p", {}, "Type / for commands, @ to attach a file; Add Selection to Chat (Ctrl+Alt+A) quotes the editor selection."),
   );
+  if (state.usage?.demo) {
+    hint.append(
+      el("p", { class: "demo-can" }, "The offline demo model answers (no API key is set). It follows a few rules; try:"),
+      el("ul", { class: "demo-can" }, ...DEMO_CAN.map(([prompt, what]) => el("li", {}, el("code", {}, prompt), ` — ${what}`))),
+      el("p", { class: "demo-can" }, "Set an API key (Agent: Set API Key) to talk to a real model."),
+    );
+  }
+  return hint;
 }
 
 export function render(all: boolean, dirty: Set<number>): void {
@@ -34,6 +51,10 @@ export function render(all: boolean, dirty: Set<number>): void {
     log.replaceChildren(...items.map(renderItem));
     if (items.length === 0 && !state.loading) log.append(emptyHint());
   } else {
+    // the empty chat's hint follows who answers (the demo's rules appear once the usage says it is the demo)
+    const hint = log.querySelector(":scope > .empty");
+    const showsDemo = hint?.querySelector(".demo-can") != null;
+    if (hint && showsDemo !== Boolean(state.usage?.demo)) hint.replaceWith(emptyHint());
     for (const i of dirty) {
       const item = items[i];
       const old = log.querySelector(`:scope > [data-idx="${i}"]`);
@@ -47,6 +68,7 @@ export function render(all: boolean, dirty: Set<number>): void {
     }
   }
   placeLooseApprovals();
+  showApprovalJump();
   renderChrome();
   follower.afterRender();
   focusAfterRender(refocus);

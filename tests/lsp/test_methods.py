@@ -117,6 +117,8 @@ async def test_demo_model_without_key_or_base_url(start_editor, data_dir, worksp
     assert any("demo model" in m.message for m in editor.client.messages)
     result = await editor.request("agent/chat", {"prompt": "What does notes.md say?"})
     assert DEMO_LABEL in result["text"] and "42" in result["text"]
+    # one label per reply, however many model calls the turn made (a read, then the answer)
+    assert result["text"].count(DEMO_LABEL) == 1 and result["text"].startswith(DEMO_LABEL)
     assert (await editor.request("agent/context"))["demo"] is True
     # Every view names the model that answers, never the configured default.
     assert {u["model"] for u in editor.usages} == {"demo model (offline)"}

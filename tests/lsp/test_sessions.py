@@ -118,3 +118,36 @@ async def test_a_chat_resumed_without_a_prompt_is_the_one_a_restart_goes_on_with
     turns = {s["id"]: s["turns"] for s in (await again.request("agent/sessions"))["sessions"]}
     assert turns[chat_b] == 2 and turns[chat_a] == 1
     assert "chat B" in str(mock_api.message_bodies[-1]["messages"])
+
+
+async def test_two_windows_on_one_folder_each_go_back_to_their_own_chat_after_a_restart(start_editor, mock_api):
+    """Issue 33: the chat a window had open is remembered per window (initializationOptions.windowId), not only
+    per folder: after both restart, the window that starts first does not take the other's chat."""
+    one = await start_editor({**options_for(mock_api), "windowId": "window-one"})
+    await wait_until(lambda: one.usages)
+    await _chat(one, mock_api, "window one's chat", "ok 1")
+    two = await start_editor({**options_for(mock_api), "windowId": "window-two"})
+    await wait_until(lambda: two.usages)
+    await _chat(two, mock_api, "window two's chat", "ok 2")
+    await _chat(one, mock_api, "window one again: the last activity", "ok 1 again")
+    chat_one = (await one.request("agent/sessions"))["current"]
+    chat_two = (await two.request("agent/sessions"))["current"]
+    assert chat_one != chat_two
+
+    await one.client.shutdown_session()
+    await two.client.shutdown_session()
+    # window one first: the folder's last opened chat is window two's
+    one_again = await start_editor({**options_for(mock_api), "windowId": "window-one"})
+    await wait_until(lambda: one_again.usages)
+    two_again = await start_editor({**options_for(mock_api), "windowId": "window-two"})
+    await wait_until(lambda: two_again.usages)
+    assert (await two_again.request("agent/sessions"))["current"] == chat_two
+    assert (await one_again.request("agent/sessions"))["current"] == chat_one
+
+
+async def test_a_window_id_that_is_not_a_string_is_named_and_ignored(start_editor, mock_api):
+    editor = await start_editor({**options_for(mock_api), "windowId": 7})
+    await wait_until(lambda: editor.usages)
+    await wait_until(lambda: editor.client.messages)
+    assert any("initializationOptions.windowId must be a string" in m.message for m in editor.client.messages)
+    await _chat(editor, mock_api, "still works", "ok")

@@ -59,7 +59,7 @@ def test_answer_after_tool_results_summarises_in_markdown():
     reply = ask(user("explain src/app.py"), assistant, result)
 
     (text,) = texts(reply)
-    assert text.startswith(DEMO_LABEL)
+    assert DEMO_LABEL not in text, "the turn's first reply carried the label: once per reply the user sees"
     assert "**src/app.py** has 3 lines" in text
     assert "````python\nimport os" in text, "fence longer than backticks inside, language from the extension"
     assert reply.effective_stop_reason == "end_turn" and not tool_calls(reply)

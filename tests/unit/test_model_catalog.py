@@ -4,6 +4,7 @@ parsing the Models API, and the cache per endpoint (against the mock's Models AP
 from __future__ import annotations
 
 import asyncio
+import socket
 
 import pytest
 
@@ -145,6 +146,16 @@ async def test_an_endpoint_without_a_models_api_falls_back_and_says_why():
     async with MockAnthropicServer(responder=demo_reply) as api:
         catalog = await fetch_catalog(ModelSettings(base_url=api.base_url, api_key=SECRET))
     assert catalog.source == FALLBACK and "no Models API" in catalog.note and catalog.models
+
+
+async def test_an_endpoint_that_cannot_be_reached_is_said_so_not_that_it_lists_no_models():
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    catalog = await fetch_catalog(ModelSettings(base_url=f"http://127.0.0.1:{port}", api_key=SECRET))
+    assert catalog.source == FALLBACK and catalog.models
+    assert "127.0.0.1 could not be reached" in catalog.note and "lists no models" not in catalog.note
+    assert SECRET not in catalog.note
 
 
 def test_the_cache_key_is_the_endpoint_and_a_fingerprint_never_the_key():

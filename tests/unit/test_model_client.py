@@ -486,5 +486,6 @@ async def test_demo_agent_round_trip_through_client(api, client):
         {"type": "tool_result", "tool_use_id": call["id"], "content": "# Title\nline two\nline three"}]}]
     second = await client.stream(system="s", messages=history, tools=TOOLS)
     assert second.stop_reason == "end_turn"
-    assert second.text.startswith("[demo model — offline, no API key]")
+    # the label opens the turn's first reply only: one label per reply the user sees
+    assert first.text.startswith("[demo model — offline, no API key]") and "[demo model" not in second.text
     assert "README.md" in second.text and "3 lines" in second.text

@@ -1,7 +1,7 @@
 /**
  * Restore (code / conversation / both) to before a message, and fork a new chat from there.
- * A restore of code shows its diff first, then one modal asks, naming the files changed outside
- * the agent; the paths agreed to there go with the request (`overwrite`), so the server does not
+ * A restore of code shows each file in VS Code's diff editor first (now ↔ after the restore), then one
+ * question asks, naming the files changed outside the agent; the paths agreed to there go with the request (`overwrite`), so the server does not
  * ask again. Its result carries the task list and the checkpoints as they are after it.
  */
 import * as vscode from "vscode";
@@ -16,8 +16,18 @@ import {
   type RewindResult,
   type Todo,
 } from "../protocol";
-import { confirmDestroying } from "../destructive";
-import { OVERWRITE_BUTTON, previewText, restoreQuestion, restoresCode, rewindSummary } from "../shared/checkpoints";
+import { currentText, resolvePath } from "../approvals";
+import { confirmBesidePreview, confirmDestroying } from "../destructive";
+import {
+  OVERWRITE_BUTTON,
+  previewText,
+  restoreQuestion,
+  restoreSides,
+  restoreSideTitle,
+  restoresCode,
+  rewindSummary,
+  undoAction,
+} from "../shared/checkpoints";
 import { fromSession } from "../shared/transcriptOfRecord";
 import type { VirtualDocs } from "../virtualDocs";
 import type { Panel } from "./panel";
@@ -29,7 +39,7 @@ export type RewindRequest = RewindParams & { overwrite?: string[] };
 /** `todos` and `checkpoints` as they are after the rewind (absent from an older server: asked for). */
 export type RewindReply = RewindResult & { todos?: Todo[]; checkpoints?: CheckpointInfo[] };
 
-/** What a yes in the restore modal agreed to overwrite: the files changed outside the agent. */
+/** What a yes in the restore question agreed to overwrite: the files changed outside the agent. */
 export function agreedOverwrites(diff: CheckpointDiffResult | undefined): string[] {
   return diff?.files.filter((f) => f.conflict).map((f) => f.path) ?? [];
 }
@@ -44,7 +54,7 @@ export class Checkpoints {
   ) {}
 
   /**
-   * Restore to before a message: the diff is shown first (code), then a modal asks, naming
+   * Restore to before a message: the diff is shown first (code), then a question asks, naming
    * files changed outside the agent; the request says which of them the user agreed to overwrite.
    */
   async restore(checkpoint: string, restore: RestoreWhat, prompt: string): Promise<boolean> {
@@ -57,11 +67,14 @@ export class Checkpoints {
       let diff: CheckpointDiffResult | undefined;
       if (restoresCode(restore)) {
         diff = await this.agent.request<CheckpointDiffResult>(Methods.checkpointDiff, { checkpoint });
-        closePreview = await this.showPreview(checkpoint, previewText(diff));
+        closePreview = await this.showPreview(checkpoint, diff);
       }
       const question = restoreQuestion(prompt, restore, diff);
       // over the user's own changes: Cancel is the default button (Enter must not destroy their work)
-      if (!(await confirmDestroying(question.message, question.detail, question.button, question.button === OVERWRITE_BUTTON))) return false;
+      const destroys = question.button === OVERWRITE_BUTTON;
+      // a code restore asks beside its diff editors (never a modal over them); the conversation alone as usual
+      const ask = restoresCode(restore) ? confirmBesidePreview : confirmDestroying;
+      if (!(await ask(question.message, question.detail, question.button, destroys))) return false;
       const params: RewindRequest = { checkpoint, restore };
       const overwrite = agreedOverwrites(diff);
       if (overwrite.length) params.overwrite = overwrite;
@@ -71,7 +84,7 @@ export class Checkpoints {
       if (result.todos) this.panel.setTodos(result.todos);
       else if (result.transcript) await this.sessions.refreshTodos();
       await this.sessions.markRewound(result.checkpoints);
-      this.panel.notice(rewindSummary(result), result.cancelled ? "warn" : "info");
+      this.panel.notice(rewindSummary(result), result.cancelled ? "warn" : "info", undefined, undoAction(result, prompt));
       return !result.cancelled;
     } catch (e) {
       this.panel.notice(`Restore failed: ${(e as Error).message ?? e}`, "error");
@@ -94,21 +107,45 @@ export class Checkpoints {
     }
   }
 
-  private async showPreview(checkpoint: string, text: string): Promise<() => Promise<void>> {
-    if (!this.docs) return async () => undefined;
-    const uri = this.docs.set(`/checkpoint/${checkpoint}/restore preview.diff`, text);
-    let doc = await vscode.workspace.openTextDocument(uri);
-    doc = await vscode.languages.setTextDocumentLanguage(doc, "diff");
-    await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+  /**
+   * The restore's preview: each file in VS Code's diff editor, its text now beside its text after the restore
+   * (the question that follows is a quick pick, never a modal over them: the diff stays open to scroll). A diff that does not
+   * apply to the file as it is now: the whole diff as text instead.
+   */
+  private async showPreview(checkpoint: string, diff: CheckpointDiffResult): Promise<() => Promise<void>> {
+    const docs = this.docs;
+    if (!docs) return async () => undefined;
+    const texts = new Map<string, string>();
+    for (const f of diff.files) texts.set(f.path, await currentText(resolvePath(f.path)));
+    const sides = restoreSides(diff.files, (p) => texts.get(p) ?? "");
+    const shown: vscode.Uri[] = [];
+    if (sides?.length) {
+      const id = docs.unique();
+      for (const side of sides) {
+        const left = docs.set(`/checkpoint/${checkpoint}/${id}/now/${side.path}`, side.now);
+        const right = docs.set(`/checkpoint/${checkpoint}/${id}/restored/${side.path}`, side.restored);
+        shown.push(left, right);
+        await vscode.commands.executeCommand("vscode.diff", left, right, restoreSideTitle(side), { preview: false, preserveFocus: true });
+      }
+    } else {
+      const uri = docs.set(`/checkpoint/${checkpoint}/restore preview.diff`, previewText(diff));
+      shown.push(uri);
+      let doc = await vscode.workspace.openTextDocument(uri);
+      doc = await vscode.languages.setTextDocumentLanguage(doc, "diff");
+      await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+    }
+    const ours = new Set(shown.map((u) => u.toString()));
     return async () => {
       for (const group of vscode.window.tabGroups.all) {
         for (const tab of group.tabs) {
-          if (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri.toString()) {
-            await vscode.window.tabGroups.close(tab).then(undefined, () => undefined);
-          }
+          const input = tab.input;
+          const hit =
+            (input instanceof vscode.TabInputTextDiff && ours.has(input.modified.toString())) ||
+            (input instanceof vscode.TabInputText && ours.has(input.uri.toString()));
+          if (hit) await vscode.window.tabGroups.close(tab).then(undefined, () => undefined);
         }
       }
-      this.docs?.delete(uri);
+      for (const uri of shown) docs.delete(uri);
     };
   }
 }

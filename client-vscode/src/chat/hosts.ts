@@ -14,6 +14,8 @@ export interface Host {
 
 export class Hosts implements vscode.Disposable {
   private readonly hosts = new Set<Host>();
+  private readonly listening = new WeakSet<Host>(); // its page said "ready": a message posted now arrives
+  private focusWanted = false; // the caret was asked for before any page listened
   private view: vscode.WebviewView | undefined;
   private readonly subs: vscode.Disposable[] = [];
 
@@ -69,6 +71,24 @@ export class Hosts implements vscode.Disposable {
   async reveal(): Promise<void> {
     if (this.view) this.view.show(false);
     else await vscode.commands.executeCommand("agentls.chat.focus");
+  }
+
+  /**
+   * The caret in the chat's input: now in the pages that listen, else in the first that says "ready" (right
+   * after a window loads, Ctrl+Alt+K creates the view, and a message posted before its page listens is lost).
+   */
+  focusInput(): void {
+    const ready = [...this.hosts].filter((h) => this.listening.has(h));
+    if (ready.length) for (const h of ready) this.post({ type: "focusInput" }, h);
+    else this.focusWanted = true;
+  }
+
+  /** A page listens (its "ready"): the caret it was asked for before goes there. */
+  ready(host: Host): void {
+    this.listening.add(host);
+    if (!this.focusWanted) return;
+    this.focusWanted = false;
+    this.post({ type: "focusInput" }, host);
   }
 
   post(m: ToWebview, only?: Host): void {

@@ -30,9 +30,12 @@ export class Panel {
     this.hosts.post(m, only);
   }
 
-  /** testId: a stable `data-testid` on the notice (an e2e finds the cost view by it). */
-  notice(markdown: string, level: "info" | "warn" | "error" = "info", testId?: string): void {
-    this.emit(testId ? { type: "notice", markdown, level, testId } : { type: "notice", markdown, level });
+  /** testId: a stable `data-testid` on the notice (an e2e finds the cost view by it); action: a button on it. */
+  notice(markdown: string, level: "info" | "warn" | "error" = "info", testId?: string, action?: T.NoticeAction): void {
+    const m: T.TranscriptMessage = { type: "notice", markdown, level };
+    if (testId) m.testId = testId;
+    if (action) m.action = action;
+    this.emit(m);
   }
 
   /** Another transcript (a new chat, a resumed or rewound one): every view starts over from it. */

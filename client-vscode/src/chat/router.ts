@@ -40,6 +40,7 @@ export async function route(p: ChatParts, host: Host, m: FromWebview): Promise<v
       p.hosts.post({ type: "mode", mode: p.panel.mode }, host);
       if (p.panel.usage) p.hosts.post({ type: "contextUsage", usage: p.panel.usage }, host);
       p.approvals.replay(host);
+      p.hosts.ready(host); // last: the caret asked for before the page listened (Ctrl+Alt+K on load)
       void p.model.models.refresh();
       return;
     case "setModel":

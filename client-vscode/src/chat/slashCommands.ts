@@ -4,6 +4,7 @@
  * (`.agents/commands/*.md`), which the server expands into a prompt.
  */
 import * as vscode from "vscode";
+import { type InspectedPermissions, permissionsMarkdown } from "../shared/permissions";
 import type { AgentClient } from "../client";
 import {
   Methods,
@@ -144,13 +145,8 @@ export class SlashCommands implements vscode.Disposable {
   private async permissions(): Promise<void> {
     try {
       const { rules } = await this.agent.request<PermissionsResult>(Methods.permissions, {});
-      const rows = rules.map((r) => `| ${r.decision} | \`${r.rule.replace(/\|/g, "\\|")}\` | ${r.source} |`);
-      this.panel.notice(
-        rules.length
-          ? ["**Permission rules** (deny wins over ask wins over allow)", "", "| | Rule | Written in |", "|---|---|---|", ...rows].join("\n")
-          : "No permission rules yet: add them in `agentls.permissions` or `.agents/settings.json`, or answer an approval with **Always**.",
-        "info",
-      );
+      const inspected = vscode.workspace.getConfiguration("agentls").inspect<unknown>("permissions") as InspectedPermissions | undefined;
+      this.panel.notice(permissionsMarkdown(rules, inspected), "info");
     } catch (e) {
       this.panel.notice(`Permission rules are not available: ${(e as Error).message ?? e}`, "warn");
     }

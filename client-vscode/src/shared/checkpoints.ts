@@ -2,7 +2,9 @@
  * Checkpoints and rewind as the panel shows them (pure): the Restore menu's choices, the
  * preview shown before a restore, the quick pick's rows, and what to say afterwards.
  */
-import type { CheckpointDiffResult, CheckpointInfo, RestoreWhat, RewindResult } from "../protocol";
+import type { CheckpointDiffResult, CheckpointFileDiff, CheckpointInfo, RestoreWhat, RewindResult } from "../protocol";
+import { applyUnifiedDiff } from "./patch";
+import type { NoticeAction } from "./transcript";
 import { visible } from "./visible";
 
 export const RESTORE_CHOICES: { restore: RestoreWhat; label: string; detail: string }[] = [
@@ -18,7 +20,35 @@ export function restoresCode(restore: RestoreWhat): boolean {
   return restore === "code" || restore === "both";
 }
 
-/** The whole preview as one unified diff (the diff editor tab shows it before the modal asks). */
+/** A file a restore changes: its text now and after the restore (the two sides of VS Code's diff editor). */
+export interface RestoreSide {
+  path: string;
+  now: string;
+  restored: string;
+  conflict: boolean;
+}
+
+/**
+ * Both sides of every file the restore changes, from its text now and the server's diff (from now to the
+ * checkpoint); undefined when a diff does not apply to the text now (the preview is then the diff text).
+ */
+export function restoreSides(files: CheckpointFileDiff[], now: (path: string) => string): RestoreSide[] | undefined {
+  const sides: RestoreSide[] = [];
+  for (const f of files) {
+    const current = f.change === "added" ? "" : now(f.path); // "added": the restore recreates it
+    const restored = f.change === "deleted" ? "" : applyUnifiedDiff(current, f.diff);
+    if (restored === undefined) return undefined;
+    sides.push({ path: f.path, now: current, restored, conflict: f.conflict });
+  }
+  return sides;
+}
+
+/** The diff editor's title for one file. */
+export function restoreSideTitle(side: RestoreSide): string {
+  return `${visible(side.path)}: now ↔ after the restore${side.conflict ? " (your changes would be overwritten)" : ""}`;
+}
+
+/** The whole preview as one unified diff (shown when the diff editor cannot be: a diff that does not apply). */
 export function previewText(diff: CheckpointDiffResult): string {
   if (!diff.files.length) return "# Nothing to restore: every file is already as it was at this checkpoint.\n";
   const parts = diff.files.map((f) => (f.conflict ? `# CHANGED OUTSIDE THE AGENT since: ${f.path}\n` : "") + f.diff);
@@ -67,8 +97,15 @@ export function rewindSummary(r: RewindResult): string {
   if (r.conflicts.length) parts.push(`Overwritten (changed outside the agent): ${r.conflicts.map((p) => `\`${visible(p)}\``).join(", ")}.`);
   for (const s of r.skipped) parts.push(`Not restored: \`${visible(s.path)}\` (${s.reason}).`);
   if (r.conversation) parts.push("The conversation is back to before that message.");
-  if (r.undo) parts.push("To undo: Agent: Checkpoints → “before rewinding…”.");
+  if (r.undo) parts.push("Undo puts the files back as they were before this restore (also in Agent: Checkpoints).");
   return parts.join(" ");
+}
+
+/** The restore notice's Undo: restores the files to the checkpoint taken before the restore (null: none taken). */
+export function undoAction(r: Pick<RewindResult, "undo" | "cancelled"> & { checkpoints?: CheckpointInfo[] }, prompt: string): NoticeAction | undefined {
+  if (!r.undo || r.cancelled) return undefined;
+  const named = r.checkpoints?.find((c) => c.id === r.undo)?.prompt ?? `Undo restore of “${shorten(prompt, 80)}”`;
+  return { label: "Undo", title: "Put the files back as they were before this restore", post: { type: "restore", checkpoint: r.undo, restore: "code", prompt: named } };
 }
 
 /** A row of the Agent: Checkpoints quick pick. */

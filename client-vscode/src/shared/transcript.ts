@@ -48,8 +48,15 @@ export type TranscriptItem =
       footer?: string;
       rewound?: boolean; // a restore took this turn's file changes back: its tool cards are greyed
     }
-  | { role: "notice"; markdown: string; level: "info" | "warn" | "error"; testId?: string } // testId: for e2e tests
+  | { role: "notice"; markdown: string; level: "info" | "warn" | "error"; testId?: string; action?: NoticeAction } // testId: for e2e tests
   | { role: "compaction"; divider: Divider };
+
+/** A button on a notice, and what the view posts when it is pressed (Undo after a restore: the undo's restore). */
+export interface NoticeAction {
+  label: string;
+  title: string;
+  post: { type: "restore"; checkpoint: string; restore: "code"; prompt: string };
+}
 
 export interface Transcript {
   items: TranscriptItem[];
@@ -139,8 +146,11 @@ export function startTurn(t: Transcript): void {
   t.items.push({ role: "assistant", turnId: "", blocks: [], status: "streaming" });
 }
 
-export function addNotice(t: Transcript, markdown: string, level: "info" | "warn" | "error" = "info", testId?: string): void {
-  t.items.push(testId ? { role: "notice", markdown, level, testId } : { role: "notice", markdown, level });
+export function addNotice(t: Transcript, markdown: string, level: "info" | "warn" | "error" = "info", testId?: string, action?: NoticeAction): void {
+  const item: TranscriptItem = { role: "notice", markdown, level };
+  if (testId) item.testId = testId;
+  if (action) item.action = action;
+  t.items.push(item);
   trim(t);
 }
 
@@ -346,7 +356,7 @@ export type TranscriptMessage =
   | { type: "turnStarted" }
   | { type: "event"; event: AgentEvent }
   | { type: "turnEnded"; outcome: "done" | "cancelled" | "error"; message?: string; usageText?: string }
-  | { type: "notice"; markdown: string; level?: "info" | "warn" | "error"; testId?: string }
+  | { type: "notice"; markdown: string; level?: "info" | "warn" | "error"; testId?: string; action?: NoticeAction }
   | { type: "cleared" }
   | { type: "approval"; id: string; params: ConfirmParams } // asked in the transcript, on the call's card
   | { type: "toolResult"; toolUseId: string; result?: ToolResult; error?: string };
@@ -367,7 +377,7 @@ export function applyMessage(t: Transcript, m: TranscriptMessage): void {
       endTurn(t, m.outcome, m.message, m.usageText);
       return;
     case "notice":
-      addNotice(t, m.markdown, m.level ?? "info", m.testId);
+      addNotice(t, m.markdown, m.level ?? "info", m.testId, m.action);
       return;
     case "cleared":
       t.items = [];

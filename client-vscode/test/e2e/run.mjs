@@ -16,7 +16,8 @@
 //   then steps-context, -editor, -mcp, -models (22–24: the endpoint's models in the picker, the
 //   tooltip's working window and model maximum), -cache (25–26: a model switch's cache miss named
 //   in /cost and Show Context) and -sessions; AGENTLS_E2E_ONLY=models (or =cache, =sessions, =plan)
-//   runs 01–02 and those steps only
+//   runs 01–02 and those steps only;
+//   -interrupt (33a–33c: Stop then a new prompt, an endpoint that dies mid-reply then Retry)
 // Until `python -m agentls serve --stdio` exists, only 01–02 run (plus a check
 // that the status bar shows the starting/error state), unless
 // AGENTLS_E2E_REQUIRE_SERVER=1, which makes a missing server a failure.
@@ -36,6 +37,7 @@ import { modelSteps } from "./steps-models.mjs";
 import { cacheSteps } from "./steps-cache.mjs";
 import { ruleSteps } from "./steps-rules.mjs";
 import { planSteps } from "./steps-plan.mjs";
+import { interruptSteps } from "./steps-interrupt.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const repo = path.resolve(ext, "..");
@@ -361,24 +363,21 @@ async function main() {
   }, 30_000, "the chat header's meter to show the status bar's figures");
   log(`chat header meter before the first turn: "${header}"`);
   await shot(page, "02-chat-view");
-  if (only === "plan" && !fake) {
-    await planSteps({ page, chat, shot, waitFor, log, fail });
-    log("all steps passed (AGENTLS_E2E_ONLY=plan)");
-    return;
-  }
-  if (only === "models" && !fake) {
-    await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail });
-    log("all steps passed (AGENTLS_E2E_ONLY=models)");
-    return;
-  }
-  if (only === "cache" && !fake) {
-    await cacheSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail });
-    log("all steps passed (AGENTLS_E2E_ONLY=cache)");
-    return;
-  }
-  if (only === "sessions" && !fake) {
-    await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor });
-    log("all steps passed (AGENTLS_E2E_ONLY=sessions)");
+  // AGENTLS_E2E_ONLY=a,b runs those groups in order (e.g. =interrupt,sessions)
+  const groups = {
+    plan: () => planSteps({ page, chat, shot, waitFor, log, fail }),
+    models: () => modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail }),
+    cache: () => cacheSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }),
+    checkpoints: () => checkpointSteps({ page, chat, workspace, log, fail, shot, waitFor }),
+    interrupt: () => interruptSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }),
+    sessions: () => sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }),
+  };
+  if (only && !fake) {
+    for (const name of only.split(",")) {
+      if (!groups[name]) fail(`AGENTLS_E2E_ONLY: no step group "${name}" (${Object.keys(groups).join(", ")})`);
+      await groups[name]();
+    }
+    log(`all steps passed (AGENTLS_E2E_ONLY=${only})`);
     return;
   }
 
@@ -440,6 +439,7 @@ async function main() {
     await planSteps({ page, chat, shot, waitFor, log, fail }); // issue 34 (the demo model)
     await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail }); // issue 16
     await cacheSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }); // issue 29
+    await interruptSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }); // issue 33.2
     // last: its final step points agentls.pythonPath at a missing interpreter, which stops the server
     await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }); // issue 10
   }

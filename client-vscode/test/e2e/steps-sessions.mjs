@@ -9,8 +9,9 @@
 //   17c a model picked in demo mode: the panel says why the demo answers; a notification offers Set API Key
 //   18 the model picker: choosing claude-haiku-4-5 makes the next request use it, as recorded
 //      by a scripted mock API (editor_mock_api.py) at the endpoint
-//   17d–17g (issue 33) the resumed chat survives a window reload (the panel shows it, the next prompt is
-//      stored in it, Restore works there); Restore over the user's own change: Enter keeps it
+//   17d–17h (issue 33) the resumed chat survives a window reload (the panel shows it, the next prompt is
+//      stored in it, Restore works there); Restore over the user's own change: the preview in the diff
+//      editor, Enter keeps it; chosen on purpose, the notice's Undo brings it back
 //   19 agentls.pythonPath = /nonexistent/bin/python → the error names that path
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -85,6 +86,8 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   log("demo model: edit README.md → the diff asked in the panel → approved → file changed; the card keeps the diff");
 
   // 17: compact, New Chat → history lists the old conversation → resume shows its whole transcript
+  // (a file read first: the compaction has something to save whatever ran before these steps)
+  await (await send("read hello.py"))();
   const oldTitle = ((await chat.locator(".msg.user .md").first().textContent()) ?? "").trim(); // the title: its first prompt
   const cardsBefore = await chat.locator(".tool-card").count();
   const usersBefore = await chat.locator(".msg.user").count();
@@ -138,8 +141,22 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   //     the second chat, the last one with activity before, keeps its one turn)
   const turnsOf = (row) => Number(/(\d+) turns?/.exec(row)?.[1]);
   const oldTurns = turnsOf(full[1]);
+  // the side bar closed first: after the reload the chat view does not exist until Ctrl+Alt+K makes it
+  await chat.locator("#input").evaluate((i) => i.blur());
+  await palette(page, "View: Close Primary Side Bar");
+  await page.locator("#workbench\\.parts\\.sidebar").waitFor({ state: "hidden", timeout: 15_000 });
   await page.reload();
   await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  // (issue 33, Low list) Ctrl+Alt+K as soon as the extension is active, while the chat's page loads:
+  // the caret lands in the input, so what is typed next is not lost
+  await page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: /Agent|\d+% · / }).first().waitFor({ timeout: 60_000 });
+  await page.keyboard.press("Control+Alt+K");
+  const caretInInput = () => chat.locator("#input").evaluate((i) => document.activeElement === i && document.hasFocus()).catch(() => false);
+  await waitFor(caretInInput, 60_000, "the caret in the chat's input after Ctrl+Alt+K right after the load");
+  await page.keyboard.type("typed right after the load");
+  if ((await chat.locator("#input").inputValue()) !== "typed right after the load") fail(`typed text lost: ${JSON.stringify(await chat.locator("#input").inputValue())}`);
+  await chat.locator("#input").fill("");
+  log("Ctrl+Alt+K right after the reload: the caret in the input, the typed text kept");
   // the chat view comes back open by itself (its commands register once the extension is active)
   await waitFor(async () => (await chat.locator(".msg.user", { hasText: "edit README.md" }).count()) > 0, 90_000, "the resumed chat after the reload");
   await chat.locator("#input").waitFor({ timeout: 30_000 });
@@ -171,12 +188,17 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   await ask.waitFor({ state: "visible", timeout: 30_000 });
   const restoreButtons = (await ask.locator(".monaco-list-row .label-name").allInnerTexts()).map((b) => b.trim()).filter(Boolean);
   if ((await dialog.count()) && (await dialog.isVisible())) fail("a modal covers the restore preview");
+  // the preview is VS Code's diff editor: README.md now beside README.md after the restore (issue 33)
+  await page.locator(".monaco-diff-editor").first().waitFor({ timeout: 15_000 });
+  const previewTab = ((await page.locator(".tab.active").first().textContent()) ?? "").trim();
+  if (!/README\.md: now ↔ after the restore/.test(previewTab)) fail(`the restore preview is not README.md's diff editor: "${previewTab}"`);
   await shot(page, "17f-restore-over-user-edit");
   await page.keyboard.press("Enter");
   await ask.waitFor({ state: "hidden", timeout: 15_000 });
   await page.waitForTimeout(1000); // a restore, had Enter chosen it, would have written by now
   if (readFileSync(readme, "utf8") !== mine) fail("Enter in the restore question overwrote the user's change");
-  log(`restore over the user's change: buttons ${JSON.stringify(restoreButtons)}; Enter cancelled, README.md kept`);
+  if (await page.locator(".tab", { hasText: "now ↔ after the restore" }).count()) fail("the restore preview stayed open after the question");
+  log(`restore over the user's change: preview "${previewTab}" in the diff editor; buttons ${JSON.stringify(restoreButtons)}; Enter cancelled, README.md kept`);
 
   // 17g (issue 33.1): Restore works in the chat resumed before the reload (its checkpoints are this session's)
   const usersNow = await chat.locator(".msg.user").count();
@@ -189,6 +211,27 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   if ((await chat.locator(".msg.notice", { hasText: "Restore failed" }).count()) !== 0) fail("the restore failed after the reload");
   await shot(page, "17g-restore-after-reload");
   log("Restore ▸ conversation works in the chat resumed before the reload");
+
+  // 17h (issue 33): Restore code over the user's change, chosen on purpose; the notice's Undo brings it back
+  await editPrompt.locator(".restore-toggle").click();
+  await editPrompt.locator(".restore-menu button", { hasText: /^Restore code$/ }).click();
+  await ask.waitFor({ state: "visible", timeout: 30_000 });
+  await page.locator(".monaco-diff-editor").first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press("ArrowDown"); // Overwrite and Restore
+  await page.keyboard.press("Enter");
+  const restoredNotice = chat.locator(".msg.notice", { hasText: "Restored" }).last();
+  await restoredNotice.waitFor({ timeout: 30_000 });
+  await waitFor(async () => readFileSync(readme, "utf8") === "# Demo workspace\n\nThis line will be edited.\n" || undefined, 15_000, "README.md restored to before the agent's edit");
+  const undo = restoredNotice.locator("button.notice-action", { hasText: "Undo" });
+  await undo.waitFor({ timeout: 10_000 });
+  await restoredNotice.scrollIntoViewIfNeeded();
+  await shot(page, "17h-restore-notice-with-undo");
+  await undo.click();
+  // nothing of the user's at stake now: the question's first item restores (beside the diff, no modal)
+  await page.locator(".quick-input-widget", { hasText: "Restore the files to before" }).waitFor({ state: "visible", timeout: 30_000 });
+  await page.keyboard.press("Enter");
+  await waitFor(async () => readFileSync(readme, "utf8") === mine || undefined, 30_000, "Undo to bring the user's README.md back");
+  log("the restore notice's Undo put README.md back as it was before the restore (the user's line included)");
 
   // 17c: a model picked while the demo model answers: the panel says why the demo still answers,
   //      and a notification offers Set API Key (the choice is kept for when a key is set)
@@ -211,6 +254,9 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
     await picker.waitFor({ state: "visible", timeout: 15_000 });
     await picker.selectOption("claude-haiku-4-5");
     await waitFor(async () => (await modelName()) === "claude-haiku-4-5", 30_000, "the header to name claude-haiku-4-5");
+    // written beside the base URL that lists it (a workspace setting here), not in the user's settings (issue 33)
+    const inWorkspace = JSON.parse(readFileSync(path.join(workspace, ".vscode", "settings.json"), "utf8"))["agentls.model"];
+    if (inWorkspace !== "claude-haiku-4-5") fail(`the picked model is not in the workspace settings beside the base URL: ${inWorkspace}`);
     await (await send("which model are you?"))();
     const models = await waitFor(async () => recordedModels(api.record).length && recordedModels(api.record), 10_000, "a recorded request");
     log(`models at the API endpoint: ${JSON.stringify(models)}`);

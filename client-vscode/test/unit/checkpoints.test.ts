@@ -52,6 +52,6 @@ test("the restore question names conflicts first and asks to overwrite them", ()
 
 test("the summary after a rewind says what happened", () => {
   const base = { checkpoint: "c", undo: "u", restored: ["app.py"], conflicts: [], skipped: [], conversation: true, cancelled: false, todos: [], checkpoints: [] };
-  assert.match(rewindSummary(base), /Restored `app.py`\..*back to before that message.*To undo/);
+  assert.match(rewindSummary(base), /Restored `app.py`\..*back to before that message.*Undo puts the files back/);
   assert.equal(rewindSummary({ ...base, cancelled: true }), "Restore cancelled: nothing changed.");
 });

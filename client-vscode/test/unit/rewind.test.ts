@@ -95,7 +95,7 @@ test("a rewind confirm the server still sends is asked, never answered by the cl
   assert.match(s.posted.filter((m) => m.type === "notice").map((m) => (m as { markdown: string }).markdown).join("\n"), /Restore cancelled/);
 });
 
-test("issue 33.5: over the user's own changes Cancel is the first, active choice (Enter keeps them); without them Restore is the default", async () => {
+test("issue 33.5: over the user's own changes Cancel is the first, active choice (Enter keeps them); without them Restore is; never a modal over the diff", async () => {
   const s = setup(async () => ({ checkpoint: "turn-1", undo: null, restored: [], conflicts: [], skipped: [], conversation: false, cancelled: false, todos: [], checkpoints: [] }));
   assert.equal(await s.checkpoints.restore("turn-1", "code", "make it so"), false); // Enter on the active item, or Escape
   assert.deepEqual(fake.picks[0].items.map((i) => i.label), ["Cancel", OVERWRITE_BUTTON], "Cancel first: what Enter picks");
@@ -109,5 +109,7 @@ test("issue 33.5: over the user's own changes Cancel is the first, active choice
   fake.reset();
   fake.nextChoice = RESTORE_BUTTON;
   assert.equal(await plain.checkpoints.restore("turn-1", "code", "make it so"), true);
-  assert.deepEqual(fake.messages[0].items, [RESTORE_BUTTON], "nothing of the user's is lost: the modal, Restore its default");
+  // nothing of the user's is lost: Restore is the first choice, still asked beside the diff editors, no modal over them
+  assert.deepEqual(fake.picks[0].items.map((i) => i.label), [RESTORE_BUTTON, "Cancel"]);
+  assert.equal(fake.messages.length, 0, "no modal over the preview");
 });

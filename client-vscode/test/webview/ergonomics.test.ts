@@ -180,9 +180,15 @@ test("the model picker lists the endpoint's models with windows, output limits a
   // the server now answers with the custom id: it is listed and selected
   await host(page, { ...MODELS, current: "deepseek-chat", configured: "deepseek-chat" });
   assert.equal(await page.locator(".model-select").inputValue(), "deepseek-chat");
+  // not offered as if it were one of the endpoint's (issue 33): named as unknown to it, and why in the title
+  assert.equal(await page.locator(".model-select option:checked").textContent(), "deepseek-chat (not in the endpoint's list)");
+  assert.match((await page.locator(".model-select").getAttribute("title")) ?? "", /deepseek-chat is not in the endpoint's list/);
   await host(page, { ...MODELS, source: "fallback", note: "api.acme.test lists no models (it has no Models API)" });
   assert.equal(await page.locator(".model-select optgroup").getAttribute("label"), "Offline list (the endpoint lists no models)");
   assert.match((await page.locator(".model-select").getAttribute("title")) ?? "", /no Models API/);
+  // an endpoint that cannot be reached is not one that "lists no models" (issue 33)
+  await host(page, { ...MODELS, source: "fallback", note: "api.acme.test could not be reached (connection failed); this is agentls' offline list" });
+  assert.equal(await page.locator(".model-select optgroup").getAttribute("label"), "Offline list (the endpoint could not be reached)");
   await host(page, { ...MODELS, current: "demo model (offline)", demo: true });
   assert.equal(await page.locator(".model-select option:checked").textContent(), "demo model (offline)");
 });

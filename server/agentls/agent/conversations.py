@@ -116,9 +116,11 @@ async def delete_stored(session_id: str, workspace: Path | None = None) -> bool:
 class Conversations:
     """The operations on the conversation one runtime hosts (AgentRuntime.conversations)."""
 
-    def __init__(self, agent: Callable[[], Agent | None], session_root: Path, policy: ApprovalPolicy | None) -> None:
+    def __init__(self, agent: Callable[[], Agent | None], session_root: Path, policy: ApprovalPolicy | None,
+                 window: str | None = None) -> None:
         self._agent = agent
         self.session_root = session_root
+        self.window = window  # remembered with each session opened (store/sessions.py)
         self._policy = policy
 
     @property
@@ -205,7 +207,8 @@ class Conversations:
             await asyncio.to_thread(old.flush)
             new_id = new_session_id()
             await asyncio.to_thread(fork_at, old.db, old.id, seq, at, new_id, workspace_key(self.session_root))
-            session = await asyncio.to_thread(open_session, self.session_root, session_id=new_id)
+            session = await asyncio.to_thread(functools.partial(open_session, self.session_root, session_id=new_id,
+                                                                window=self.window))
             agent.resume(session)
             self._forget()
         return Switched(session.id, await agent.transcript())
@@ -215,7 +218,8 @@ class Conversations:
 
         try:  # a conversation is open: a busy store is refused, never replaced by an unsaved copy
             return await asyncio.to_thread(functools.partial(open_session, self.session_root, new=new,
-                                                             session_id=session_id, raise_busy=True))
+                                                             session_id=session_id, raise_busy=True,
+                                                             window=self.window))
         except StoreBusy as error:
             raise SessionStoreBusy(str(error)) from None
         except StoreError as error:

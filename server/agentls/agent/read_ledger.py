@@ -2,7 +2,8 @@
 user, a restore, another program) is named to the model with the next prompt, so it reads it again
 instead of answering from what it read before (issue 33.3).
 
-Only what this process saw: a conversation resumed after a restart starts with an empty ledger.
+Saved with the session (a `state` record, key "reads", written when the ledger changed): a restart or a
+resume still knows what the model read, and notices a file changed in between.
 """
 
 from __future__ import annotations
@@ -24,12 +25,31 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+STATE_KEY = "reads"
+
+
 class ReadLedger:
     def __init__(self) -> None:
         self._seen: dict[Path, str] = {}  # real path -> digest of its text when the model last saw it
+        self._unsaved = False  # changed since unsaved_state() last handed it out
 
     def forget(self) -> None:
         self._seen.clear()
+        self._unsaved = False
+
+    def load(self, state: Any) -> None:
+        """The ledger a session saved (its "reads" state); anything malformed is left out."""
+        self.forget()
+        if isinstance(state, dict):
+            self._seen = {Path(path): digest for path, digest in state.items()
+                          if isinstance(path, str) and Path(path).is_absolute() and isinstance(digest, str)}
+
+    def unsaved_state(self) -> dict[str, str] | None:
+        """The ledger to save when it changed since the last call (None: nothing new)."""
+        if not self._unsaved:
+            return None
+        self._unsaved = False
+        return {str(path): digest for path, digest in self._seen.items()}
 
     async def saw(self, workspace: Workspace, name: str, tool_input: Any) -> None:
         """After a successful call: the text the model now knows for the file it named."""
@@ -38,9 +58,12 @@ class ReadLedger:
             return
         try:
             path = workspace.resolve(raw)
-            self._seen[path] = _digest(await workspace.read_text(path))
+            digest = _digest(await workspace.read_text(path))
         except Exception:  # noqa: BLE001 - unreadable now: nothing to compare later
             return
+        if self._seen.get(path) != digest:
+            self._seen[path] = digest
+            self._unsaved = True
 
     async def changed_note(self, workspace: Workspace) -> str | None:
         """The note naming the files changed (or gone) since the model saw them, None when none did.
@@ -54,4 +77,5 @@ class ReadLedger:
             if now != digest:
                 changed.append(workspace.display(path))
                 del self._seen[path]
+                self._unsaved = True
         return changed_files_note(changed) if changed else None

@@ -48,7 +48,7 @@ class AgentRuntime:
     def __init__(self, workspace: Workspace, approve: ApprovalCallback, *, session_root: Path,
                  api_key: str | None = None, editor: EditorQueries | None = None, new_session: bool = False,
                  session_id: str | None = None, setting_names: dict[str, str] | None = None,
-                 shell: ShellRunner | None = None, busy_store_fails: bool = False) -> None:
+                 shell: ShellRunner | None = None, busy_store_fails: bool = False, window: str | None = None) -> None:
         self.workspace = workspace
         self.approve = approve
         self.session_root = session_root
@@ -60,12 +60,13 @@ class AgentRuntime:
         # (a client that asked for this session can ask again) instead of starting in an unsaved copy.
         self.busy_store_fails = busy_store_fails
         self.shell = shell  # where commands run (None: in this process)
+        self.window = window  # the client's name for its window: the session it had open is remembered per window
         self.settings = AgentSettings()
         self.demo: DemoModel | None = None
         self.agent: Agent | None = None
         # New, resume, fork, rewind…: the front ends' one way to change the conversation (once started).
         self.conversations = Conversations(lambda: self.agent, session_root,
-                                           approve if isinstance(approve, ApprovalPolicy) else None)
+                                           approve if isinstance(approve, ApprovalPolicy) else None, window=window)
         # Told when a fetched model list changed the model, window or thinking (warnings to show).
         self.on_models_changed: Callable[[], None] | None = None
         self._setting_names = setting_names
@@ -99,7 +100,7 @@ class AgentRuntime:
             try:
                 session = await asyncio.to_thread(functools.partial(  # at worst unsaved, unless busy_store_fails
                     open_session, self.session_root, new=self.new_session, session_id=self.session_id,
-                    raise_busy=self.busy_store_fails))
+                    raise_busy=self.busy_store_fails, window=self.window))
                 self.agent = await asyncio.to_thread(functools.partial(
                     Agent, self.workspace, model, context=context_config(settings, self.models.info),
                     approve=self.approve, session=session, editor=self.editor, mcp_servers=settings.mcp_servers,

@@ -61,6 +61,9 @@ def warm_up() -> asyncio.Future[Any]:
     return asyncio.get_running_loop().run_in_executor(None, importlib.import_module, HEAVY_MODULE)
 
 
+MAX_WINDOW_ID = 200  # characters: an id, not a document
+
+
 @dataclass
 class InitOptions:
     api_key: str | None = None
@@ -69,6 +72,7 @@ class InitOptions:
     supports_events: bool = True
     shows_demo_notice: bool = False  # the client tells its user about the demo model itself
     editor_queries: frozenset[str] = frozenset()  # agent/editorQuery kinds the client answers
+    window_id: str | None = None  # the client's lasting name for its window (sessions are remembered per window)
 
 
 def parse_init_options(raw: Any) -> tuple[InitOptions, list[str]]:
@@ -89,8 +93,12 @@ def parse_init_options(raw: Any) -> tuple[InitOptions, list[str]]:
             value = default
         flags[name] = value
     kinds, more = declared_kinds(raw.get("editorQueries"))
+    window = raw.get("windowId")
+    if window is not None and not (isinstance(window, str) and 0 < len(window) <= MAX_WINDOW_ID):
+        problems.append(f"initializationOptions.windowId must be a string of 1–{MAX_WINDOW_ID} characters; ignored")
+        window = None
     return InitOptions(key or None, raw.get("settings"), flags["supportsConfirm"], flags["supportsEvents"],
-                       flags["showsDemoNotice"], kinds), problems + more
+                       flags["showsDemoNotice"], kinds, window), problems + more
 
 
 class AgentHost:
@@ -140,7 +148,7 @@ class AgentHost:
         if self.options.editor_queries:
             editor = EditorQueryClient(self.ls, self.options.editor_queries, lambda: self.settings.diagnostics_wait())
         self.runtime = AgentRuntime(self.workspace, self.policy, session_root=self.session_root,
-                                    api_key=self.options.api_key, editor=editor)
+                                    api_key=self.options.api_key, editor=editor, window=self.options.window_id)
         self.runtime.on_models_changed = self._models_changed
         self._ready = asyncio.ensure_future(self._build())
 

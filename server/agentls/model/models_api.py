@@ -103,6 +103,9 @@ async def fetch_catalog(settings: ModelSettings) -> Catalog:
     try:
         raw = await asyncio.wait_for(client.list_models(), LIST_TIMEOUT)
     except ModelError as error:
+        if error.status is None:  # no answer at all (refused, unknown host, TLS, cut off): not "lists no models"
+            return fallback_catalog(f"{host} could not be reached ({error.message}); this is agentls' offline list",
+                                    host)
         reason = "it has no Models API" if error.status == 404 else f"listing its models failed: {error.message}"
         return fallback_catalog(f"{host} lists no models ({reason}); this is agentls' offline list", host)
     except asyncio.TimeoutError:

@@ -40,12 +40,13 @@ IN_USE_WAIT_SECONDS, IN_USE_POLL = 5.0, 0.1  # a session another process holds: 
 
 
 def open_session(root: Path, *, new: bool = False, base: Path | None = None,
-                 session_id: str | None = None, raise_busy: bool = False) -> Session:
+                 session_id: str | None = None, raise_busy: bool = False, window: str | None = None) -> Session:
     """The session a front end starts with; at worst an unsaved, in-memory one (with a problem saying so).
 
     A database another process keeps locked is waited for, with backoff, for busy_wait_seconds();
     then `raise_busy` (a conversation is already open: new chat, resume) raises StoreBusy instead of
-    going on in memory. With `session_id`, any StoreError is raised.
+    going on in memory. With `session_id`, any StoreError is raised. `window`: the client's name for its
+    window, under which the session is remembered too (sessions.py: each window goes back to its own).
     """
     deadline = time.monotonic() + busy_wait_seconds()
     in_use_until = time.monotonic() + IN_USE_WAIT_SECONDS
@@ -55,7 +56,7 @@ def open_session(root: Path, *, new: bool = False, base: Path | None = None,
         busy_ms = max(1, min(BUSY_MS, int(left * 1000)))
         try:
             last = left <= 0 and not raise_busy and session_id is None  # the start of a window: in memory, said
-            return _open_once(root, new, base, session_id, busy_ms, last=last)
+            return _open_once(root, new, base, session_id, busy_ms, last=last, window=window)
         except SessionInUse:
             # The process holding it may be closing it (an editor restarting its agent loads at once, before
             # the old one has let go): asked again for a moment, then "open in another window".
@@ -72,7 +73,8 @@ def open_session(root: Path, *, new: bool = False, base: Path | None = None,
         delay = min(delay * 2, MAX_BACKOFF)
 
 
-def _open_once(root: Path, new: bool, base: Path | None, session_id: str | None, busy_ms: int, last: bool) -> Session:
+def _open_once(root: Path, new: bool, base: Path | None, session_id: str | None, busy_ms: int, last: bool,
+               window: str | None = None) -> Session:
     """One attempt; StoreBusy when another process holds the lock (unless this is the `last` attempt)."""
     folder = base or data_dir()
     db = Database.open(folder, busy_ms)
@@ -83,7 +85,7 @@ def _open_once(root: Path, new: bool, base: Path | None, session_id: str | None,
     try:
         if db.saved:
             problems = migrate(db, root, folder, raise_busy=not last)
-        session = SessionStore(db).open_session(root, new=new, session_id=session_id)
+        session = SessionStore(db).open_session(root, new=new, session_id=session_id, window=window)
         db.set_busy_timeout(BUSY_MS)  # the attempt's shortened wait was for opening only
         _prune(db)
     except StoreError as error:

@@ -44,6 +44,10 @@ TABLES: dict[str, tuple[tuple[str, ...], str]] = {
     # The conversation last opened in a workspace (resumed, started, forked, or the one a start chose): a
     # restart opens it again, so a chat resumed from the history without a new prompt is the one that goes on.
     "opened": (("workspace TEXT PRIMARY KEY", "session TEXT NOT NULL", "at REAL NOT NULL"), ""),
+    # The same per window, for clients that name their window (initializationOptions.windowId): two windows on
+    # one folder each go back to their own conversation after a restart, whichever starts first.
+    "opened_by_window": (("workspace TEXT NOT NULL", "window TEXT NOT NULL", "session TEXT NOT NULL",
+                          "at REAL NOT NULL"), "PRIMARY KEY (workspace, window)"),
 }
 INDEXES = ("CREATE INDEX IF NOT EXISTS sessions_of_workspace ON sessions (workspace, updated)",
            "CREATE INDEX IF NOT EXISTS ref_index_by_digest ON ref_index (session, digest)")

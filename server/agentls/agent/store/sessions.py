@@ -54,9 +54,11 @@ class SessionStore:
 
     # -- opening a conversation -------------------------------------------------------
 
-    def open_session(self, root: Path, *, new: bool = False, session_id: str | None = None) -> Session:
-        """The workspace's most recent session no other process holds, a new one (new=True, or
-        none free), or the one asked for (StoreError if it is unknown, another workspace's or in use)."""
+    def open_session(self, root: Path, *, new: bool = False, session_id: str | None = None,
+                     window: str | None = None) -> Session:
+        """The session `window` (else the workspace) had open last, else the workspace's most recent session
+        no other process holds, a new one (new=True, or none free), or the one asked for (StoreError if it is
+        unknown, another workspace's or in use)."""
         key, now = workspace_key(root), time.time()
         with self.db.transaction() as connection:
             if session_id is not None:
@@ -65,22 +67,27 @@ class SessionStore:
                 claimed = claim(session_id, connection, now)
                 if claimed is None:
                     raise SessionInUse(f"session {excerpt(session_id)} is open in another window")
-                return self._opened(connection, session_id, claimed, key, now)
+                return self._opened(connection, session_id, claimed, key, now, window)
             if not new:
-                for candidate in _candidates(connection, key):
+                for candidate in _candidates(connection, key, window):
                     claimed = claim(candidate, connection, now)
                     if claimed is not None:
-                        return self._opened(connection, candidate, claimed, key, now)
+                        return self._opened(connection, candidate, claimed, key, now, window)
             fresh = self.create_row(connection, key, now) if new else new_session_id()  # else: created on first write
             claimed = claim(fresh, connection, now)
             assert claimed is not None  # a new random id has no lease, and the transaction keeps others out
-            return self._opened(connection, fresh, claimed, key, now)
+            return self._opened(connection, fresh, claimed, key, now, window)
 
-    def _opened(self, connection, session_id: str, claimed: tuple[str, int], key: str, now: float) -> Session:
-        """The session this workspace has open now: remembered, so that a restart opens it again."""
+    def _opened(self, connection, session_id: str, claimed: tuple[str, int], key: str, now: float,
+                window: str | None) -> Session:
+        """The session this workspace (and window) has open now: remembered, so that a restart opens it again."""
         connection.execute("INSERT INTO opened (workspace, session, at) VALUES (?, ?, ?) "
                            "ON CONFLICT (workspace) DO UPDATE SET session = excluded.session, at = excluded.at",
                            (key, session_id, now))
+        if window is not None:
+            connection.execute("INSERT INTO opened_by_window (workspace, window, session, at) VALUES (?, ?, ?, ?) "
+                               "ON CONFLICT (workspace, window) DO UPDATE SET session = excluded.session, "
+                               "at = excluded.at", (key, window, session_id, now))
         return Session(self.db, session_id, *claimed, workspace=key, owns_db=False)
 
     def last_opened(self, root: Path) -> str | None:
@@ -147,19 +154,25 @@ class SessionStore:
             if is_live(lease_of(connection, session_id), time.time()):
                 raise StoreError(f"session {excerpt(session_id)} is open; close it first")
             for table in ("records", "refs", "ref_index", "leases", "set_aside", "checkpoints", "rewound", "views",
-                          "view_messages", "opened"):
+                          "view_messages", "opened", "opened_by_window"):
                 connection.execute(f"DELETE FROM {table} WHERE session = ?", (session_id,))
             return connection.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
 
 
-def _candidates(connection, key: str) -> list[str]:
-    """The sessions a start may open, in order: the one this workspace had open last (a chat resumed from
-    the history goes on after a reload even when nothing was sent in it), then the most recently updated."""
-    row = connection.execute("SELECT o.session FROM opened o JOIN sessions s ON s.id = o.session "
-                             "WHERE o.workspace = ? AND s.workspace = ?", (key, key)).fetchone()
-    recent = [candidate for (candidate,) in connection.execute(
-        "SELECT id FROM sessions WHERE workspace = ? ORDER BY updated DESC, created DESC", (key,)).fetchall()]
-    return ([row[0]] if row else []) + [candidate for candidate in recent if not row or candidate != row[0]]
+def _candidates(connection, key: str, window: str | None) -> list[str]:
+    """The sessions a start may open, in order: the one this window had open last, the one this workspace had
+    open last (a chat resumed from the history goes on after a reload even when nothing was sent in it), then
+    the most recently updated."""
+    remembered = []
+    if window is not None:
+        remembered += connection.execute(
+            "SELECT o.session FROM opened_by_window o JOIN sessions s ON s.id = o.session "
+            "WHERE o.workspace = ? AND o.window = ? AND s.workspace = ?", (key, window, key)).fetchall()
+    remembered += connection.execute("SELECT o.session FROM opened o JOIN sessions s ON s.id = o.session "
+                                     "WHERE o.workspace = ? AND s.workspace = ?", (key, key)).fetchall()
+    recent = connection.execute(
+        "SELECT id FROM sessions WHERE workspace = ? ORDER BY updated DESC, created DESC", (key,)).fetchall()
+    return list(dict.fromkeys(candidate for (candidate,) in [*remembered, *recent]))
 
 
 def _belongs(connection, session_id: str, key: str | None) -> bool:

@@ -18,6 +18,7 @@ from ..cache_report import chain_of
 from ..checkpoints import Checkpoints, folder_for
 from ..instructions import Instructions
 from ..plan_mode import mode_of_state
+from ..read_ledger import STATE_KEY as READS_KEY
 from ..saved_view import continue_history
 from ..store import Session
 from ..todos import TodoList, todos_from_state
@@ -64,6 +65,7 @@ class Restorer:
         _, conversation.record = entries_of(restored.rows if restored.view is None else session.transcript_rows())
         conversation.task_list = TodoList(todos_from_state(restored.state.get("todos")))
         conversation.mode = mode_of_state(restored.state)  # plan mode survives a restart
+        conversation.reads.load(restored.state.get(READS_KEY))  # so does what the model read (read_ledger.py)
         conversation.todos_seen = conversation.task_list.version
         engine.pinned = render_todos(conversation.task_list.items)
         folders = restored.state.get("instruction_folders")

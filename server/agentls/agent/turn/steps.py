@@ -26,6 +26,7 @@ from ...model.errors import is_too_long
 from ...model.response import ModelResponse
 from .. import events as ev
 from ..cache_report import facts_of
+from ..read_ledger import STATE_KEY as READS_KEY
 from ..checkpoints import TurnRecorder
 from ..errors import AgentError, AgentInputError
 from ..store import StoreError
@@ -115,6 +116,8 @@ class TurnSteps:
         recording.remember(user_record(turn_id, prompt, [attachment_name(a.where, a.lines) for a in attachments
                                                          if isinstance(a, Attachment)], images))
         recording.log({"role": "user", "content": blocks})  # the loader joins it to an unanswered user message
+        if (reads := self.conversation.reads.unsaved_state()) is not None:  # the files named are forgotten
+            recording.save(lambda session: session.state({READS_KEY: reads}))
         texts: list[str] = []
         total = Usage()
         stop_reason = "end_turn"

@@ -23,6 +23,7 @@ from ..mcp.manager import McpManager
 from ..mcp.names import is_mcp_name
 from ..permissions import Verdict
 from ..plan_mode import PLAN, PLAN_REASON, refused_in_plan
+from ..read_ledger import STATE_KEY as READS_KEY
 from ..result_cap import capped
 from ..shell_runner import ShellRunner
 from ..todos import as_state
@@ -164,7 +165,7 @@ class ToolCalls:
     # -- what the calls changed beside the history --------------------------------------
 
     async def _after(self, uses: list[dict[str, Any]], outputs: dict[str, ToolOutput], emit: Emit) -> None:
-        """The task list, the instruction folders the calls reached."""
+        """The task list, the files read, the instruction folders the calls reached."""
         conversation = self.conversation
         todos = conversation.task_list
         if todos.version != conversation.todos_seen:
@@ -174,6 +175,8 @@ class ToolCalls:
             await emit(ev.TodosChanged(list(todos.items)))
         touched = [use.get("input") or {} for use in uses
                    if use["id"] in outputs and not outputs[use["id"]].is_error]
+        if (reads := conversation.reads.unsaved_state()) is not None:  # a restart still knows what was read
+            self.recording.save(lambda session: session.state({READS_KEY: reads}))
         new = await asyncio.to_thread(self._activate, touched)
         if new:
             folders = [str(folder) for folder in self.instructions.activated]
