@@ -62,6 +62,7 @@ export interface AgentSettings {
   cacheTtl?: "auto" | "5m" | "1h"; // prompt-cache TTL of the head and frontier breakpoints, default "auto"
   cacheControl?: boolean; // send prompt-cache breakpoints; default: only to api.anthropic.com (true: a caching proxy)
   cacheDiagnostics?: boolean; // ask why the prompt cache missed; default: only api.anthropic.com
+  toolSearch?: "auto" | "builtin" | "off"; // deferring many MCP tool schemas (README "Tool search"); default "auto"
   thresholds?: AgentThresholds;
   approvals?: {
     shell?: ApprovalMode; // default "ask"
