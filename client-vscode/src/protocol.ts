@@ -560,6 +560,16 @@ export interface ContextResult {
   instructionChanges: number; // requests whose instruction files changed (each one cache break)
   warnings: string[]; // what to act on: an MCP server whose tool definitions take over 10% of `window`
   cache?: CacheReport; // as in CostResult: the last misses and the thinking the API dropped
+  toolSearch?: ToolSearch; // the MCP tools offered vs deferred (README "Tool search")
+}
+
+/** How the MCP tools reach the model (agent/mcp/tool_search.py). */
+export interface ToolSearch {
+  mode: "native" | "builtin" | "upfront"; // Anthropic's tool search tool, agentls' search_tools, or every schema sent
+  offered: number; // MCP tools whose schemas every request carries (builtin: the ones search_tools loaded)
+  deferred: number; // MCP tools whose schemas are left out until a search finds them
+  loaded: number; // builtin: tools search_tools has loaded in this conversation
+  savedTokens: number; // the deferred schemas' tokens each request does not carry
 }
 
 export interface InstructionFile {

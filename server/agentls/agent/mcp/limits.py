@@ -16,7 +16,7 @@ from typing import Any
 from ..visible import excerpt
 from .status import McpToolTokens
 
-MAX_TOOLS_PER_SERVER = 200
+MAX_TOOLS_PER_SERVER = 1_000  # tool search defers large lists (tool_search.py); the API searches up to 10,000
 MAX_SCHEMA_CHARS = 20_000  # one tool's input schema, as JSON
 # /context warns when one server's tool definitions take more than this share of the window.
 WARN_SHARE = 0.10
