@@ -15,7 +15,7 @@ on-demand compaction, server-side context editing, cache diagnostics, and the Mo
 
 from .faults import Fault
 from .models import mock_model
-from .script import RedactedThinking, Reply, Text, Thinking, ToolUse
+from .script import RedactedThinking, Reply, Text, Thinking, ToolSearch, ToolUse
 from .server import MockAnthropicServer, RecordedRequest, load_script_file
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "Reply",
     "Text",
     "Thinking",
+    "ToolSearch",
     "ToolUse",
     "load_script_file",
     "mock_model",
