@@ -42,10 +42,10 @@ def configs(servers: dict):
 async def agent_with(mock_api, workspace, data_dir):
     made = []
 
-    def build(servers: dict, approve=None, context=None):
-        agent = Agent(Workspace([workspace]), settings_for(mock_api), session=open_session(workspace, new=True),
-                      approve=approve or ApprovalPolicy(None), context=context or ContextConfig(),
-                      mcp_servers=configs(servers))
+    def build(servers: dict, approve=None, context=None, **model):
+        agent = Agent(Workspace([workspace]), settings_for(mock_api, **model),
+                      session=open_session(workspace, new=True), approve=approve or ApprovalPolicy(None),
+                      context=context or ContextConfig(), mcp_servers=configs(servers))
         made.append(agent)
         return agent
 
@@ -74,8 +74,10 @@ async def test_servers_over_the_tool_and_schema_limits_fail_by_name_and_the_turn
     assert status["test"].state == "running"
     assert mock_api.message_bodies[-1]["messages"][-1]["content"][0]["content"] == "echo: still here"
 
-    # /context: a server whose tool definitions take over a tenth of the window is pointed out.
-    small = agent_with({"test": stdio_config(approval="always")}, context=ContextConfig(window=3_000))
+    # /context: a server whose tool definitions take over a tenth of the window is pointed out (when tool search
+    # is off: else their schemas are deferred, test_tool_search.py).
+    small = agent_with({"test": stdio_config(approval="always")}, context=ContextConfig(window=3_000),
+                       tool_search="off")
     mock_api.script(Reply([Text("ok")]))
     await small.run_turn("hello")
     shown = io.StringIO()
