@@ -27,13 +27,19 @@ from head_fixtures import AgentMaker
 ODD = str(Path(__file__).resolve().parent.parent / "mcp_odd_server.py")
 BOUND = "claude-sonnet-5-5"  # binds thinking, takes tool changes; listed for tool search (model/tool_search.py)
 NO_SEARCH = "claude-opus-5"  # also takes tool changes; its mock endpoint refuses the tool search tool below
+UNBOUND = "acme-plain-1"  # undocumented, without thinking: its head is not fixed (a tool change is a new `tools`)
+NO_CHANGES = "claude-haiku-5-5"  # binds thinking, takes no tool changes (model/binding.py)
 TARGET = "mcp__many__tool_00042"
 SERVERS = {"many": {"command": sys.executable, "args": [ODD, "many", "300"], "approval": "always"}}
 
 
 @pytest.fixture
 def api():
-    with MockAnthropicServer(models=[mock_model(BOUND), mock_model(NO_SEARCH, tool_search=False)]) as server:
+    models = [mock_model(BOUND), mock_model(NO_SEARCH, tool_search=False),
+              mock_model(UNBOUND, thinking=("disabled",), thinking_bound=False, system_messages=False,
+                         tool_changes=False, tool_search=False),
+              mock_model(NO_CHANGES, system_messages=False, tool_changes=False, tool_search=False)]
+    with MockAnthropicServer(models=models) as server:
         yield server
 
 
@@ -116,3 +122,40 @@ async def test_without_tool_search_on_the_endpoint_search_tools_loads_a_schema_a
 
     view = agent.context().tool_search
     assert view is not None and (view.mode, view.offered, view.deferred, view.loaded) == ("builtin", 2, 298, 2)
+
+
+async def test_a_loaded_schema_stays_loaded_after_a_restart_and_nothing_is_removed(make_agent, api):
+    first = await make_agent(NO_SEARCH, servers=SERVERS, tool_search="builtin")
+    api.script(Reply([ToolUse(SEARCH_TOOLS, {"query": TARGET})]), Reply([Text("loaded")]))
+    await first.run_turn("find tool 42")
+    await first.aclose()
+    restarted = await make_agent(NO_SEARCH, new=False, servers=SERVERS, tool_search="builtin")
+    api.script(Reply([ToolUse(TARGET, {})]), Reply([Text("done")]))
+    assert (await restarted.run_turn("now call it")).text == "done"
+    before, after = api.message_bodies[1], api.message_bodies[2]
+    assert after["tools"] == before["tools"]
+    assert without_cache_control(after["messages"][:len(before["messages"])]) == \
+        without_cache_control(before["messages"])
+    changes = [b["type"] for m in after["messages"][len(before["messages"]):] if m["role"] == "system"
+               for b in m["content"] if b.get("type", "").startswith("tool_")]
+    assert changes == []  # told once, before the restart: no removal, no second addition
+    assert api.message_bodies[-1]["messages"][-1]["content"][0]["content"] == "tool_00042 ran"
+
+
+async def test_on_a_head_that_is_not_fixed_a_loaded_schema_is_in_the_next_tools_one_counted_break(make_agent, api):
+    agent = await make_agent(UNBOUND, servers=SERVERS, thinking="off")
+    api.script(Reply([ToolUse(SEARCH_TOOLS, {"query": TARGET})]), Reply([ToolUse(TARGET, {})]), Reply([Text("ok")]))
+    assert (await agent.run_turn("run tool 42")).text == "ok"
+    bodies = api.message_bodies[-3:]
+    assert [t["name"] for t in bodies[1]["tools"]][-1] == TARGET
+    assert TARGET not in [t["name"] for t in bodies[0]["tools"]]
+    assert agent.tool_list_changes == 1
+
+
+async def test_a_fixed_head_without_tool_changes_offers_every_schema(make_agent, api):
+    agent = await make_agent(NO_CHANGES, servers=SERVERS, tool_search="builtin")
+    api.script(Reply([Text("ok")]))
+    await agent.run_turn("hello")
+    names = [t["name"] for t in api.message_bodies[-1]["tools"]]
+    assert SEARCH_TOOLS not in names and sum(n.startswith("mcp__") for n in names) == 300
+    assert agent.context().tool_search.mode == "upfront"

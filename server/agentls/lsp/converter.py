@@ -60,7 +60,7 @@ OVERRIDES: dict[type, dict[str, AttributeOverride]] = {
     ModelsView: {"offers": override(rename="models")},
     # its report's fields sit beside (ContextResult extends ContextUsage); `cache` only when there is one
     ContextDetails: {"report": _OMIT, "cache": override(omit_if_default=True),
-                     "tool_search": override(omit_if_default=True)},
+                     "tool_search": override(rename="toolSearch", omit_if_default=True)},
     CustomCommand: {"path": _OMIT},
     EditorQuery: {"line": _OMIT, "character": _OMIT},  # sent as one `position`
     ApprovalRequest: {"config": _OMIT},  # the fingerprint a remembered answer is tied to stays in the core

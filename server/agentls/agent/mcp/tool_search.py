@@ -90,8 +90,11 @@ def _searchable(definition: dict[str, Any]) -> list[str]:
 
 
 def ranked(definitions: list[dict[str, Any]], query: str, limit: int) -> list[dict[str, Any]]:
-    """The best `limit` matches of `query`: tools named exactly first, then by BM25 score (ties: list order)."""
+    """The best `limit` matches of `query`: the tools it names exactly (only those), else by BM25 score (ties: list
+    order)."""
     named = [d for d in definitions if d["name"] in query.split() or d["name"].split("__")[-1] in query.split()]
+    if named:
+        return named[:limit]
     terms = _words(query)
     scored: list[dict[str, Any]] = []
     if terms and definitions:
@@ -100,8 +103,7 @@ def ranked(definitions: list[dict[str, Any]], query: str, limit: int) -> list[di
         scores = BM25Okapi([_searchable(d) or ["-"] for d in definitions]).get_scores(terms)
         order = sorted(range(len(definitions)), key=lambda i: -scores[i])
         scored = [definitions[i] for i in order if scores[i] > 0]
-    found = named + [d for d in scored if d not in named]
-    return found[:limit]
+    return scored[:limit]
 
 
 class ToolSearch:
