@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ..agent import cache_text
 from ..agent.cache_report import CacheReport
-from ..agent.mcp.tool_search import view_text
+from ..agent.mcp.search_view import view_text
 from ..agent.commands import CustomCommand
 from ..agent.runtime import ActiveModel
 from ..agent.views import ContextDetails

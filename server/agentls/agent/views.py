@@ -8,7 +8,7 @@ from ..context.report import ContextReport, Placeholder
 from ..model.pricing import CostReport
 from .cache_report import CacheReport
 from .mcp.status import McpToolTokens
-from .mcp.tool_search import ToolSearchView
+from .mcp.search_view import ToolSearchView
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
 from ..agent.todos import TodoItem, progress
 from ..agent.transcript import TranscriptEntry
-from ..agent.mcp.tool_search import view_text
+from ..agent.mcp.search_view import view_text
 from ..agent.views import ContextDetails, CostDetails
 from ..agent.visible import visible
 from ..context.pipeline import CompactionResult

@@ -60,7 +60,7 @@ def references(block: dict) -> list[str]:
         found = block.get("content")
     else:
         return []
-    return [r.get("tool_name") for r in found or [] if isinstance(r, dict) and r.get("type") == "tool_reference"]
+    return [str(r.get("tool_name")) for r in found or [] if isinstance(r, dict) and r.get("type") == "tool_reference"]
 
 
 def _walk(body: dict) -> Iterator[tuple[str, dict]]:

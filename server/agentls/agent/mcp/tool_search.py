@@ -17,19 +17,18 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from ...context.tokens import estimate_tokens
 from ...model.tool_search import SEARCH_TOOL
 from ..tools.base import ToolOutput, error
 from .names import is_mcp_name
+from .search_view import BUILTIN, NATIVE, UPFRONT, ToolSearchView
 
 MAX_UPFRONT = 30  # MCP tools whose schemas go in every request; more are deferred
 UPFRONT_SHARE = 0.10  # or when their definitions take more than this share of the window
 RESULTS = 5  # tools a search returns and loads (the server tool returns 3-5 "most relevant")
 QUERY_MAX = 500  # characters of a search_tools query
-NATIVE, BUILTIN, UPFRONT = "native", "builtin", "upfront"  # how the MCP tools reach the model
 
 SEARCH_TOOLS = "search_tools"
 SEARCH_TOOLS_DEFINITION: dict[str, Any] = {
@@ -44,29 +43,6 @@ SEARCH_TOOLS_DEFINITION: dict[str, Any] = {
                   "description": f"How many tools to find and load (default {RESULTS})."}},
         "required": ["query"]},
 }
-
-
-@dataclass(frozen=True)
-class ToolSearchView:
-    """Show Context: how the MCP tools reach the model (plain data)."""
-
-    mode: str  # NATIVE, BUILTIN or UPFRONT
-    offered: int  # MCP tools whose schemas every request carries
-    deferred: int  # MCP tools whose schemas are left out until searched for
-    loaded: int  # BUILTIN: deferred tools search_tools has loaded (counted in `offered`)
-    saved_tokens: int  # the deferred schemas' tokens each request does not carry
-
-
-HOW = {NATIVE: "Anthropic's tool search tool", BUILTIN: "agentls' search_tools"}
-
-
-def view_text(view: ToolSearchView) -> str:
-    """Show Context's line (terminal, ACP; the panel writes the same from the wire): "" when nothing is deferred."""
-    if not view.deferred:
-        return ""
-    loaded = f", {view.loaded} loaded by search" if view.mode == BUILTIN else ""
-    return (f"MCP tools: {view.offered} offered, {view.deferred} deferred to {HOW[view.mode]}{loaded}; "
-            f"{view.saved_tokens:,} tokens of schemas left out of every request")
 
 
 def definitions_tokens(definitions: list[dict[str, Any]]) -> int:
