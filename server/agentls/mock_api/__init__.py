@@ -10,7 +10,8 @@ It enforces today's API rules (rules.py and the modules it names): thinking bloc
 checked on every request (the documented 400, or `drop_block` with `input_transformations`; the server's
 default: `thinking_mismatch="error" | "drop" | "off"`), mid-conversation system messages and tool changes,
 on-demand compaction, server-side context editing, cache diagnostics, and the Models API's capabilities
-(`mock_model(..., compaction=, context_management=)`).
+(`mock_model(..., compaction=, context_management=)`), and the tool search tool (tool_search.py: a scripted
+`ToolSearch(query)` is the model's search, answered with `tool_reference`s).
 """
 
 from .faults import Fault
