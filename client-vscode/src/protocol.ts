@@ -560,7 +560,7 @@ export interface ContextResult {
   instructionChanges: number; // requests whose instruction files changed (each one cache break)
   warnings: string[]; // what to act on: an MCP server whose tool definitions take over 10% of `window`
   cache?: CacheReport; // as in CostResult: the last misses and the thinking the API dropped
-  toolSearch?: ToolSearch; // the MCP tools offered vs deferred (README "Tool search")
+  toolSearch?: ToolSearch; // the MCP tools offered vs deferred (README "Tool search"); absent without MCP tools
 }
 
 /** How the MCP tools reach the model (agent/mcp/tool_search.py). */

@@ -280,7 +280,8 @@ class Agent:
         warnings = [*(tool_token_warnings(per_server, report.window) if not search.deferred else ()),
                     *(f"{item.shown}: {item.note}" for item in self.instructions.files if item.left_out)]
         return ContextDetails(report, tuple(self.engine.placeholders()), per_server, self.tool_list_changes,
-                              files, self.instruction_changes, tuple(warnings), self.cache_report(), search)
+                              files, self.instruction_changes, tuple(warnings), self.cache_report(),
+                              search if search.offered or search.deferred else None)  # None: no MCP tools
 
     def history(self) -> list[dict[str, Any]]:
         return list(self.engine.history.messages)
