@@ -63,6 +63,7 @@ export interface AgentSettings {
   cacheTtl?: "auto" | "5m" | "1h"; // prompt-cache TTL of the head and frontier breakpoints, default "auto"
   cacheControl?: boolean; // send prompt-cache breakpoints; default: only to api.anthropic.com (true: a caching proxy)
   cacheDiagnostics?: boolean; // ask why the prompt cache missed; default: only api.anthropic.com
+  toolSearch?: "auto" | "builtin" | "off"; // deferring many MCP tool schemas (README "Tool search"); default "auto"
   thresholds?: AgentThresholds;
   approvals?: {
     shell?: ApprovalMode; // default "ask"
@@ -560,6 +561,16 @@ export interface ContextResult {
   instructionChanges: number; // requests whose instruction files changed (each one cache break)
   warnings: string[]; // what to act on: an MCP server whose tool definitions take over 10% of `window`
   cache?: CacheReport; // as in CostResult: the last misses and the thinking the API dropped
+  toolSearch?: ToolSearch; // the MCP tools offered vs deferred (README "Tool search"); absent without MCP tools
+}
+
+/** How the MCP tools reach the model (agent/mcp/tool_search.py). */
+export interface ToolSearch {
+  mode: "native" | "builtin" | "upfront"; // Anthropic's tool search tool, agentls' search_tools, or every schema sent
+  offered: number; // MCP tools whose schemas every request carries (builtin: the ones search_tools loaded)
+  deferred: number; // MCP tools whose schemas are left out until a search finds them
+  loaded: number; // builtin: tools search_tools has loaded in this conversation
+  savedTokens: number; // the deferred schemas' tokens each request does not carry
 }
 
 export interface InstructionFile {

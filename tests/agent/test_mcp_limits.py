@@ -42,10 +42,10 @@ def configs(servers: dict):
 async def agent_with(mock_api, workspace, data_dir):
     made = []
 
-    def build(servers: dict, approve=None, context=None):
-        agent = Agent(Workspace([workspace]), settings_for(mock_api), session=open_session(workspace, new=True),
-                      approve=approve or ApprovalPolicy(None), context=context or ContextConfig(),
-                      mcp_servers=configs(servers))
+    def build(servers: dict, approve=None, context=None, **model):
+        agent = Agent(Workspace([workspace]), settings_for(mock_api, **model),
+                      session=open_session(workspace, new=True), approve=approve or ApprovalPolicy(None),
+                      context=context or ContextConfig(), mcp_servers=configs(servers))
         made.append(agent)
         return agent
 
@@ -59,7 +59,7 @@ def tool_names(body) -> list[str]:
 
 
 async def test_servers_over_the_tool_and_schema_limits_fail_by_name_and_the_turn_goes_on(agent_with, mock_api):
-    agent = agent_with({"many": odd("many", "1000"), "wide": odd("wide", "2000"),
+    agent = agent_with({"many": odd("many", "1001"), "wide": odd("wide", "2000"),
                         "test": stdio_config(approval="always")})
     mock_api.script(Reply([ToolUse("mcp__test__echo", {"text": "still here"})]), Reply([Text("done")]))
     assert (await agent.run_turn("go")).text == "done"
@@ -67,15 +67,17 @@ async def test_servers_over_the_tool_and_schema_limits_fail_by_name_and_the_turn
     assert "mcp__test__echo" in names and not [n for n in names if n.startswith(("mcp__many__", "mcp__wide__"))]
     status = {s.name: s for s in agent.mcp.status()}
     assert status["many"].state == "failed" and status["many"].tools == ()
-    assert "MCP server 'many' lists 1,000 tools, more than the 200" in status["many"].error
+    assert "MCP server 'many' lists 1,001 tools, more than the 1,000" in status["many"].error
     assert status["wide"].state == "failed" and status["wide"].tools == ()
     assert "MCP server 'wide' offers the tool 'wide' with an input schema of" in status["wide"].error
     assert "more than the 20,000" in status["wide"].error
     assert status["test"].state == "running"
     assert mock_api.message_bodies[-1]["messages"][-1]["content"][0]["content"] == "echo: still here"
 
-    # /context: a server whose tool definitions take over a tenth of the window is pointed out.
-    small = agent_with({"test": stdio_config(approval="always")}, context=ContextConfig(window=3_000))
+    # /context: a server whose tool definitions take over a tenth of the window is pointed out (when tool search
+    # is off: else their schemas are deferred, test_tool_search.py).
+    small = agent_with({"test": stdio_config(approval="always")}, context=ContextConfig(window=3_000),
+                       tool_search="off")
     mock_api.script(Reply([Text("ok")]))
     await small.run_turn("hello")
     shown = io.StringIO()

@@ -330,6 +330,13 @@ function mcpToolsSection(c: ContextResult): string[] {
     lines.push("| Server | Tools | Tokens per request |", "|---|---:|---:|");
     for (const s of servers) lines.push(`| ${escapeMd(s.server)} | ${s.tools} | ${formatTokens(s.tokens)} |`);
   }
+  const search = c.toolSearch;
+  if (search && search.deferred > 0) {
+    const how = search.mode === "native" ? "Anthropic's tool search tool" : "agentls' search_tools";
+    const loaded = search.mode === "builtin" ? `, ${search.loaded} loaded by search` : "";
+    lines.push("", `Tool search: ${search.offered} offered, ${search.deferred} deferred to ${how}${loaded}; ` +
+      `${formatTokens(search.savedTokens)} tokens of schemas left out of every request`);
+  }
   lines.push("", `Tool-list changes (prompt-cache breaks): ${c.toolListChanges ?? 0}`);
   // The server's own warnings (an MCP server whose tools take over a tenth of the window); read defensively.
   for (const warning of c.warnings ?? []) lines.push("", `> ⚠ ${escapeMd(String(warning))}`);

@@ -8,7 +8,7 @@
 import type { AgentSettings } from "../protocol";
 
 /** The keys sent to the server: the AgentSettings of docs/protocol.md. */
-export const SERVER_KEYS = ["model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens", "cacheTtl", "cacheControl", "cacheDiagnostics", "thinking", "prices", "thresholds", "approvals", "diagnosticsWaitMs", "mcpServers", "permissions"];
+export const SERVER_KEYS = ["model", "compactModel", "baseUrl", "contextWindow", "outputReserve", "maxTokens", "cacheTtl", "cacheControl", "cacheDiagnostics", "toolSearch", "thinking", "prices", "thresholds", "approvals", "diagnosticsWaitMs", "mcpServers", "permissions"];
 /** The keys the extension reads itself and never sends (the interpreter that starts the server). */
 export const CLIENT_ONLY = ["pythonPath"];
 

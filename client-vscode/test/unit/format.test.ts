@@ -161,6 +161,15 @@ test("context markdown includes placeholders with their refs", () => {
   const withMcp = contextMarkdown({ ...c, mcpTools: [{ server: "git", tools: 12, tokens: 2400 }], toolListChanges: 1 });
   assert.match(withMcp, /\| git \| 12 \| 2\.4K \|/);
   assert.match(withMcp, /Tool-list changes \(prompt-cache breaks\): 1/);
+  assert.doesNotMatch(withMcp, /Tool search:/);
+  const searched = contextMarkdown({
+    ...c,
+    mcpTools: [{ server: "many", tools: 300, tokens: 19800 }],
+    toolSearch: { mode: "builtin", offered: 2, deferred: 298, loaded: 2, savedTokens: 19700 },
+  });
+  assert.match(searched, /Tool search: 2 offered, 298 deferred to agentls' search_tools, 2 loaded by search; 20K tokens/);
+  const native = contextMarkdown({ ...c, toolSearch: { mode: "native", offered: 0, deferred: 300, loaded: 0, savedTokens: 19800 } });
+  assert.match(native, /0 offered, 300 deferred to Anthropic's tool search tool; 20K tokens/);
   assert.match(md, /No instruction files: add AGENTS\.md/);
   const withFiles = contextMarkdown({
     ...c,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..agent import cache_text
 from ..agent.cache_report import CacheReport
+from ..agent.mcp.search_view import view_text
 from ..agent.commands import CustomCommand
 from ..agent.runtime import ActiveModel
 from ..agent.views import ContextDetails
@@ -77,6 +78,8 @@ def context_text(details: ContextDetails, model: ActiveModel) -> str:
         lines += [f"- {layer.layer}: {layer.count}× ({layer.tokens_saved:,} tokens)" for layer in saved]
     for server in details.mcp_tools:
         lines.append(f"- MCP server {server.server}: {server.tools} tools, {server.tokens:,} tokens per request")
+    if details.tool_search is not None and view_text(details.tool_search):
+        lines.append(f"- {view_text(details.tool_search)}")
     for item in details.instructions:
         cut = " (cut)" if item.cut else ""
         lines.append(f"- instruction file {item.name} ({item.scope}): {item.tokens:,} tokens{cut}")

@@ -275,11 +275,13 @@ class Agent:
         files = tuple(InstructionFileView(item.shown, item.scope, estimate_tokens(len(item.text)), item.chars, item.cut)
                       for item in self.instructions.files)
         report = self.context_usage()
-        per_server = tuple(self.mcp.tool_tokens(estimate_tokens))  # as the prompt head counts
-        warnings = [*tool_token_warnings(per_server, report.window),
+        per_server = tuple(self.mcp.tool_tokens(estimate_tokens))  # their definitions' size
+        search = self._head.search.view()
+        warnings = [*(tool_token_warnings(per_server, report.window) if not search.deferred else ()),
                     *(f"{item.shown}: {item.note}" for item in self.instructions.files if item.left_out)]
         return ContextDetails(report, tuple(self.engine.placeholders()), per_server, self.tool_list_changes,
-                              files, self.instruction_changes, tuple(warnings), self.cache_report())
+                              files, self.instruction_changes, tuple(warnings), self.cache_report(),
+                              search if search.offered or search.deferred else None)  # None: no MCP tools
 
     def history(self) -> list[dict[str, Any]]:
         return list(self.engine.history.messages)

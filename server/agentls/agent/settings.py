@@ -42,6 +42,7 @@ class AgentSettings:
     cache_control: bool | None = None  # send prompt-cache breakpoints; None: only to the native API
     cache_diagnostics: bool | None = None  # ask why the cache missed (diagnostics); None: only the native API
     thinking: str | None = None  # "auto" (default), "off" or an effort level
+    tool_search: str | None = None  # "auto" (default), "builtin" or "off" (model/tool_search.py)
     prices: dict[str, dict[str, float]] = field(default_factory=dict)  # model fragment → USD per MTok
     thresholds: dict[str, Any] = field(default_factory=dict)  # ContextConfig field → fraction (auto_compact: off)
     approvals: dict[str, str] = field(default_factory=dict)
@@ -138,6 +139,10 @@ def _parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
     if thinking is not None and thinking not in SPECS["thinking"].choices:
         problems.append(f"settings.thinking must be one of {', '.join(SPECS['thinking'].choices)}")
         thinking = None
+    tool_search = raw.get("toolSearch")
+    if tool_search is not None and tool_search not in SPECS["toolSearch"].choices:
+        problems.append(f"settings.toolSearch must be one of {', '.join(SPECS['toolSearch'].choices)}")
+        tool_search = None
     mcp_servers, mcp_problems = parse_servers(raw.get("mcpServers"))
     problems.extend(mcp_problems)
     permissions, rule_problems = parse_rules(raw.get("permissions"), SETTINGS, "settings.permissions")
@@ -147,7 +152,7 @@ def _parse_settings(raw: Any) -> tuple[AgentSettings, list[str]]:
         compact_model=model_name("compactModel"), base_url=base_url, context_window=window, output_reserve=reserve,
         max_tokens=count("maxTokens"), cache_ttl=cache_ttl, cache_control=cache_control,
         cache_diagnostics=cache_diagnostics,
-        thinking=thinking, prices=_prices(raw.get("prices"), problems),
+        thinking=thinking, tool_search=tool_search, prices=_prices(raw.get("prices"), problems),
         thresholds=_thresholds(raw.get("thresholds"), problems), approvals=_approvals(raw.get("approvals"), problems),
         diagnostics_wait_ms=count("diagnosticsWaitMs"),
         confirm_timeout=_confirm_timeout(raw.get("approvals"), problems),
@@ -256,6 +261,8 @@ def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str |
         values["cache_diagnostics"] = settings.cache_diagnostics
     if settings.thinking:
         values["thinking"] = settings.thinking
+    if settings.tool_search:
+        values["tool_search"] = settings.tool_search
     if settings.prices:
         values["prices"] = {k: dict(v) for k, v in settings.prices.items()}
     if demo_url is not None:

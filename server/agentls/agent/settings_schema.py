@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..model.thinking import THINKING_MODES
+from ..model.tool_search import TOOL_SEARCH_MODES
 from .mcp.config import DEFAULT_STARTUP_TIMEOUT, DEFAULT_TIMEOUT, MAX_SECONDS, MODES
 from .permissions.rules import DECISIONS
 
@@ -113,6 +114,7 @@ SPECS: dict[str, Spec] = {
     "cacheTtl": Spec("string", default=Elsewhere("model", "cache_ttl"), choices=("auto", "5m", "1h"), nullable=True),
     "cacheControl": Spec("boolean", nullable=True),  # None: only to the native API
     "cacheDiagnostics": Spec("boolean", nullable=True),  # None: only the native API
+    "toolSearch": Spec("string", default=Elsewhere("model", "tool_search"), choices=TOOL_SEARCH_MODES, nullable=True),
     "thresholds": Spec("object", nullable=True, fields={
         name: Spec("number", default=Elsewhere("context", target), minimum=0, above=True, maximum=MAX_THRESHOLD,
                    nullable=True)  # null: absent, but autoCompact null turns auto-compaction off

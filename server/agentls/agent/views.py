@@ -8,6 +8,7 @@ from ..context.report import ContextReport, Placeholder
 from ..model.pricing import CostReport
 from .cache_report import CacheReport
 from .mcp.status import McpToolTokens
+from .mcp.search_view import ToolSearchView
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class ContextDetails:
     instruction_changes: int = 0  # requests whose instruction files differed from the previous one
     warnings: tuple[str, ...] = ()  # what the user should act on (an MCP server's tools taking much of the window)
     cache: CacheReport | None = None  # cache misses and dropped thinking; None: nothing to tell
+    tool_search: ToolSearchView | None = None  # the MCP tools offered vs deferred (mcp/tool_search.py)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
 from ..agent.todos import TodoItem, progress
 from ..agent.transcript import TranscriptEntry
+from ..agent.mcp.search_view import view_text
 from ..agent.views import ContextDetails, CostDetails
 from ..agent.visible import visible
 from ..context.pipeline import CompactionResult
@@ -205,6 +206,8 @@ class Renderer:
                 self.line(f"  {layer.layer:<12} {layer.count:>4}× saved {layer.tokens_saved:,} tokens", DIM)
         for server in details.mcp_tools:
             self.line(f"  mcp {visible(server.server):<8} {server.tools:>4} tools {server.tokens:>7,} tokens", DIM)
+        if details.tool_search is not None and view_text(details.tool_search):
+            self.line(f"  {view_text(details.tool_search)}", DIM)
         if details.tool_list_changes:
             self.line(f"  {details.tool_list_changes} tool-list change(s): each one prompt-cache break", DIM)
         for item in details.instructions:

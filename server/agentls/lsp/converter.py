@@ -59,7 +59,8 @@ OVERRIDES: dict[type, dict[str, AttributeOverride]] = {
     RewindResult: {"cannot": override(rename="skipped")},
     ModelsView: {"offers": override(rename="models")},
     # its report's fields sit beside (ContextResult extends ContextUsage); `cache` only when there is one
-    ContextDetails: {"report": _OMIT, "cache": override(omit_if_default=True)},
+    ContextDetails: {"report": _OMIT, "cache": override(omit_if_default=True),
+                     "tool_search": override(rename="toolSearch", omit_if_default=True)},
     CustomCommand: {"path": _OMIT},
     EditorQuery: {"line": _OMIT, "character": _OMIT},  # sent as one `position`
     ApprovalRequest: {"config": _OMIT},  # the fingerprint a remembered answer is tied to stays in the core

@@ -160,6 +160,7 @@ class _ContextResultBase(shapes.ContextUsageWire):
 
 class ContextResult(_ContextResultBase, total=False):
     cache: shapes.CacheReportWire  # as in CostResult
+    toolSearch: shapes.ToolSearchWire  # the MCP tools offered vs deferred
 
 
 class TodosResult(TypedDict):
@@ -234,7 +235,8 @@ DOC_INTERFACES: dict[str, type] = {
     "NewSessionResult": NewSessionResult, "TranscriptTool": shapes.TranscriptToolWire,
     "TranscriptEntry": shapes.TranscriptEntryWire, "CompactionMark": shapes.CompactionMarkWire,
     "ResumeResult": ResumeResult, "LayerStat": shapes.LayerStat, "Placeholder": shapes.PlaceholderWire,
-    "McpToolTokens": shapes.McpToolTokensWire, "ContextUsage": shapes.ContextUsageWire,
+    "McpToolTokens": shapes.McpToolTokensWire, "ToolSearch": shapes.ToolSearchWire,
+    "ContextUsage": shapes.ContextUsageWire,
     "ContextResult": ContextResult, "McpToolStatus": shapes.McpToolStatusWire,
     "McpServerStatus": shapes.McpServerStatusWire, "McpServersResult": McpServersResult,
     "ModelInfo": shapes.ModelInfoWire, "ModelsResult": ModelsResult, "CheckpointFile": shapes.CheckpointFile,

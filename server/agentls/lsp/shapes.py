@@ -96,6 +96,14 @@ class McpToolTokensWire(TypedDict):
     tokens: int
 
 
+class ToolSearchWire(TypedDict):
+    mode: str  # "native" | "builtin" | "upfront"
+    offered: int
+    deferred: int
+    loaded: int
+    savedTokens: int
+
+
 class ContextUsageWire(TypedDict):
     used: int
     window: int

@@ -20,6 +20,7 @@ from .models import model_entry, models_page, request_problem
 from .render import SseEvent, stream_events
 from .rules import Admission, RequestRules
 from .script import Reply
+from .tool_search import ScriptRefused
 from .tokens import count_input_tokens
 from .validation import request_error
 
@@ -183,7 +184,11 @@ class Handler(BaseHTTPRequestHandler):
             self._send_error(fault.status, fault.error_type, fault.message, headers)
             return
         assert reply is not None
-        message = mock.build_message(body, reply, admission)
+        try:
+            message = mock.build_message(body, reply, admission)
+        except ScriptRefused as refused:  # a reply the model could not give: the test's script is wrong
+            self._send_error(400, "invalid_request_error", str(refused))
+            return
         if body.get("stream"):
             self._stream(stream_events(message), reply.chunk_delay, fault)
         else:

@@ -53,19 +53,20 @@ def mock_model(model_id: str, *, window: int = 200_000, max_tokens: int = 64_000
                display_name: str | None = None, created_at: str = "2026-01-01T00:00:00Z",
                line: str | None = None, lifecycle: str = "active", compaction: bool = False,
                context_management: Iterable[str] = (), thinking_bound: bool = True,
-               system_messages: bool = True, tool_changes: bool = True) -> dict[str, Any]:
+               system_messages: bool = True, tool_changes: bool = True, tool_search: bool = True) -> dict[str, Any]:
     """One Models API entry. `thinking`: the `thinking.type` values the model accepts
     ("adaptive", "enabled" = manual budget_tokens, "disabled", "between_tools"); `compaction`: on-demand
     `summarize` compaction; `context_management`: the editing strategies it takes (CONTEXT_STRATEGIES).
     What the Models API does not say, the mock still needs (kept out of what it serves): whether the model's
-    thinking is bound to its prefix, and whether it takes mid-conversation system messages and tool changes."""
+    thinking is bound to its prefix, whether it takes mid-conversation system messages and tool changes, and whether
+    it takes the tool search tool (the Models API's capabilities do not name it)."""
     kinds, levels, strategies = set(thinking), set(efforts), set(context_management)
     unknown = strategies - set(CONTEXT_STRATEGIES)
     if unknown:
         raise ValueError(f"unknown context_management strategies {sorted(unknown)}; expected {CONTEXT_STRATEGIES}")
     return {
         MOCK_FLAGS: {"thinking_bound": thinking_bound, "system_messages": system_messages,
-                     "tool_changes": tool_changes},
+                     "tool_changes": tool_changes, "tool_search": tool_search},
         "type": "model",
         "id": model_id,
         "display_name": display_name or model_id,

@@ -61,8 +61,9 @@ def block_json(block) -> dict:
 def output_tokens(content: list[dict]) -> int:
     """Output tokens of a reply's blocks (JSON): their text, thinking, tool input or summary."""
     text = "".join(
-        b.get("text") or b.get("thinking") or b.get("content") or "" if b.get("type") != "tool_use"
-        else json.dumps(b.get("input")) for b in content
+        json.dumps(b.get("input")) if b.get("type") in ("tool_use", "server_tool_use")
+        else "" if b.get("type") == "tool_search_tool_result"  # the API's result: no output of the model's
+        else b.get("text") or b.get("thinking") or b.get("content") or "" for b in content
     )
     return max(1, estimate_tokens(len(text)))
 
@@ -114,8 +115,8 @@ def _block_events(index: int, block: dict) -> list[SseEvent]:
         start = {"type": "compaction", "content": None, "signature": block.get("signature")}
         deltas = [delta({"type": "compaction_delta", "content": block.get("content"),
                          "encrypted_content": block.get("encrypted_content")})]
-    elif kind == "tool_use":
-        start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+    elif kind in ("tool_use", "server_tool_use"):
+        start = {"type": kind, "id": block["id"], "name": block["name"], "input": {}}
         encoded = json.dumps(block["input"])
         deltas = [delta({"type": "input_json_delta", "partial_json": c}) for c in json_chunks(encoded)]
     else:  # redacted_thinking and anything else: whole in its start

@@ -19,6 +19,7 @@ from .script import Reply, Text
 from .system_messages import shown, system_message_error
 from .thinking import DEFAULT_THOUGHT, ThinkingGate, thinks_first
 from .tokens import count_input_tokens
+from .tool_search import request_error as tool_search_error
 
 
 def betas_of(headers: Mapping[str, str]) -> frozenset[str]:
@@ -53,6 +54,7 @@ class RequestRules:
         entry = find_model(models, body.get("model"))
         problem = (compaction_request_error(body, betas, entry) or editing_error(body, betas, entry)
                    or system_message_error(body, betas, model_flag(entry, "tool_changes"))
+                   or tool_search_error(body, model_flag(entry, "tool_search"))
                    or signature_error(self.thinking.registry.secret, body["messages"], betas))
         if problem:
             return problem

@@ -51,7 +51,15 @@ class ToolUse:
     id: str | None = None  # None → assigned by the server, unique per reply
 
 
-Block = Text | Thinking | RedactedThinking | ToolUse
+@dataclass(frozen=True)
+class ToolSearch:
+    """The model searching its deferred tools with the request's tool search tool (mock_api/tool_search.py): sent
+    as a `server_tool_use` and the API's `tool_search_tool_result`."""
+    query: str
+    id: str | None = None  # None → assigned by the server (srvtoolu_…)
+
+
+Block = Text | Thinking | RedactedThinking | ToolUse | ToolSearch
 
 
 @dataclass(frozen=True)
@@ -71,7 +79,7 @@ class Reply:
 
     def __init__(self, content: Any = (), stop_reason: str | None = None, usage: dict | None = None,
                  chunk_delay: float = 0.0, model: str | None = None) -> None:
-        if isinstance(content, (str, Text, Thinking, RedactedThinking, ToolUse)):
+        if isinstance(content, (str, Text, Thinking, RedactedThinking, ToolUse, ToolSearch)):
             content = [content]
         blocks = tuple(Text(b) if isinstance(b, str) else b for b in content)
         if stop_reason is not None and stop_reason not in STOP_REASONS:
@@ -99,6 +107,8 @@ def block_from_json(raw: dict) -> Block:
         return RedactedThinking(str(raw["data"]))
     if kind == "tool_use":
         return ToolUse(str(raw["name"]), dict(raw.get("input") or {}), raw.get("id"))
+    if kind == "tool_search":
+        return ToolSearch(str(raw["query"]), raw.get("id"))
     raise ValueError(f"unsupported scripted block type {kind!r}")
 
 

@@ -22,7 +22,8 @@ from .faults import INTERRUPTING, Fault, fault_from_json, is_fault_entry
 from .handler import Handler, HttpServer, RecordedRequest
 from .render import assign_tool_ids, block_json, message_json, output_tokens, usage_json
 from .rules import Admission, RequestRules
-from .script import Reply, Text, reply_from_json
+from .script import Reply, Text, ToolSearch, reply_from_json
+from .tool_search import check_reply, searched
 from .tokens import MockCache
 
 ScriptEntry = Reply | Fault
@@ -213,7 +214,11 @@ class MockAnthropicServer:
         return None
 
     def build_message(self, body: dict, reply: Reply, admission: Admission) -> dict:
-        blocks = [block_json(b) for b in assign_tool_ids(reply, lambda: self.next_id("toolu"))]
+        blocks: list[dict] = []
+        for block in assign_tool_ids(reply, lambda: self.next_id("toolu")):
+            blocks += searched(body, block, lambda: self.next_id("srvtoolu")) if isinstance(block, ToolSearch) \
+                else [block_json(block)]
+        check_reply(body, blocks)  # raises ScriptRefused: answered 400
         content, stop_reason = self.rules.content(admission, blocks)
         usage = usage_json(self.cache.observe(admission.counted), output_tokens(content), reply.usage)
         message_id = self.next_id("msg")

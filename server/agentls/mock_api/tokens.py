@@ -19,6 +19,7 @@ from ..context.images import block_image_tokens, is_image
 from ..context.prompt_cache import (FIVE_MINUTES, AnthropicCache, Block, CacheUsage, IdealCache,
                                     minimum_cacheable_tokens, new_cache)
 from ..context.tokens import CHARS_PER_TOKEN, estimate_tokens
+from .tool_search import expanded_tokens_text
 
 # A document (PDF) has no text here; counted as this much, as before (images: by their pixels).
 _DOCUMENT_TOKENS = 1_500
@@ -90,8 +91,10 @@ def _identity(block: Any) -> str:
 
 def request_blocks(body: dict) -> list[Block]:
     """The request as the API caches it: tools, then system, then messages, block by block."""
+    # a deferred tool (defer_loading) is not in the context, nor the cached prefix, until a tool_reference loads it
+    # there (tool-search-tool docs; mock_api/tool_search.py)
     blocks = [Block(f"tool:{_identity(t)}", estimate_tokens(len(tool_text(t))), _ttl(t))
-              for t in body.get("tools") or []]
+              for t in body.get("tools") or [] if not (isinstance(t, dict) and t.get("defer_loading") is True)]
     system = body.get("system") or []
     for block in [{"type": "text", "text": system}] if isinstance(system, str) else system:
         blocks.append(Block(f"system:{_identity(block)}", block_tokens(block), _ttl(block)))
@@ -101,7 +104,8 @@ def request_blocks(body: dict) -> list[Block]:
         content = message.get("content", "")
         role = message.get("role")
         for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or []:
-            blocks.append(Block(f"{role}:{_identity(block)}", block_tokens(block), _ttl(block)))
+            loaded = estimate_tokens(len(expanded_tokens_text(body, block))) if isinstance(block, dict) else 0
+            blocks.append(Block(f"{role}:{_identity(block)}", block_tokens(block) + loaded, _ttl(block)))
     return blocks
 
 

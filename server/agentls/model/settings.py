@@ -45,6 +45,10 @@ class ModelSettings:
     # `diagnostics: {previous_message_id}` on conversation calls (why the prompt cache missed): None → only on
     # the native API (other endpoints may refuse the field), True forces it (e.g. for the mock API).
     cache_diagnostics: bool | None = None
+    # Deferring many MCP tools' schemas (model/tool_search.py): "auto" (Anthropic's tool search tool on the models
+    # its documentation lists, agentls' search_tools elsewhere), "builtin" (the endpoint lacks the server tool)
+    # or "off" (every schema in every request)
+    tool_search: str = "auto"
 
     def __repr__(self) -> str:
         # Hand-written so the key can never leak through repr/str/logging of settings.

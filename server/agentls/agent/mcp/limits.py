@@ -16,7 +16,7 @@ from typing import Any
 from ..visible import excerpt
 from .status import McpToolTokens
 
-MAX_TOOLS_PER_SERVER = 200
+MAX_TOOLS_PER_SERVER = 1_000  # over 30 tools, tool search defers their schemas (tool_search.py)
 MAX_SCHEMA_CHARS = 20_000  # one tool's input schema, as JSON
 # /context warns when one server's tool definitions take more than this share of the window.
 WARN_SHARE = 0.10
@@ -28,7 +28,7 @@ class OverLimit(Exception):
 
 def check_limits(tools: list[Any]) -> None:
     if len(tools) > MAX_TOOLS_PER_SERVER:
-        raise OverLimit(f"lists {len(tools):,} tools, more than the {MAX_TOOLS_PER_SERVER} agentls takes from one "
+        raise OverLimit(f"lists {len(tools):,} tools, more than the {MAX_TOOLS_PER_SERVER:,} agentls takes from one "
                         "server (each is sent with every request); it is not used — configure it to offer fewer")
     for tool in tools:
         schema = getattr(tool, "input_schema", None)

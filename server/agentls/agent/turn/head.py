@@ -25,6 +25,7 @@ from ..approval import ApprovalPolicy
 from ..permissions import ADDED
 from ..instructions import Instructions
 from ..mcp.manager import McpManager
+from ..mcp.tool_search import BUILTIN, ToolSearch
 from ..plan_mode import last_told, told_text
 from ..instructions import changes_text
 from ..prompt import system_prompt
@@ -35,6 +36,7 @@ from ..workspace import Workspace
 from .conversation import Conversation
 from .fixed_head import FixedHead, permissions_text, tool_change_blocks, tool_changes
 from .model_facts import HeadRules, head_rules, with_model_facts
+from ...model.tool_search import takes_tool_search
 from .recording import Emit
 
 APPENDED, HELD = "appended", "held"  # how a change reached the model (events' `delivery`; "head": a new head)
@@ -49,6 +51,8 @@ class PromptHead:
         self.mcp = mcp
         self.editor = editor
         self.policy = policy
+        self.search = ToolSearch()  # many MCP tools: their schemas deferred (mcp/tool_search.py)
+        self._mcp_tools: list[dict[str, Any]] = []  # the MCP tools' definitions as the last turn start listed them
         self.live_tools = self._builtin_tools()  # the tools as they are now (the head's unless it is fixed)
         self.fixed: FixedHead | None = None  # the conversation's head, on a model that needs it unchanged
         self.tool_list_changes = 0  # requests whose tool list differed from the previous one (cache breaks)
@@ -79,9 +83,20 @@ class PromptHead:
         """The built-in tools, then the editor's: MCP tools come after them (a stable order)."""
         return tool_definitions(self.editor.kinds if self.editor is not None else ())
 
+    def _composed(self) -> list[dict[str, Any]]:
+        """The built-in tools, then the MCP tools: offered, deferred to Anthropic's tool search tool, or deferred
+        to search_tools with the schemas it loaded (mcp/tool_search.py)."""
+        settings = self.conversation.client.settings
+        rules = self.rules
+        return self.search.tools(
+            self._builtin_tools(), self._mcp_tools, window=self.conversation.engine.config.window,
+            native=settings.tool_search == "auto" and takes_tool_search(settings.model),
+            can_load=settings.tool_search != "off" and (not rules.fixed or rules.tool_changes))
+
     def _tokens(self) -> tuple[int, int]:
-        """(the whole head, its tools) in estimated tokens."""
-        tools = estimate_tokens(len(json.dumps(self.tools)))
+        """(the whole head, its tools) in estimated tokens; a deferred tool's schema is not in the prompt."""
+        offered = [t for t in self.tools if not t.get("defer_loading")]
+        tools = estimate_tokens(len(json.dumps(offered))) if offered else 0
         return estimate_tokens(len(self.system)) + tools, tools
 
     def _config(self) -> ContextConfig:
@@ -117,6 +132,7 @@ class PromptHead:
         again as it was, and what was told since is the baseline of the next change."""
         self.fixed, self._held = FixedHead.from_state(state), None
         if self.fixed is not None:
+            self.search.restore(self.fixed.told_tools)  # what search_tools loaded stays loaded
             self._sent_tools, self._sent_instructions = self.fixed.told_tools, dict(self.fixed.instructions)
 
     def compacted(self) -> None:
@@ -128,7 +144,8 @@ class PromptHead:
     async def refresh_tools(self) -> None:
         """At a turn start only: MCP servers start lazily and tool lists change between turns, never mid-turn."""
         await self.mcp.refresh()
-        tools = self._builtin_tools() + self.mcp.definitions()
+        self._mcp_tools = self.mcp.definitions()
+        tools = self._composed()
         if tools != self.live_tools:
             self.live_tools = tools
             if self.fixed is not None:
@@ -148,6 +165,7 @@ class PromptHead:
     async def refresh_instructions(self) -> None:
         """Before every request: instruction files re-checked (size, time); a change is a new system prompt,
         or, with a fixed head, appended to the conversation (append_changes)."""
+        loaded = self._load_searched()
         changed = await asyncio.to_thread(self.instructions.refresh, list(self.workspace.roots))
         if self.fixed is not None and not self.rules.fixed:
             # another model, which needs no fixed head: the head is built as it is now, one cache break
@@ -155,9 +173,20 @@ class PromptHead:
         self.resized()  # on a change of size, or of model (its facts)
         if self.fixed is not None:
             self.append_changes()
-        elif changed and self._sent_instructions is not None:
-            self.conversation.engine.prompt_head_changed()  # the system prompt heads the cached prefix
+        elif (changed and self._sent_instructions is not None) or (loaded and self._sent_tools is not None):
+            self.conversation.engine.prompt_head_changed()  # the system prompt and tools head the cached prefix
         self.tell_mode()
+
+    def _load_searched(self) -> bool:
+        """Before every request: schemas search_tools loaded since the last one join the live tools (mid-turn:
+        the model asked for them), told like any MCP tool change (append_changes, or the next `tools`)."""
+        if self.search.mode != BUILTIN:
+            return False
+        tools = self._composed()
+        if tools == self.live_tools:
+            return False
+        self.live_tools = tools
+        return True
 
     def tell_mode(self) -> None:
         """Plan mode turned on or off since the model was last told (as the history says): told by an appended

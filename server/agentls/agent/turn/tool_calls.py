@@ -21,6 +21,7 @@ from ..checkpoints import TurnRecorder
 from ..instructions import Instructions
 from ..mcp.manager import McpManager
 from ..mcp.names import is_mcp_name
+from ..mcp.tool_search import SEARCH_TOOLS
 from ..permissions import Verdict
 from ..plan_mode import PLAN, PLAN_REASON, refused_in_plan
 from ..read_ledger import STATE_KEY as READS_KEY
@@ -96,6 +97,8 @@ class ToolCalls:
                 elif verdict is not None and verdict.decision == "deny":
                     output = refusal(verdict)  # not run, and nobody is asked
                     approval.outcome = "refused"
+                elif name == SEARCH_TOOLS:
+                    output = self.head.search.run(tool_input)  # loads schemas: the next request offers them
                 elif is_mcp_name(name):
                     output = await self.mcp.call(name, tool_input, approve=approve, store=store, tool_use_id=use["id"])
                 else:
