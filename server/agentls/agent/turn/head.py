@@ -29,6 +29,7 @@ from ..plan_mode import last_told, told_text
 from ..instructions import changes_text
 from ..prompt import system_prompt
 from ..store import StoreError
+from ..subagents.tool import definition as task_definition
 from ..tools import tool_definitions
 from ..tools.editor import EditorQueries
 from ..workspace import Workspace
@@ -42,8 +43,10 @@ APPENDED, HELD = "appended", "held"  # how a change reached the model (events' `
 
 class PromptHead:
     def __init__(self, conversation: Conversation, workspace: Workspace, instructions: Instructions,
-                 mcp: McpManager, editor: EditorQueries | None, policy: ApprovalPolicy | None) -> None:
+                 mcp: McpManager, editor: EditorQueries | None, policy: ApprovalPolicy | None, *,
+                 offers_task: bool = False) -> None:
         self.conversation = conversation
+        self.offers_task = offers_task  # the `task` tool (agent/subagents) after the built-ins
         self.workspace = workspace
         self.instructions = instructions
         self.mcp = mcp
@@ -77,7 +80,8 @@ class PromptHead:
 
     def _builtin_tools(self) -> list[dict[str, Any]]:
         """The built-in tools, then the editor's: MCP tools come after them (a stable order)."""
-        return tool_definitions(self.editor.kinds if self.editor is not None else ())
+        tools = tool_definitions(self.editor.kinds if self.editor is not None else ())
+        return [*tools, task_definition()] if self.offers_task else tools
 
     def _tokens(self) -> tuple[int, int]:
         """(the whole head, its tools) in estimated tokens."""

@@ -1,0 +1,103 @@
+"""The `task` tool: its definition, its input as the runner reads it, and the tools a child may use.
+
+A `task` call runs a child agent (subagents/child.py) with its own history and window; the
+parent gets one tool result, the child's final answer. Read-only tools by default; a write,
+an edit, the shell or an MCP tool only when the call lists it in `tools` (and then still
+through the user's approvals and rules). `fork: true` starts the child from the parent's
+conversation, so its first request reads the parent's cached prefix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..plan_mode import READ_ONLY
+
+TASK = "task"
+# How many children of one agent run at once; the others wait their turn (README, "Subagents").
+PARALLEL_LIMIT = 4
+# The tools a child gets when the call names none: reading and searching (and its own task list).
+DEFAULT_TOOLS = READ_ONLY - {TASK}
+DESCRIPTION_CHARS = 80  # a description longer than this is cut where the user sees it
+
+DESCRIPTION = (
+    "Run a subagent: a separate agent with its own context window that carries out `prompt` and returns only "
+    "its final answer to you. Use it for exploration or research that would otherwise fill your context with "
+    "intermediate results (searching, reading many files), or for independent pieces of work. Several task "
+    f"calls in one reply run in parallel (at most {PARALLEL_LIMIT} at a time). The subagent sees nothing of "
+    "this conversation unless `fork` is true, so `prompt` must say everything it needs, and what to report "
+    "back. By default it may only read and search (read_file, list_files, grep_search, the editor's "
+    "queries); list other tools in `tools` to let it write or run commands (the user is still asked). "
+    "Its full transcript stays readable with read_file at the context:// ref its result names."
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "description": {"type": "string", "description": "A short (3-6 words) name of the task, shown to the "
+                                                         "user."},
+        "prompt": {"type": "string", "description": "The task, complete and self-contained, and what to report."},
+        "tools": {"type": "array", "items": {"type": "string"},
+                  "description": "Tool names the subagent may use (default: the read-only tools)."},
+        "model": {"type": "string", "description": "A model id for the subagent (default: yours)."},
+        "fork": {"type": "boolean", "description": "Start from this conversation (it shares your prompt cache "
+                                                  "and knows everything so far) instead of from the prompt "
+                                                  "alone."},
+    },
+    "required": ["description", "prompt"],
+}
+
+
+def definition() -> dict[str, Any]:
+    """The Anthropic tool definition (a fresh copy: callers may add cache_control)."""
+    return {"name": TASK, "description": DESCRIPTION,
+            "input_schema": {**SCHEMA, "properties": {k: dict(v) for k, v in SCHEMA["properties"].items()}}}
+
+
+class TaskInputError(ValueError):
+    """A `task` input the runner cannot carry out (told to the model as the call's error)."""
+
+
+@dataclass(frozen=True)
+class TaskInput:
+    description: str
+    prompt: str
+    tools: frozenset[str] | None  # None: the default (read-only) tools
+    model: str | None
+    fork: bool
+
+    @property
+    def name(self) -> str:
+        """The description as the user sees it (one line, bounded)."""
+        line = " ".join(self.description.split())
+        return line if len(line) <= DESCRIPTION_CHARS else line[: DESCRIPTION_CHARS - 1] + "…"
+
+
+def task_input(raw: Any) -> TaskInput:
+    """The checked input of a `task` call; TaskInputError naming the first bad field."""
+    if not isinstance(raw, dict):
+        raise TaskInputError("input must be a JSON object")
+    description, prompt = raw.get("description"), raw.get("prompt")
+    if not isinstance(description, str) or not description.strip():
+        raise TaskInputError("`description` must be a non-empty string")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise TaskInputError("`prompt` must be a non-empty string")
+    tools = raw.get("tools")
+    if tools is not None and (not isinstance(tools, list) or not all(isinstance(t, str) for t in tools)):
+        raise TaskInputError("`tools` must be a list of tool names")
+    if tools is not None and TASK in tools:
+        raise TaskInputError("a subagent cannot start subagents of its own (`task` in `tools`)")
+    model = raw.get("model")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise TaskInputError("`model` must be a model id")
+    fork = raw.get("fork", False)
+    if not isinstance(fork, bool):
+        raise TaskInputError("`fork` must be true or false")
+    return TaskInput(description, prompt, frozenset(tools) if tools is not None else None,
+                     model.strip() if isinstance(model, str) else None, fork)
+
+
+def allowed(task: TaskInput) -> frozenset[str]:
+    """The tool names the child may call."""
+    return DEFAULT_TOOLS if task.tools is None else task.tools

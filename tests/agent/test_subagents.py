@@ -1,0 +1,75 @@
+"""Subagents (issue 34 item 1) through the real agent and SDK against the mock API: the `task` tool.
+
+Children run side by side up to the documented limit, each with its own history; a child's
+failure is its call's error result, never the parent's; its costs are named in the parent's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from agentls.agent import events as ev
+from agentls.agent.subagents.tool import PARALLEL_LIMIT
+from agentls.mock_api import Fault, Reply, Text, ToolUse
+
+
+def task(description: str, prompt: str, **extra) -> ToolUse:
+    return ToolUse("task", {"description": description, "prompt": prompt, **extra})
+
+
+def results(body: dict) -> list[dict]:
+    last = body["messages"][-1]
+    return [b for b in last["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+async def test_more_tasks_than_the_limit_run_at_most_the_limit_at_once(make_agent, mock_api):
+    count = PARALLEL_LIMIT + 2
+    mock_api.script(Reply([task(f"look {i}", f"CHILD-{i}: look") for i in range(count)]),
+                    Reply([Text("all done")]))
+    for i in range(count):  # slow answers: the children overlap for as long as the limit lets them
+        mock_api.script_for(f"CHILD-{i}:", Reply([Text(f"answer {i}")], chunk_delay=0.05))
+    agent = make_agent()
+    result = await agent.run_turn("explore")
+    assert result.text == "all done"
+    assert agent.subagents.most == PARALLEL_LIMIT
+    answers = results(mock_api.message_bodies[-1])
+    assert [a["content"].split("\n\n")[0] for a in answers] == [f"answer {i}" for i in range(count)]
+    assert not any(a.get("is_error") for a in answers)
+
+
+async def test_a_failing_child_is_an_error_result_and_the_parent_goes_on(make_agent, mock_api):
+    mock_api.script(Reply([task("good", "GOOD: look"), task("bad", "BAD: look")]), Reply([Text("one failed")]))
+    mock_api.script_for("GOOD:", Reply([Text("found it")]))
+    mock_api.script_for("BAD:", *[Fault.http_status(400, message="bad request for the child")] * 1)
+    agent = make_agent()
+    events: list[ev.AgentEvent] = []
+    result = await agent.run_turn("explore", on_event=events.append)
+    assert result.text == "one failed"
+    good, bad = results(mock_api.message_bodies[-1])
+    assert not good.get("is_error") and good["content"].startswith("found it")
+    assert bad["is_error"] and "bad request for the child" in bad["content"]
+    finished = {e.name: e for e in events if isinstance(e, ev.SubagentFinished)}
+    assert not finished["good"].is_error and finished["bad"].is_error
+
+
+async def test_cancel_stops_the_children_and_no_request_follows(make_agent, mock_api):
+    mock_api.script(Reply([task("slow", "SLOW: look")]))
+    mock_api.script_for("SLOW:", Reply([Text("x" * 400)], chunk_delay=0.05))
+    agent = make_agent()
+    started = asyncio.Event()
+
+    def seen(event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.SubagentStep) and isinstance(event.step, ev.TextDelta):
+            started.set()
+
+    turn = asyncio.ensure_future(agent.run_turn("explore", on_event=seen))
+    await asyncio.wait_for(started.wait(), 10)
+    turn.cancel()
+    try:
+        await turn
+    except asyncio.CancelledError:
+        pass
+    # the turn ended only once its child had: nothing is left running that could send a request
+    assert agent.subagents.running == 0 and not agent.busy
+    assert len(mock_api.message_bodies) == 2  # the parent's, the child's
+    assert mock_api.pending == 0
