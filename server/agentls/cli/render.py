@@ -25,6 +25,7 @@ from ..agent.mcp.status import McpServerStatus
 from ..agent.permissions import Rule
 from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
+from ..agent.subagents.costs import cost_lines as subagent_cost_lines
 from ..agent.todos import TodoItem, progress
 from ..agent.transcript import TranscriptEntry
 from ..agent.views import ContextDetails, CostDetails
@@ -179,6 +180,8 @@ class Renderer:
                   f"· cache {u.cache_read_input_tokens:,} read / {u.cache_creation_input_tokens:,} written "
                   f"(TTL {cost.cache_ttl}, {u.cache_write_1h_tokens:,} for 1 h) "
                   f"· {dollars(cost)} ({visible(cost.model)})")
+        for row in subagent_cost_lines(cost):  # included in the totals above
+            self.line(f"  {visible(row)}")
         if details.cache is not None:
             for row in cache_text.cost_lines(details.cache):
                 self.line(f"  {visible(row)}", DIM)

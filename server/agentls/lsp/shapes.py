@@ -18,6 +18,18 @@ class UsageWire(TypedDict):
     cacheWriteTokens: int
 
 
+class SubagentCostWire(TypedDict):
+    toolUseId: str
+    name: str
+    model: str
+    requests: int
+    inputTokens: int
+    outputTokens: int
+    cacheReadTokens: int
+    cacheWriteTokens: int
+    usd: float
+
+
 class SessionInfoWire(TypedDict):
     id: str
     title: str

@@ -59,3 +59,28 @@ class SubagentLedger:
             usage = usage + item.usage
         return CostReport(report.model, report.requests + sum(i.requests for i in items), usage,
                           report.usd + sum(i.usd for i in items), report.cache_ttl, report.unpriced_models, items)
+
+
+def tokens(usage: Usage) -> int:
+    """Every token of a usage: input, output, cache read and written."""
+    return usage.input_tokens + usage.output_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+
+
+def cost_lines(report: CostReport) -> list[str]:
+    """/cost's lines about the subagents (the terminal's and ACP's): each one's tokens and dollars, then the sum;
+    [] when none ran. The report's totals already include them."""
+    items = report.subagents
+    if not items:
+        return []
+    total = Usage()
+    for item in items:
+        total = total + item.usage
+
+    def line(name: str, requests: int, usage: Usage, usd: float) -> str:
+        return (f"{name}: {requests} requests · {tokens(usage):,} tokens ({usage.input_tokens:,} in / "
+                f"{usage.output_tokens:,} out / {usage.cache_read_input_tokens:,} cache read / "
+                f"{usage.cache_creation_input_tokens:,} cache written) · ${usd:.4f}")
+
+    rows = [line(f"subagent “{item.name}” ({item.model})", item.requests, item.usage, item.usd) for item in items]
+    return [*rows, line(f"sum of {len(items)} subagents", sum(i.requests for i in items), total,
+                        sum(i.usd for i in items))]
