@@ -74,6 +74,7 @@ class MockAnthropicServer:
         self.models: list[dict[str, Any]] | None = list(models) if models is not None else None
         self.verbose = verbose
         self.requests: list[RecordedRequest] = []
+        self.answered: list[tuple[dict, dict]] = []  # (request body, the message answered): usage per request
         self.refusals: list[tuple[int, str]] = []  # (status, message) of every error answer, injected faults too
         self._script: deque[ScriptEntry] = deque(script_entry(e) for e in script)
         self._faults: deque[Fault] = deque()
@@ -256,9 +257,12 @@ class MockAnthropicServer:
         content, stop_reason = self.rules.content(admission, blocks)
         usage = usage_json(self.cache.observe(admission.counted), output_tokens(content), reply.usage)
         message_id = self.next_id("msg")
-        return message_json(message_id, reply.model or body["model"], content,
-                            stop_reason or reply.effective_stop_reason, usage,
-                            self.rules.fields(body, admission, message_id))
+        message = message_json(message_id, reply.model or body["model"], content,
+                               stop_reason or reply.effective_stop_reason, usage,
+                               self.rules.fields(body, admission, message_id))
+        with self._lock:
+            self.answered.append((body, message))
+        return message
 
     def register(self, conn: socket.socket, open_: bool) -> None:
         with self._lock:
