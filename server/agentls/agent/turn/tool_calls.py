@@ -13,7 +13,7 @@ import contextlib
 import shlex
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .. import events as ev
 from ..approval import ApprovalCallback, ApprovalPolicy
@@ -37,8 +37,17 @@ from .conversation import Conversation
 from .head import PromptHead
 from .recording import Emit, Recording
 
-if TYPE_CHECKING:
-    from ..subagents.runner import Subagents
+
+class TaskRunner(Protocol):
+    """Runs the calls that start subagents (agent/subagents/runner.py: Subagents)."""
+
+    def runs(self, name: str) -> bool: ...
+
+    def start(self, use: dict[str, Any], emit: Emit, recorder: TurnRecorder | None) -> asyncio.Task[ToolOutput]: ...
+
+    async def wait(self, running: dict[str, asyncio.Task[ToolOutput]]) -> dict[str, ToolOutput]: ...
+
+    async def stop(self, running: dict[str, asyncio.Task[ToolOutput]]) -> None: ...
 
 CANCELLED = "[cancelled by the user before this tool call finished]"
 CUT_OFF = "[not run: the reply was cut off (max_tokens) before this tool call was complete; send it again, shorter]"
@@ -69,7 +78,7 @@ class ToolCalls:
         self.editor = editor
         self.shell = shell  # where commands run (None: in this process)
         self.shell_timeout = shell_timeout
-        self.subagents: Subagents | None = None  # runs `task` calls (agent/subagents), when the agent offers them
+        self.subagents: TaskRunner | None = None  # runs `task` calls (agent/subagents), when the agent offers them
 
     async def run(self, uses: list[dict[str, Any]], emit: Emit, cut_off: bool,
                   recorder: TurnRecorder | None = None) -> None:
