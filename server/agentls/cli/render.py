@@ -30,6 +30,7 @@ from ..agent.todos import TodoItem, progress
 from ..agent.transcript import TranscriptEntry
 from ..agent.views import ContextDetails, CostDetails
 from ..agent.visible import visible
+from .subagent_view import SubagentBlocks
 from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
 from .lines import (checkpoint_lines, dollars, instructions_changed_text, k, mcp_lines, model_lines, rewind_lines,
@@ -73,6 +74,7 @@ class Renderer:
         self.color = self.out.isatty()
         self._mid_line = False
         self._thinking = False
+        self._subagents = SubagentBlocks()
 
     # ---- pieces ------------------------------------------------------------
 
@@ -167,6 +169,9 @@ class Renderer:
             self.todos(event.todos)
         elif isinstance(event, ev.ErrorEvent):
             self.note(f"  ! {visible(event.message)}", RED)
+        elif isinstance(event, (ev.SubagentStarted, ev.SubagentStep, ev.SubagentFinished)):
+            for text, failed in self._subagents.lines(event):  # an indented block under the task call
+                self.note(text, RED if failed else DIM)
 
     def error(self, message: str) -> None:
         self.note(f"! {visible(message)}", RED)
@@ -291,6 +296,8 @@ class Renderer:
 
     def approval(self, request: ApprovalRequest) -> None:
         """What is asked, with every control character visible: what is approved is what runs."""
+        if request.subagent:
+            self.note(f"  ? subagent “{visible(request.subagent)}” asks:", YELLOW)
         if request.kind == "shell":
             self.note(f"  ? run: {visible(request.command or '')}", YELLOW)
         elif request.kind == "rewind":

@@ -82,5 +82,5 @@ def cost_lines(report: CostReport) -> list[str]:
                 f"{usage.cache_creation_input_tokens:,} cache written) · ${usd:.4f}")
 
     rows = [line(f"subagent “{item.name}” ({item.model})", item.requests, item.usage, item.usd) for item in items]
-    return [*rows, line(f"sum of {len(items)} subagents", sum(i.requests for i in items), total,
-                        sum(i.usd for i in items))]
+    name = f"sum of {len(items)} subagent{'s' if len(items) != 1 else ''}"
+    return [*rows, line(name, sum(i.requests for i in items), total, sum(i.usd for i in items))]
