@@ -31,7 +31,7 @@ NOTE_LEVELS = ("info", "warn", "error")
 
 def tool_summary(name: str, tool_input: dict[str, Any]) -> str:
     """What a card says before its tool returns (the tool's own summary replaces it)."""
-    for key in ("path", "command", "pattern", "query"):
+    for key in ("path", "command", "pattern", "query", "description"):  # description: a `task` (subagent)
         if isinstance(tool_input.get(key), str):
             return f"{name} {tool_input[key]}"[:200]
     return name
