@@ -73,3 +73,29 @@ async def test_cancel_stops_the_children_and_no_request_follows(make_agent, mock
     assert agent.subagents.running == 0 and not agent.busy
     assert len(mock_api.message_bodies) == 2  # the parent's, the child's
     assert mock_api.pending == 0
+
+
+async def test_a_child_that_raises_is_an_error_result_not_the_parents_crash(make_agent, mock_api, monkeypatch):
+    from agentls.agent.subagents.child import Child
+
+    async def broken(self, on_event):  # a bug in the child (not the API): it must stay the child's
+        raise RuntimeError("the child broke")
+
+    monkeypatch.setattr(Child, "run", broken)
+    mock_api.script(Reply([task("fragile", "THETA: look")]), Reply([Text("went on")]))
+    agent = make_agent()
+    result = await agent.run_turn("explore")
+    assert result.text == "went on"
+    [answer] = results(mock_api.message_bodies[-1])
+    assert answer["is_error"] and "RuntimeError: the child broke" in answer["content"]
+
+
+async def test_bad_task_input_is_the_calls_error(make_agent, mock_api):
+    mock_api.script(Reply([ToolUse("task", {"description": "x", "prompt": "p", "tools": ["rm_everything"]}),
+                           ToolUse("task", {"prompt": "no description"})]), Reply([Text("ok")]))
+    agent = make_agent()
+    await agent.run_turn("explore")
+    unknown, missing = results(mock_api.message_bodies[-1])
+    assert unknown["is_error"] and "no tool named rm_everything" in unknown["content"]
+    assert missing["is_error"] and "description" in missing["content"]
+    assert len(mock_api.message_bodies) == 2  # no child was started

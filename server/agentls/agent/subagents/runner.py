@@ -94,7 +94,12 @@ class Subagents:
         return task
 
     async def _child(self, task: TaskInput, tool_use_id: str, emit: Emit, recorder: TurnRecorder | None) -> ToolOutput:
-        child = Child(self.parent, task, tool_use_id, recorder)
+        try:
+            child = Child(self.parent, task, tool_use_id, recorder)
+        except Exception as failure:  # noqa: BLE001 - a child that cannot start is its call's error
+            log.exception("subagent %s could not start", tool_use_id)
+            return error(f"The subagent “{task.name}” could not start: {type(failure).__name__}: {failure}",
+                         f"{task.name}: failed")
         await emit(ev.SubagentStarted(tool_use_id, task.name, child.model, task.fork, sorted(child.tools)))
 
         async def step(event: ev.AgentEvent) -> None:
