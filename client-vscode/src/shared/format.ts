@@ -268,14 +268,15 @@ export function subagentsMarkdown(items: SubagentCost[]): string[] {
       usd: a.usd + s.usd, requests: a.requests + s.requests }),
     { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, usd: 0, requests: 0 },
   );
+  // narrow: the panel is a side bar
   const row = (name: string, s: typeof sum) =>
-    `| ${name} | ${s.requests} | ${formatTokens(s.inputTokens)} | ${formatTokens(s.outputTokens)} | ${formatTokens(s.cacheReadTokens)} | ${formatTokens(tokens(s))} | ${formatUsd(s.usd)} |`;
+    `| ${name} | ${s.requests} | ${formatTokens(tokens(s))} | ${formatUsd(s.usd)} |`;
   return [
     "",
-    "**Subagents** (included above)",
+    "**Subagents** (included above; tokens: input + output + cache)",
     "",
-    "| Subagent | Requests | Input | Output | Cache read | Tokens | Cost |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+    "| Subagent | Requests | Tokens | Cost |",
+    "|---|---:|---:|---:|",
     ...items.map((s) => row(escapeMd(s.name), s)),
     row("**Sum**", sum),
   ];

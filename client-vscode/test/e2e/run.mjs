@@ -16,7 +16,7 @@
 //   then steps-context, -editor, -mcp, -models (22–24: the endpoint's models in the picker, the
 //   tooltip's working window and model maximum), -cache (25–26: a model switch's cache miss named
 //   in /cost and Show Context) and -sessions; AGENTLS_E2E_ONLY=models (or =cache, =sessions, =plan)
-//   runs 01–02 and those steps only
+//   runs 01–02 and those steps only; =subagents: 42–43, a subagent's card with its steps and /cost
 // Until `python -m agentls serve --stdio` exists, only 01–02 run (plus a check
 // that the status bar shows the starting/error state), unless
 // AGENTLS_E2E_REQUIRE_SERVER=1, which makes a missing server a failure.
@@ -36,6 +36,7 @@ import { modelSteps } from "./steps-models.mjs";
 import { cacheSteps } from "./steps-cache.mjs";
 import { ruleSteps } from "./steps-rules.mjs";
 import { planSteps } from "./steps-plan.mjs";
+import { subagentSteps } from "./steps-subagents.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const repo = path.resolve(ext, "..");
@@ -366,6 +367,11 @@ async function main() {
     log("all steps passed (AGENTLS_E2E_ONLY=plan)");
     return;
   }
+  if (only === "subagents" && !fake) {
+    await subagentSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail });
+    log("all steps passed (AGENTLS_E2E_ONLY=subagents)");
+    return;
+  }
   if (only === "models" && !fake) {
     await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail });
     log("all steps passed (AGENTLS_E2E_ONLY=models)");
@@ -438,6 +444,7 @@ async function main() {
     await checkpointSteps({ page, chat, workspace, log, fail, shot, waitFor }); // issue 20
     await ruleSteps({ page, chat, workspace, shot, waitFor, log, fail }); // issue 21 (from the demo model, as issue 20's)
     await planSteps({ page, chat, shot, waitFor, log, fail }); // issue 34 (the demo model)
+    await subagentSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }); // issue 34.1 (scripted)
     await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail }); // issue 16
     await cacheSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }); // issue 29
     // last: its final step points agentls.pythonPath at a missing interpreter, which stops the server

@@ -61,6 +61,6 @@ test("the tooltip names each subagent's tokens and their sum", () => {
   const child = { model: "m", requests: 2, inputTokens: 3000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, usd: 0.01 };
   sb.setSubagents([{ toolUseId: "a", name: "find callers", ...child }, { toolUseId: "b", name: "read notes", ...child }]);
   assert.equal(sb.hasSubagents, true);
-  assert.match(item.tooltip.value, /\| find callers \| 2 \| 3K \| 200 \| 0 \| 3.2K \| \$0\.01 \|/);
-  assert.match(item.tooltip.value, /\| \*\*Sum\*\* \| 4 \| 6K \| 400 \| 0 \| 6.4K \| \$0\.02 \|/);
+  assert.match(item.tooltip.value, /\| find callers \| 2 \| 3.2K \| \$0\.01 \|/);
+  assert.match(item.tooltip.value, /\| \*\*Sum\*\* \| 4 \| 6.4K \| \$0\.02 \|/);
 });

@@ -19,9 +19,9 @@ test("/cost names each subagent's tokens and their sum", () => {
     ],
   };
   const md = costMarkdown(cost);
-  assert.match(md, /\| find callers \| 2 \| 3K \| 200 \| 0 \| 3.2K \| \$0\.01 \|/);
-  assert.match(md, /\| read notes \| 1 \| 1.5K \| 100 \| 2K \| 3.6K \| \$0\.03 \|/);
-  assert.match(md, /\| \*\*Sum\*\* \| 3 \| 4.5K \| 300 \| 2K \| 6.8K \| \$0\.04 \|/);
+  assert.match(md, /\| find callers \| 2 \| 3.2K \| \$0\.01 \|/);
+  assert.match(md, /\| read notes \| 1 \| 3.6K \| \$0\.03 \|/);
+  assert.match(md, /\| \*\*Sum\*\* \| 3 \| 6.8K \| \$0\.04 \|/);
   assert.match(costLine(cost), /2 subagents: find callers 3.2K, read notes 3.6K$/);
   assert.doesNotMatch(costMarkdown({ ...cost, subagents: [] }), /Subagents/);
 });

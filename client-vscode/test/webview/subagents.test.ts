@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
-import { host, usePage } from "./harness";
+import { clearPosted, host, posted, usePage } from "./harness";
 
 let page: Page;
 usePage((p) => (page = p));
@@ -33,4 +33,19 @@ test("a subagent is one card whose steps arrive inside it, live, and expand", as
   assert.match((await page.textContent(".subagent-card .subagent-meta")) ?? "", /2 steps · 1\.5K tokens · \$0\.0081/);
   assert.match((await page.textContent(".subagent-card .subagent-transcript")) ?? "", /context:\/\/tu_task\/transcript/);
   assert.equal(await page.locator(".tool-card").count(), 1);
+});
+
+test("an open subagent card asks for its result only once it ended (never the running call's)", async () => {
+  await clearPosted(page);
+  await host(page, { type: "userMessage", text: "explore", attachments: [] }, { type: "turnStarted" });
+  await host(page, ev({ kind: "toolStart", toolUseId: "tu_run", tool: "task", summary: "task look" }));
+  await host(page, ev({ kind: "subagentStarted", toolUseId: "tu_run", name: "look", model: "m", fork: false, tools: [] }));
+  await page.click(".subagent-card > summary");
+  await host(page, ev({ kind: "subagentStep", toolUseId: "tu_run", step: { kind: "textDelta", text: "hm" } }));
+  assert.deepEqual((await posted(page)).filter((m) => m.type === "toolResult"), []);
+  await host(page, ev({ kind: "toolEnd", toolUseId: "tu_run", tool: "task", summary: "look: done", isError: false, resultChars: 9, marker: "", approval: "", diff: "", reason: "" }));
+  for (let i = 0; i < 200 && !(await posted(page)).some((m) => m.type === "toolResult"); i++) {
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 10)));
+  }
+  assert.deepEqual((await posted(page)).filter((m) => m.type === "toolResult"), [{ type: "toolResult", toolUseId: "tu_run" }]);
 });
