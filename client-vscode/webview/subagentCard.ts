@@ -44,6 +44,11 @@ export function subagentSteps(view: SubagentView): HTMLElement {
   for (const l of view.lines) if (l.kind !== "text" || l.text.trim()) list.append(line(l));
   if (!view.lines.length) list.append(el("li", { class: "subagent-note" }, view.done ? "No steps." : "Starting…"));
   box.append(list);
-  if (view.transcript) box.append(el("div", { class: "subagent-transcript" }, "Full transcript: ", el("code", {}, view.transcript)));
+  if (view.transcript) {
+    // opened like a rewritten result's original: agent/toolResult with `<task call id>/transcript`
+    const id = view.transcript.replace(/^context:\/\//, "");
+    const link = el("a", { href: "#", class: "open-original", "data-tool-use-id": id, title: `Open ${view.transcript} read-only` }, "Open the full transcript");
+    box.append(el("div", { class: "subagent-transcript" }, link, " (", el("code", {}, view.transcript), ")"));
+  }
   return box;
 }

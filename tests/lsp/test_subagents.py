@@ -83,6 +83,11 @@ async def test_two_parallel_tasks_own_histories_two_results_and_cost_per_child(s
 
     original = await editor.request("agent/toolResult", {"toolUseId": answers[0]["tool_use_id"]})
     assert original["tool"] == "task"
+    transcript = await editor.request("agent/toolResult", {"toolUseId": answers[0]["tool_use_id"] + "/transcript",
+                                                           "original": True})
+    assert transcript["ref"] in answers[0]["content"]  # the ref the parent was told opens the whole transcript
+    assert "ALPHA: who calls main?" in transcript["original"] and "grep_search" in transcript["original"]
+    assert "main is called nowhere." in transcript["original"]
 
 
 def _answers(mock_api, parent: bool) -> list[dict]:

@@ -33,6 +33,12 @@ test("a subagent is one card whose steps arrive inside it, live, and expand", as
   assert.match((await page.textContent(".subagent-card .subagent-meta")) ?? "", /2 steps · 1\.5K tokens · \$0\.0081/);
   assert.match((await page.textContent(".subagent-card .subagent-transcript")) ?? "", /context:\/\/tu_task\/transcript/);
   assert.equal(await page.locator(".tool-card").count(), 1);
+  await clearPosted(page);
+  await page.click(".subagent-transcript a.open-original");
+  for (let i = 0; i < 200 && !(await posted(page)).some((m) => m.type === "openOriginal"); i++) {
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 10)));
+  }
+  assert.deepEqual((await posted(page)).filter((m) => m.type === "openOriginal"), [{ type: "openOriginal", toolUseId: "tu_task/transcript" }]);
 });
 
 test("an open subagent card asks for its result only once it ended (never the running call's)", async () => {

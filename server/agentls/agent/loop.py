@@ -41,6 +41,9 @@ from .shell_runner import ShellRunner
 from .store import Session
 from .subagents.child import Parent
 from .subagents.runner import Subagents
+from .subagents.tool import TASK
+from .subagents.transcript import SUFFIX as TRANSCRIPT
+from ..context.store import REF_SCHEME
 from .todos import TodoItem, TodoList
 from .tools.editor import EditorQueries
 from .transcript import TranscriptBuilder, TranscriptEntry, with_checkpoints
@@ -264,10 +267,16 @@ class Agent:
         return self.task_list.items
 
     def tool_result(self, tool_use_id: str, with_original: bool = False) -> ToolResultView | None:
-        """A tool call's input and its result as the model last saw it (agent/toolResult).
+        """A tool call's input and its result as the model last saw it (agent/toolResult); for
+        `<task call id>/transcript`, that subagent's whole transcript.
 
         Only this session's calls: a card of the transcript whose call a compaction summarised away
         before this process started still names its own tool and input (from its record)."""
+        if tool_use_id.endswith(TRANSCRIPT):  # `<task call>/transcript`: a subagent's whole transcript
+            text = self.engine.store.get(f"{REF_SCHEME}{tool_use_id}")
+            return None if text is None else ToolResultView(
+                tool_use_id, TASK, {}, False, text, True, "", "", None, f"{REF_SCHEME}{tool_use_id}", len(text),
+                text if with_original else None)
         view = tool_result_view(self.sent, self.engine, tool_use_id, with_original)
         card = self.record.tool(tool_use_id)
         if card is None or (view is not None and view.tool):

@@ -14,8 +14,11 @@ from ...context.blocks import blocks_of
 from ...context.store import REF_SCHEME
 
 
+SUFFIX = "/transcript"
+
+
 def transcript_ref(tool_use_id: str) -> str:
-    return f"{REF_SCHEME}{tool_use_id}/transcript"
+    return f"{REF_SCHEME}{tool_use_id}{SUFFIX}"
 
 
 def _result_text(content: Any) -> str:
