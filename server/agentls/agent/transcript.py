@@ -31,7 +31,9 @@ NOTE_LEVELS = ("info", "warn", "error")
 
 def tool_summary(name: str, tool_input: dict[str, Any]) -> str:
     """What a card says before its tool returns (the tool's own summary replaces it)."""
-    for key in ("path", "command", "pattern", "query", "description"):  # description: a `task` (subagent)
+    if name == "task" and isinstance(tool_input.get("description"), str):  # a subagent: its description
+        return f"{name} {tool_input['description']}"[:200]
+    for key in ("path", "command", "pattern", "query"):
         if isinstance(tool_input.get(key), str):
             return f"{name} {tool_input[key]}"[:200]
     return name
