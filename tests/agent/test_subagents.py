@@ -99,3 +99,30 @@ async def test_bad_task_input_is_the_calls_error(make_agent, mock_api):
     assert unknown["is_error"] and "no tool named rm_everything" in unknown["content"]
     assert missing["is_error"] and "description" in missing["content"]
     assert len(mock_api.message_bodies) == 2  # no child was started
+
+
+async def test_two_children_writing_at_once_both_land_in_the_turns_checkpoint(make_agent, mock_api, workspace):
+    """Each child snapshots before its own write: side by side, neither's change is lost to a rewind."""
+    mock_api.script(Reply([task("write a", "IOTA: write a.txt", tools=["write_file"]),
+                           task("write b", "KAPPA: write b.txt", tools=["write_file"])]), Reply([Text("both")]))
+    gate = asyncio.Event()
+    asked: list[str] = []
+
+    async def approve(request) -> bool:  # both children wait at their approval until both asked
+        asked.append(request.subagent)
+        if len(asked) == 2:
+            gate.set()
+        await asyncio.wait_for(gate.wait(), 10)
+        return True
+
+    mock_api.script_for("IOTA:", Reply([ToolUse("write_file", {"path": "a.txt", "content": "a\n"})]),
+                        Reply([Text("a")]))
+    mock_api.script_for("KAPPA:", Reply([ToolUse("write_file", {"path": "b.txt", "content": "b\n"})]),
+                        Reply([Text("b")]))
+    agent = make_agent(approve=approve)
+    events: list[ev.AgentEvent] = []
+    await agent.run_turn("write both", on_event=events.append)
+    assert sorted(asked) == ["write a", "write b"]
+    assert (workspace / "a.txt").read_text() == "a\n" and (workspace / "b.txt").read_text() == "b\n"
+    [taken] = [e for e in events if isinstance(e, ev.CheckpointTaken)]
+    assert sorted(f.path for f in taken.files) == ["a.txt", "b.txt"]

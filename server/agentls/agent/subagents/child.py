@@ -138,6 +138,17 @@ class ChildToolCalls(ToolCalls):
         await super().run(uses, emit, cut_off, recorder or self.parent_recorder)
 
 
+class SharedRecorder(TurnRecorder):
+    """A child's part of the parent turn's checkpoint. Children run side by side, so each keeps its own
+    "before" snapshot (one shared one would let a second write go unrecorded), and every change it sees goes
+    into the parent's record of the turn, which the parent alone finishes."""
+
+    def __init__(self, parent: TurnRecorder) -> None:  # not super(): the parent's checkpoint, not a new one
+        self.owner, self.checkpoint = parent.owner, parent.checkpoint
+        self._before, self._paths = None, None
+        self._changes = parent._changes  # the same dict: the turn's changes, path → [first before, last after]
+
+
 class ChildRecording(Recording):
     """Keeps what the child said and did (its transcript) and the text of its last reply (its answer)."""
 
@@ -177,7 +188,7 @@ class Child:
                                     parent.policy, parent.mcp, parent.instructions, editor=parent.editor,
                                     shell=parent.shell, shell_timeout=parent.shell_timeout)
         tool_calls.allowed, tool_calls.task_call, tool_calls.name = self.tools, task_call, task.name
-        tool_calls.parent_recorder = recorder
+        tool_calls.parent_recorder = SharedRecorder(recorder) if recorder is not None else None
         self._steps = TurnSteps(conversation, head, self.recording, tool_calls, compaction, parent.clock)
 
     def _fork(self, parent: Conversation) -> None:
