@@ -126,3 +126,20 @@ async def test_two_children_writing_at_once_both_land_in_the_turns_checkpoint(ma
     assert (workspace / "a.txt").read_text() == "a\n" and (workspace / "b.txt").read_text() == "b\n"
     [taken] = [e for e in events if isinstance(e, ev.CheckpointTaken)]
     assert sorted(f.path for f in taken.files) == ["a.txt", "b.txt"]
+
+
+async def test_in_plan_mode_a_child_only_reads_too(make_agent, mock_api, workspace):
+    def never(request):
+        raise AssertionError(f"plan mode asked about {request}")
+
+    mock_api.script(Reply([task("try a write", "LAMBDA: write c.txt", tools=["write_file", "read_file"])]),
+                    Reply([Text("planned")]))
+    mock_api.script_for("LAMBDA:", Reply([ToolUse("write_file", {"path": "c.txt", "content": "c\n"})]),
+                        Reply([Text("refused")]))
+    agent = make_agent(approve=never)
+    agent.set_mode("plan")
+    await agent.run_turn("plan it")
+    assert not (workspace / "c.txt").exists()
+    [child_second] = [b for b in mock_api.message_bodies if "LAMBDA:" in str(b["messages"][0])][1:]
+    [refused] = results(child_second)
+    assert refused["is_error"] and "plan mode is on" in refused["content"]
