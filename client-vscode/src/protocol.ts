@@ -426,6 +426,25 @@ export interface CompactionMark {
 /** How an approval was decided: "" nothing was asked; auto/refused: by the settings or an earlier Always. */
 export type ToolApproval = "" | "approved" | "always" | "rejected" | "auto" | "refused";
 
+/** A `task` card's subagent as the transcript of record keeps it. */
+export interface SubagentMark {
+  name: string;
+  model: string;
+  fork: boolean;
+  steps: SubagentStepMark[]; // the last 100
+  isError: boolean;
+  requests: number;
+  tokens: number;
+  usd: number;
+  transcript: string;
+}
+
+export interface SubagentStepMark {
+  tool: string;
+  summary: string;
+  isError: boolean;
+}
+
 export interface TranscriptTool {
   id: string;
   name: string;
@@ -438,6 +457,7 @@ export interface TranscriptTool {
   approval: ToolApproval;
   reason: string; // the user's words when they rejected it
   done: boolean; // false: the tool never returned
+  subagent?: SubagentMark | null; // a `task` call: its subagent (absent from an older server)
 }
 
 // ------------------------------------------------------------- Checkpoints

@@ -143,3 +143,21 @@ async def test_in_plan_mode_a_child_only_reads_too(make_agent, mock_api, workspa
     [child_second] = [b for b in mock_api.message_bodies if "LAMBDA:" in str(b["messages"][0])][1:]
     [refused] = results(child_second)
     assert refused["is_error"] and "plan mode is on" in refused["content"]
+
+
+async def test_a_resumed_task_card_keeps_its_subagents_steps_and_cost(make_agent, mock_api):
+    mock_api.script(Reply([task("scan", "MU: scan")]), Reply([Text("scanned")]))
+    mock_api.script_for("MU:", Reply([ToolUse("grep_search", {"pattern": "main"})]), Reply([Text("found main")]))
+    agent = make_agent()
+    await agent.run_turn("scan it")
+    before = agent.cost()
+    agent.session.close()
+    again = make_agent(new=False)  # a restart: the same session, read back from its records
+    [card] = [t for e in await again.transcript() for t in e.tools if t.name == "task"]
+    assert card.subagent is not None and card.subagent.name == "scan" and not card.subagent.is_error
+    assert [(s.tool, s.is_error) for s in card.subagent.steps] == [("grep_search", False)]
+    assert card.subagent.requests == 2 and card.subagent.transcript.endswith("/transcript")
+    after = again.cost()
+    assert [(c.name, c.requests, c.usage) for c in after.subagents] == [(c.name, c.requests, c.usage)
+                                                                        for c in before.subagents]
+    assert after.requests == before.requests and after.usage == before.usage

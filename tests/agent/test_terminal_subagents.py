@@ -40,5 +40,9 @@ async def test_a_subagent_is_an_indented_block_and_cost_names_it(mock_api, works
         [child] = [row for row in rows if "subagent “tidy notes”" in row and "requests" in row]
         [total] = [row for row in rows if "sum of 1 subagent:" in row]
         assert "3 requests" in child and "3 requests" in total
+        resumed = io.StringIO()
+        Renderer(resumed).transcript(await runtime.agent.transcript())
+        shown = resumed.getvalue()  # a resumed conversation: the task card with its subagent's steps under it
+        assert "⏺ tidy notes: done" in shown and "    │ ✓ " in shown and "└ “tidy notes” done: 3 requests" in shown
     finally:
         await runtime.aclose()

@@ -2,7 +2,7 @@
  * A subagent inside its `task` card: the steps of the child as they arrive (`subagentStarted`,
  * `subagentStep`, `subagentFinished`, docs/protocol.md), folded into the card. Pure.
  */
-import type { AgentEvent, SubagentStepEvent } from "../protocol";
+import type { AgentEvent, SubagentMark, SubagentStepEvent } from "../protocol";
 
 export interface SubagentStepView {
   toolUseId: string; // the child's own tool call
@@ -68,4 +68,13 @@ export function finish(view: SubagentView, ev: Extract<AgentEvent, { kind: "suba
   view.usd = ev.usd;
   view.transcript = ev.transcript;
   for (const l of view.lines) if (l.kind === "tool" && !l.step.done) l.step.done = true; // stopped with it
+}
+
+/** A card of the transcript of record (a resumed or reloaded panel): the subagent as it ended. */
+export function viewOfMark(m: SubagentMark): SubagentView {
+  const lines: SubagentLine[] = m.steps.map((s, i) => ({
+    kind: "tool",
+    step: { toolUseId: `step-${i}`, tool: s.tool, summary: s.summary, done: true, isError: s.isError },
+  }));
+  return { name: m.name, model: m.model, fork: m.fork, lines, done: true, isError: m.isError, tokens: m.tokens, usd: m.usd, transcript: m.transcript };
 }

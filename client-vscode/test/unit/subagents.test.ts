@@ -6,6 +6,7 @@ import type { AgentEvent, CostResult } from "../../src/protocol";
 import { confirmTitle } from "../../src/shared/confirm";
 import { costLine, costMarkdown } from "../../src/shared/format";
 import { applyEvent, emptyTranscript, findCard, startTurn } from "../../src/shared/transcript";
+import { cardOf } from "../../src/shared/transcriptOfRecord";
 
 const usage = (i: number, o: number, r = 0, w = 0) => ({ inputTokens: i, outputTokens: o, cacheReadTokens: r, cacheWriteTokens: w });
 
@@ -49,4 +50,16 @@ test("a child's steps fold into its task card, never into the turn", () => {
   assert.equal(card.subagent?.tokens, 15);
   const item = t.items[t.items.length - 1];
   assert.ok(item.role === "assistant" && item.blocks.every((b) => b.kind === "tool")); // no child text in the reply
+});
+
+test("a resumed task card shows its subagent's steps as they ended", () => {
+  const card = cardOf({
+    id: "task1", name: "task", summary: "look: done", isError: false, resultChars: 40, marker: "", input: null, diff: "",
+    approval: "", reason: "", done: true,
+    subagent: { name: "look", model: "m", fork: false, steps: [{ tool: "read_file", summary: "Read a.py", isError: false }], isError: false, requests: 2, tokens: 900, usd: 0.01, transcript: "context://task1/transcript" },
+  });
+  assert.equal(card.subagent?.name, "look");
+  assert.deepEqual(card.subagent?.lines, [{ kind: "tool", step: { toolUseId: "step-0", tool: "read_file", summary: "Read a.py", done: true, isError: false } }]);
+  assert.equal(card.subagent?.done, true);
+  assert.equal(cardOf({ id: "x", name: "read_file", summary: "", isError: false, resultChars: 0, marker: "", input: null, diff: "", approval: "", reason: "", done: true }).subagent, undefined);
 });

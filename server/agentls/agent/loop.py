@@ -93,7 +93,7 @@ class Agent:
                                self.instructions, editor=editor, shell=shell, shell_timeout=shell_timeout)
         tool_calls.subagents = self.subagents = Subagents(Parent(
             conversation, head, workspace, self.instructions, self.mcp, editor, approve, self.policy, shell,
-            shell_timeout, clock, lambda: self.model_settings))
+            shell_timeout, clock, lambda: self.model_settings, recording))
         self._steps = TurnSteps(conversation, head, recording, tool_calls, self._compaction, clock)
         self._rewinder = Rewinder(conversation, head, self._restorer)
         if session is not None:

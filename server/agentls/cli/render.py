@@ -30,7 +30,7 @@ from ..agent.todos import TodoItem, progress
 from ..agent.transcript import TranscriptEntry
 from ..agent.views import ContextDetails, CostDetails
 from ..agent.visible import visible
-from .subagent_view import SubagentBlocks
+from .subagent_view import SubagentBlocks, mark_lines
 from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
 from .lines import (checkpoint_lines, dollars, instructions_changed_text, k, mcp_lines, model_lines, rewind_lines,
@@ -253,6 +253,8 @@ class Renderer:
             for tool in entry.tools:
                 outcome = f" ({visible(tool.approval)})" if tool.approval in ("rejected", "refused") else ""
                 self.line(f"    ⏺ {visible(tool.summary)}{outcome}", RED if tool.is_error else CYAN)
+                for row in mark_lines(tool.subagent) if tool.subagent is not None else []:
+                    self.line(row, DIM)  # a task call: its subagent's steps, indented under it
 
     def checkpoints(self, listed: list[Checkpoint]) -> None:
         for row in checkpoint_lines(listed):

@@ -7,6 +7,7 @@ line of the block at its next step (never streamed into the parent's reply).
 from __future__ import annotations
 
 from ..agent import events as ev
+from ..agent.subagents.marks import SubagentMark
 from ..agent.visible import visible
 
 BAR = "    │ "
@@ -57,3 +58,12 @@ class SubagentBlocks:
         name = self._names.get(call, "")
         shown = text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 1] + "…"
         return [(f"{BAR}{visible(name)}: {visible(shown)}" if name else f"{BAR}{visible(shown)}", False)]
+
+
+def mark_lines(mark: SubagentMark, last: int = 8) -> list[str]:
+    """A resumed task card's subagent: its last steps and how it ended, as an indented block."""
+    rows = [f"{BAR}{'✗' if step.is_error else '✓'} {visible(step.summary or step.tool)}" for step in mark.steps[-last:]]
+    more = [f"{BAR}… {len(mark.steps) - last} earlier steps"] if len(mark.steps) > last else []
+    end = f"    └ “{visible(mark.name)}” {'failed' if mark.is_error else 'done'}: {mark.requests} requests · " \
+          f"{mark.tokens:,} tokens"
+    return [*more, *rows, end]

@@ -248,7 +248,8 @@ DOC_INTERFACES: dict[str, type] = {
     "PermissionRule": shapes.PermissionRuleWire, "PermissionsResult": PermissionsResult,
     "CacheReport": shapes.CacheReportWire, "RequestCache": shapes.RequestCacheWire, "CacheMiss": shapes.CacheMissWire,
     "MissTotal": shapes.MissTotalWire, "DropTotal": shapes.DropTotalWire, "ModeResult": ModeResult,
-    "SubagentCost": shapes.SubagentCostWire,
+    "SubagentCost": shapes.SubagentCostWire, "SubagentMark": shapes.SubagentMarkWire,
+    "SubagentStepMark": shapes.SubagentStepMarkWire,
 }
 
 

@@ -55,6 +55,25 @@ class TranscriptToolWire(TypedDict):
     approval: str
     reason: str
     done: bool
+    subagent: SubagentMarkWire | None
+
+
+class SubagentStepMarkWire(TypedDict):
+    tool: str
+    summary: str
+    isError: bool
+
+
+class SubagentMarkWire(TypedDict):
+    name: str
+    model: str
+    fork: bool
+    steps: list[SubagentStepMarkWire]
+    isError: bool
+    requests: int
+    tokens: int
+    usd: float
+    transcript: str
 
 
 class CompactionMarkWire(TypedDict):

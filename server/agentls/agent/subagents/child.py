@@ -71,6 +71,7 @@ class Parent:
     shell_timeout: float
     clock: Callable[[], float]
     settings: Callable[[], ModelSettings]  # the parent's model settings now (a reconfigure changes them)
+    recording: Recording | None = None  # the parent's: a child's card is kept in its transcript of record
 
 
 class ChildHead(PromptHead):

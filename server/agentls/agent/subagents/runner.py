@@ -26,7 +26,8 @@ from ..tools.base import error
 from ..store import StoreError
 from ..turn.recording import Emit
 from .child import Child, Parent
-from .costs import subagent_fact
+from .costs import subagent_fact, tokens
+from .marks import SubagentMark, SubagentStepMark, subagent_record
 from .tool import PARALLEL_LIMIT, TASK, TaskInput, TaskInputError, task_input
 from .transcript import render, transcript_ref
 
@@ -102,7 +103,11 @@ class Subagents:
                          f"{task.name}: failed")
         await emit(ev.SubagentStarted(tool_use_id, task.name, child.model, task.fork, sorted(child.tools)))
 
+        steps: list[SubagentStepMark] = []  # what its card keeps in the transcript of record
+
         async def step(event: ev.AgentEvent) -> None:
+            if isinstance(event, ev.ToolEnd):
+                steps.append(SubagentStepMark(event.tool, event.summary, event.is_error))
             if isinstance(event, SHOWN):
                 await emit(ev.SubagentStep(tool_use_id, event))
 
@@ -119,6 +124,9 @@ class Subagents:
         finally:
             ref = self._keep(child, task, output)
             requests, usage, usd = self._count(child, task, tool_use_id)
+            self._remember(tool_use_id, SubagentMark(task.name, child.model, task.fork, tuple(steps),
+                                                     output is None or output.is_error, requests, tokens(usage), usd,
+                                                     ref))
             await child.aclose()
             await emit(ev.SubagentFinished(tool_use_id, task.name, output is None or output.is_error, usage,
                                            requests, usd, ref))
@@ -139,6 +147,12 @@ class Subagents:
             log.warning("the transcript of subagent %s was not kept: %s", child.task_call, problem)
             return ""
         return ref
+
+    def _remember(self, tool_use_id: str, mark: SubagentMark) -> None:
+        """The card's subagent into the parent's transcript of record (a resumed panel shows its steps)."""
+        recording = self.parent.recording
+        if recording is not None:
+            recording.remember(subagent_record(self.parent.conversation.turn_id, tool_use_id, mark))
 
     def _count(self, child: Child, task: TaskInput, tool_use_id: str) -> tuple[int, Usage, float]:
         """The child's costs into the conversation's ledger and the session (each request's usage record)."""
