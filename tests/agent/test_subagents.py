@@ -92,12 +92,15 @@ async def test_a_child_that_raises_is_an_error_result_not_the_parents_crash(make
 
 async def test_bad_task_input_is_the_calls_error(make_agent, mock_api):
     mock_api.script(Reply([ToolUse("task", {"description": "x", "prompt": "p", "tools": ["rm_everything"]}),
-                           ToolUse("task", {"prompt": "no description"})]), Reply([Text("ok")]))
+                           ToolUse("task", {"prompt": "no description"}),
+                           ToolUse("task", {"description": "x", "prompt": "p", "model": "m\x1b[2J" + "x" * 300})]),
+                    Reply([Text("ok")]))
     agent = make_agent()
     await agent.run_turn("explore")
-    unknown, missing = results(mock_api.message_bodies[-1])
+    unknown, missing, model = results(mock_api.message_bodies[-1])
     assert unknown["is_error"] and "no tool named rm_everything" in unknown["content"]
     assert missing["is_error"] and "description" in missing["content"]
+    assert model["is_error"] and "`model` must be a model id" in model["content"] and "x" * 300 not in model["content"]
     assert len(mock_api.message_bodies) == 2  # no child was started
 
 

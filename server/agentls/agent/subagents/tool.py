@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...model.models_api import is_model_id
 from ..plan_mode import READ_ONLY
 
 TASK = "task"
@@ -89,8 +90,8 @@ def task_input(raw: Any) -> TaskInput:
     if tools is not None and TASK in tools:
         raise TaskInputError("a subagent cannot start subagents of its own (`task` in `tools`)")
     model = raw.get("model")
-    if model is not None and (not isinstance(model, str) or not model.strip()):
-        raise TaskInputError("`model` must be a model id")
+    if model is not None and (not isinstance(model, str) or not is_model_id(model.strip())):
+        raise TaskInputError("`model` must be a model id (printable ASCII, no spaces, at most 256 characters)")
     fork = raw.get("fork", False)
     if not isinstance(fork, bool):
         raise TaskInputError("`fork` must be true or false")
