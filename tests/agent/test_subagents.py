@@ -98,7 +98,7 @@ async def test_bad_task_input_is_the_calls_error(make_agent, mock_api):
     agent = make_agent()
     await agent.run_turn("explore")
     unknown, missing, model = results(mock_api.message_bodies[-1])
-    assert unknown["is_error"] and "no tool named rm_everything" in unknown["content"]
+    assert unknown["is_error"] and "no tool named 'rm_everything'" in unknown["content"]
     assert missing["is_error"] and "description" in missing["content"]
     assert model["is_error"] and "`model` must be a model id" in model["content"] and "x" * 300 not in model["content"]
     assert len(mock_api.message_bodies) == 2  # no child was started

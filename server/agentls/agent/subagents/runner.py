@@ -23,6 +23,7 @@ from ..checkpoints import TurnRecorder
 from ..errors import AgentError
 from ..tools import ToolOutput
 from ..tools.base import error
+from ..visible import excerpt
 from ..store import StoreError
 from ..turn.recording import Emit
 from .child import Child, Parent
@@ -87,8 +88,10 @@ class Subagents:
         if task.tools is not None:
             offered = {tool["name"] for tool in self.parent.head.tools} - {TASK}
             unknown = sorted(task.tools - offered)
-            if unknown:
-                raise TaskInputError(f"no tool named {', '.join(unknown)}; tools: {', '.join(sorted(offered))}")
+            if unknown:  # named, a few: the input is the model's own, of any length
+                more = f" (+{len(unknown) - 5})" if len(unknown) > 5 else ""
+                named = ", ".join(excerpt(name) for name in unknown[:5]) + more
+                raise TaskInputError(f"no tool named {named}; tools: {', '.join(sorted(offered))}")
         if task.fork and task.model and task.model != self.parent.settings().model:
             raise TaskInputError("a fork answers with your model (its cached prefix is that model's); "
                                  "leave `model` out or set `fork` to false")
