@@ -23,28 +23,21 @@ DEFAULT_TOOLS = READ_ONLY - {TASK}
 DESCRIPTION_CHARS = 80  # a description longer than this is cut where the user sees it
 
 DESCRIPTION = (
-    "Run a subagent: a separate agent with its own context window that carries out `prompt` and returns only "
-    "its final answer to you. Use it for exploration or research that would otherwise fill your context with "
-    "intermediate results (searching, reading many files), or for independent pieces of work. Several task "
-    f"calls in one reply run in parallel (at most {PARALLEL_LIMIT} at a time). The subagent sees nothing of "
-    "this conversation unless `fork` is true, so `prompt` must say everything it needs, and what to report "
-    "back. By default it may only read and search (read_file, list_files, grep_search, the editor's "
-    "queries); list other tools in `tools` to let it write or run commands (the user is still asked). "
-    "Its full transcript stays readable with read_file at the context:// ref its result names."
+    "Run a subagent with its own context: it carries out `prompt` and returns only its final answer. Use it for "
+    "exploration that would fill your context (searching, reading many files) or for independent work. Calls in "
+    f"one reply run in parallel (at most {PARALLEL_LIMIT} at once). It sees none of this conversation unless `fork` "
+    "is true: say everything it needs and what to report. Read-only tools unless `tools` lists others (the user is "
+    "still asked); its transcript stays readable at the context:// ref its result names."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "description": {"type": "string", "description": "A short (3-6 words) name of the task, shown to the "
-                                                         "user."},
-        "prompt": {"type": "string", "description": "The task, complete and self-contained, and what to report."},
-        "tools": {"type": "array", "items": {"type": "string"},
-                  "description": "Tool names the subagent may use (default: the read-only tools)."},
-        "model": {"type": "string", "description": "A model id for the subagent (default: yours)."},
-        "fork": {"type": "boolean", "description": "Start from this conversation (it shares your prompt cache "
-                                                  "and knows everything so far) instead of from the prompt "
-                                                  "alone."},
+        "description": {"type": "string", "description": "3-6 words, shown to the user"},
+        "prompt": {"type": "string", "description": "The whole task, and what to report"},
+        "tools": {"type": "array", "items": {"type": "string"}, "description": "Tool names (default: read-only)"},
+        "model": {"type": "string", "description": "Model id (default: yours)"},
+        "fork": {"type": "boolean", "description": "Start from this conversation (shares your prompt cache)"},
     },
     "required": ["description", "prompt"],
 }
