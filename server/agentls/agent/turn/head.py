@@ -30,7 +30,7 @@ from ..instructions import changes_text
 from ..prompt import system_prompt
 from ..store import StoreError
 from ..subagents.tool import definition as task_definition
-from ..tools import tool_definitions
+from ..tools import TOOLS, tool_definitions
 from ..tools.editor import EditorQueries
 from ..workspace import Workspace
 from .conversation import Conversation
@@ -79,9 +79,12 @@ class PromptHead:
         return head_rules(self.conversation.client.settings)
 
     def _builtin_tools(self) -> list[dict[str, Any]]:
-        """The built-in tools, then the editor's: MCP tools come after them (a stable order)."""
+        """The built-in tools (`task` among them), then the editor's: MCP tools come after them (a stable order)."""
         tools = tool_definitions(self.editor.kinds if self.editor is not None else ())
-        return [*tools, task_definition()] if self.offers_task else tools
+        if not self.offers_task:
+            return tools
+        core = len(TOOLS)  # `task` after the core tools, the editor's still last
+        return [*tools[:core], task_definition(), *tools[core:]]
 
     def _tokens(self) -> tuple[int, int]:
         """(the whole head, its tools) in estimated tokens."""
