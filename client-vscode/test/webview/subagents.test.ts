@@ -22,6 +22,7 @@ test("a subagent is one card whose steps arrive inside it, live, and expand", as
   assert.equal(await page.locator(".tool-card").count(), 1); // the child's call is no card of its own
   assert.match((await page.textContent(".subagent-card .subagent-meta")) ?? "", /1 step · grep_search main/);
   await page.click(".subagent-card > summary");
+  await page.locator(".subagent-card .subagent-steps").waitFor(); // the body comes with the toggle event, a task later
   assert.equal(await page.locator(".subagent-card .subagent-step.running").count(), 1);
   await host(page, step({ kind: "toolEnd", toolUseId: "c1", tool: "grep_search", summary: "3 matches", isError: false, resultChars: 90, marker: "", approval: "", diff: "", reason: "" }));
   await host(page, step({ kind: "toolStart", toolUseId: "c2", tool: "read_file", summary: "read_file app.py" }));
@@ -47,6 +48,7 @@ test("an open subagent card asks for its result only once it ended (never the ru
   await host(page, ev({ kind: "toolStart", toolUseId: "tu_run", tool: "task", summary: "task look" }));
   await host(page, ev({ kind: "subagentStarted", toolUseId: "tu_run", name: "look", model: "m", fork: false, tools: [] }));
   await page.click(".subagent-card > summary");
+  await page.locator(".subagent-card .subagent-steps").waitFor(); // opened: the toggle handler has run
   await host(page, ev({ kind: "subagentStep", toolUseId: "tu_run", step: { kind: "textDelta", text: "hm" } }));
   assert.deepEqual((await posted(page)).filter((m) => m.type === "toolResult"), []);
   await host(page, ev({ kind: "toolEnd", toolUseId: "tu_run", tool: "task", summary: "look: done", isError: false, resultChars: 9, marker: "", approval: "", diff: "", reason: "" }));
