@@ -8,6 +8,7 @@ import { maybeShowDemoNotice } from "./demoNotice";
 import { EditorQueryHandler, vscodeEditorApi } from "./editorQuery";
 import { StatusBar } from "./statusBar";
 import { SCHEME, VirtualDocs } from "./virtualDocs";
+import { Methods, type CostResult } from "./protocol";
 
 let agent: AgentClient | undefined;
 
@@ -21,6 +22,11 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
     chat?.askInPanel(p, token, fallback),
   );
   agent = new AgentClient(ctx, log, confirm, editorQuery);
+  const client = agent;
+  // each subagent's tokens and cost in the meter's tooltip, as agent/cost names them
+  const refreshSubagents = (): void => {
+    client.request<CostResult>(Methods.cost, {}).then((c) => status.setSubagents(c.subagents ?? []), () => undefined);
+  };
   chat = new ChatController(ctx, agent, docs);
   ctx.subscriptions.push(
     log,
@@ -35,6 +41,9 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
     }),
     agent.onStatus.event((s) => status.setStatus(s)),
     agent.onContextUsage.event((u) => status.setUsage(u)),
+    // a subagent ended: its tokens and cost join the meter's tooltip (agent/cost names each one)
+    agent.onEvent.event((e) => e.kind === "subagentFinished" && refreshSubagents()),
+    agent.onContextUsage.event(() => status.hasSubagents && refreshSubagents()), // a new chat has none
     agent.onContextUsage.event((u) => void maybeShowDemoNotice(ctx.workspaceState, u)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration("agentls.pythonPath")) {

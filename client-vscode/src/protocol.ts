@@ -217,8 +217,23 @@ export interface CostResult {
   usd: number;
   /** models of this session without a known price: their tokens are counted, their cost is unknown */
   unpricedModels: string[];
+  /** each subagent (`task` call) of the conversation; the totals above include them */
+  subagents?: SubagentCost[]; // absent from an older server
   /** why the prompt cache missed; only when the server has something to tell */
   cache?: CacheReport;
+}
+
+/** What one subagent cost (its `task` call's id and description). */
+export interface SubagentCost {
+  toolUseId: string;
+  name: string;
+  model: string;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  usd: number;
 }
 
 /** Cache diagnoses and thinking transformations of the session (agent/cache_report.py computes every figure). */
@@ -413,6 +428,25 @@ export interface CompactionMark {
 /** How an approval was decided: "" nothing was asked; auto/refused: by the settings or an earlier Always. */
 export type ToolApproval = "" | "approved" | "always" | "rejected" | "auto" | "refused";
 
+/** A `task` card's subagent as the transcript of record keeps it. */
+export interface SubagentMark {
+  name: string;
+  model: string;
+  fork: boolean;
+  steps: SubagentStepMark[]; // the last 100
+  isError: boolean;
+  requests: number;
+  tokens: number;
+  usd: number;
+  transcript: string;
+}
+
+export interface SubagentStepMark {
+  tool: string;
+  summary: string;
+  isError: boolean;
+}
+
 export interface TranscriptTool {
   id: string;
   name: string;
@@ -425,6 +459,7 @@ export interface TranscriptTool {
   approval: ToolApproval;
   reason: string; // the user's words when they rejected it
   done: boolean; // false: the tool never returned
+  subagent?: SubagentMark | null; // a `task` call: its subagent (absent from an older server)
 }
 
 // ------------------------------------------------------------- Checkpoints
@@ -657,7 +692,24 @@ export type AgentEvent =
   | { turnId: string; kind: "instructionsChanged"; changes: number; added: string[]; removed: string[]; changed: string[]; delivery?: "head" | "appended" }
   | { turnId: string; kind: "todos"; todos: Todo[] }
   | { turnId: string; kind: "thinkingDropped"; text: string; path: string; toolUseIds: string[]; retried: boolean; blocks: number }
-  | { turnId: string; kind: "error"; message: string };
+  | { turnId: string; kind: "error"; message: string }
+  | { turnId: string; kind: "subagentStarted"; toolUseId: string; name: string; model: string; fork: boolean; tools: string[] }
+  | { turnId: string; kind: "subagentStep"; toolUseId: string; step: SubagentStepEvent }
+  | {
+      turnId: string;
+      kind: "subagentFinished";
+      toolUseId: string;
+      name: string;
+      isError: boolean;
+      usage: Usage;
+      requests: number;
+      usd: number;
+      transcript: string;
+    };
+
+/** A subagent's own event inside its card: an AgentEvent without turnId (textDelta, toolStart, toolEnd, retry, usage, error, compaction…, todos, thinkingDropped). */
+export type SubagentStepEvent = DistributiveOmit<AgentEvent, "turnId">;
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
 export type AgentEventKind = AgentEvent["kind"];
 
@@ -691,6 +743,7 @@ export interface ConfirmParams {
   paths?: string[]; // rewind: files changed outside the agent it would overwrite
   rules?: string[]; // the allow rules "Always" (remember) adds; absent: none can be made
   toolUseId?: string; // the tool call asking: the panel asks on its card
+  subagent?: string; // a subagent asks (its description): toolUseId is then its `task` call
 }
 
 /** remember: "Always" (adds the request's rules); reason: told to the model with a refusal */

@@ -1,13 +1,14 @@
 /** The context meter in the status bar, fed by `agent/contextUsage`. */
 import * as vscode from "vscode";
-import type { ContextUsage } from "./protocol";
-import { USE_MODEL_WINDOW, phaseText, statusBackground, statusText, statusTooltip } from "./shared/format";
+import type { ContextUsage, SubagentCost } from "./protocol";
+import { USE_MODEL_WINDOW, phaseText, statusBackground, statusText, statusTooltip, subagentsMarkdown } from "./shared/format";
 import type { ServerStatus } from "./shared/messages";
 
 export class StatusBar implements vscode.Disposable {
   readonly item: vscode.StatusBarItem;
   private usage: ContextUsage | undefined;
   private status: ServerStatus = { phase: "starting" };
+  private subagents: SubagentCost[] = []; // the conversation's subagents, as agent/cost last named them
 
   constructor() {
     this.item = vscode.window.createStatusBarItem("agentls.context", vscode.StatusBarAlignment.Right, 100);
@@ -23,6 +24,16 @@ export class StatusBar implements vscode.Disposable {
     this.render();
   }
 
+  /** Each subagent's tokens and cost, shown in the tooltip (refreshed when one ends: extension.ts). */
+  get hasSubagents(): boolean {
+    return this.subagents.length > 0;
+  }
+
+  setSubagents(items: SubagentCost[]): void {
+    this.subagents = items;
+    this.render();
+  }
+
   setUsage(u: ContextUsage): void {
     this.usage = u;
     this.render();
@@ -35,7 +46,7 @@ export class StatusBar implements vscode.Disposable {
       it.text = statusText(u);
       const bg = statusBackground(u.level);
       it.backgroundColor = bg ? new vscode.ThemeColor(bg) : undefined;
-      const md = new vscode.MarkdownString(statusTooltip(u));
+      const md = new vscode.MarkdownString([statusTooltip(u), ...subagentsMarkdown(this.subagents)].join("\n"));
       md.supportThemeIcons = true;
       md.isTrusted = { enabledCommands: [USE_MODEL_WINDOW] }; // the "use the full window" link, nothing else
       it.tooltip = md;

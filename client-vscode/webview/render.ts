@@ -29,13 +29,14 @@ function cardToggled(d: HTMLDetailsElement): void {
   else openDetails.delete(cardKey(id));
   persist();
   if (!d.open || d.querySelector(":scope > .tool-body")) return; // also: set open by the renderer
-  if (!toolDetails.has(id)) fetchDetails(id);
-  d.append(toolBody(toolDetails.get(id), T.findCard(state.transcript, id)));
+  const card = T.findCard(state.transcript, id);
+  if (!toolDetails.has(id) && card?.done) fetchDetails(id); // a running call has no result yet: fetched once done
+  d.append(toolBody(toolDetails.get(id), card));
 }
 
 function renderCard(card: T.ToolCard): HTMLElement {
   const open = openDetails.has(cardKey(card.toolUseId));
-  if (open && !toolDetails.has(card.toolUseId)) fetchDetails(card.toolUseId);
+  if (open && card.done && !toolDetails.has(card.toolUseId)) fetchDetails(card.toolUseId);
   const d = toolCard(card, open, toolDetails.get(card.toolUseId));
   d.addEventListener("toggle", () => cardToggled(d as HTMLDetailsElement));
   return d;

@@ -10,6 +10,7 @@ import { visible } from "../src/shared/visible";
 import type * as T from "../src/shared/transcript";
 import { el } from "./dom";
 import { linkifyPathLines } from "./pathLinks";
+import { subagentMeta, subagentSteps } from "./subagentCard";
 
 export type Details = { result: ToolResult } | { error: string } | "loading";
 
@@ -113,6 +114,8 @@ function rewriteView(r: ToolResult): HTMLElement | undefined {
 
 export function toolBody(details: Details | undefined, card?: T.ToolCard): HTMLElement {
   const body = el("div", { class: "tool-body" });
+  if (card?.subagent) body.append(subagentSteps(card.subagent)); // live: re-rendered with each step
+  if (card?.subagent && !card.done) return body; // its answer comes when it ends
   if (details === undefined || details === "loading") {
     body.append(el("div", { class: "loading" }, "Loading…"));
     return body;
@@ -158,6 +161,7 @@ export function toolCard(card: T.ToolCard, open: boolean, details: Details | und
     el("code", { class: "tool-summary", title: card.summary }, card.summary),
   );
   const meta = el("div", { class: "tool-meta" });
+  if (card.subagent) meta.append(subagentMeta(card.subagent));
   if (waiting) meta.append(badge("waiting for approval", "waiting", "The agent waits for your answer below"));
   else if (!card.done) meta.append(badge("running", "running"));
   else meta.append(el("span", { class: "size" }, formatChars(card.resultChars)));
@@ -168,7 +172,8 @@ export function toolCard(card: T.ToolCard, open: boolean, details: Details | und
   if (card.marker) meta.append(badge(card.marker, `marker marker-${card.marker}`, MARKER_TITLES[card.marker]));
   const status = waiting ? "waiting for approval" : !card.done ? "running" : card.isError ? "failed" : "done";
   const label = `${card.tool} ${card.summary}: ${status}${card.done ? `, ${card.resultChars} characters` : ""}${card.marker ? `, ${card.marker}` : ""}${outcome ? `, ${outcome.text}` : ""}`;
-  const d = el("details", { class: `tool-card ${state}`, "data-tool-use-id": card.toolUseId, role: "group", "aria-label": label });
+  const kind = card.subagent ? " subagent-card" : "";
+  const d = el("details", { class: `tool-card ${state}${kind}`, "data-tool-use-id": card.toolUseId, role: "group", "aria-label": label });
   d.open = open;
   d.append(el("summary", { title: "Show the input and the result" }, head, meta));
   if (open) d.append(toolBody(details, card));

@@ -107,7 +107,7 @@ async def test_stdio_tools_are_offered_namespaced_in_a_stable_order_and_called_w
     mcp_names = [n for n in names if n.startswith("mcp__")]
     assert mcp_names == sorted(mcp_names) and "mcp__test__echo" in mcp_names
     assert names[: -len(mcp_names)] == ["read_file", "grep_search", "list_files", "edit_file", "write_file",
-                                        "run_shell", "todo_write"]  # built-ins first, unchanged
+                                        "run_shell", "todo_write", "task"]  # built-ins first, unchanged
     assert all(TOOL_NAME.match(n) for n in names)
     assert first["tools"] == second["tools"]
     [asked] = approvals.asked

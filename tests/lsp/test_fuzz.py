@@ -27,7 +27,7 @@ RESULT_KEYS = {
     "agent/chat": {"turnId", "text", "stopReason", "usage"},
     "agent/compact": {"tokensBefore", "tokensAfter", "summary"},
     "agent/cost": {"model", "requests", "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens",
-                   "cacheWrite1hTokens", "cacheTtl", "usd", "unpricedModels"},
+                   "cacheWrite1hTokens", "cacheTtl", "usd", "unpricedModels", "subagents"},
     "agent/clear": set(),
     "agent/context": {"window", "effectiveWindow", "used", "utilization", "level", "categories", "layers",
                       "placeholders", "model", "demo", "modelWindow"},

@@ -32,7 +32,7 @@ async def test_compact_cost_clear_and_context(start_editor, mock_api, data_dir, 
 
     cost = await editor.request("agent/cost", {})
     assert set(cost) == {"model", "requests", "inputTokens", "outputTokens", "cacheReadTokens",
-                         "cacheWriteTokens", "cacheWrite1hTokens", "cacheTtl", "usd", "unpricedModels"}
+                         "cacheWriteTokens", "cacheWrite1hTokens", "cacheTtl", "usd", "unpricedModels", "subagents"}
     assert cost["requests"] == 2 and cost["usd"] > 0 and cost["unpricedModels"] == []
 
     before = len(editor.usages)

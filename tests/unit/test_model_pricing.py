@@ -90,7 +90,7 @@ def test_tracker_accumulates_and_matches_protocol_shape():
     tracker.add("claude-haiku-4-5", Usage(1, 2, 3, 4))
     result = protocol.cost(tracker.report())
     assert set(result) == {"model", "requests", "inputTokens", "outputTokens", "cacheReadTokens",
-                           "cacheWriteTokens", "cacheWrite1hTokens", "cacheTtl", "usd", "unpricedModels"}
+                           "cacheWriteTokens", "cacheWrite1hTokens", "cacheTtl", "usd", "unpricedModels", "subagents"}
     assert result["model"] == "claude-sonnet-4-5" and result["requests"] == 2
     assert (result["inputTokens"], result["outputTokens"]) == (11, 22)
     assert (result["cacheWriteTokens"], result["cacheReadTokens"]) == (33, 44)

@@ -27,6 +27,12 @@ export function confirmResult(choice: string | undefined): ConfirmResult {
 }
 
 export function confirmTitle(p: ConfirmParams): string {
+  const title = kindTitle(p);
+  // a subagent asks: named, so the user knows which of the running children wants it
+  return p.subagent ? title.replace(/^The agent/, `The subagent “${visible(p.subagent)}”`) : title;
+}
+
+function kindTitle(p: ConfirmParams): string {
   switch (p.kind) {
     case "shell":
       return "The agent wants to run a shell command";

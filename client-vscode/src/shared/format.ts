@@ -6,6 +6,7 @@ import type {
   ContextUsage,
   CompactResult,
   CostResult,
+  SubagentCost,
   LayerStat,
   NextRequest,
   Usage,
@@ -252,12 +253,42 @@ export function costMarkdown(c: CostResult): string {
     `| of which 1-hour TTL | ${formatTokens(c.cacheWrite1hTokens ?? 0)} |`,
     "",
     `Cache TTL of the head and frontier breakpoints: ${c.cacheTtl ?? "5m"}`,
+    ...subagentsMarkdown(c.subagents ?? []),
   ].join("\n");
+}
+
+/** Each subagent's tokens and cost, and their sum (the session's totals above include them); [] when none ran. */
+export function subagentsMarkdown(items: SubagentCost[]): string[] {
+  if (items.length === 0) return [];
+  const tokens = (s: Pick<SubagentCost, "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens">) =>
+    s.inputTokens + s.outputTokens + s.cacheReadTokens + s.cacheWriteTokens;
+  const sum = items.reduce(
+    (a, s) => ({ inputTokens: a.inputTokens + s.inputTokens, outputTokens: a.outputTokens + s.outputTokens,
+      cacheReadTokens: a.cacheReadTokens + s.cacheReadTokens, cacheWriteTokens: a.cacheWriteTokens + s.cacheWriteTokens,
+      usd: a.usd + s.usd, requests: a.requests + s.requests }),
+    { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, usd: 0, requests: 0 },
+  );
+  // narrow: the panel is a side bar
+  const row = (name: string, s: typeof sum) =>
+    `| ${name} | ${s.requests} | ${formatTokens(tokens(s))} | ${formatUsd(s.usd)} |`;
+  return [
+    "",
+    "**Subagents** (included above; tokens: input + output + cache)",
+    "",
+    "| Subagent | Requests | Tokens | Cost |",
+    "|---|---:|---:|---:|",
+    ...items.map((s) => row(escapeMd(s.name), s)),
+    row("**Sum**", sum),
+  ];
 }
 
 export function costLine(c: CostResult): string {
   const unpriced = unpricedSentence(c);
-  return `Agent cost: ${costAmount(c)}${unpriced ? ` (${unpriced})` : ""} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write, TTL ${c.cacheTtl ?? "5m"})`;
+  const subs = c.subagents ?? [];
+  const children = subs.length
+    ? ` · ${subs.length} subagent${subs.length === 1 ? "" : "s"}: ${subs.map((x) => `${x.name} ${formatTokens(x.inputTokens + x.outputTokens + x.cacheReadTokens + x.cacheWriteTokens)}`).join(", ")}`
+    : "";
+  return `Agent cost: ${costAmount(c)}${unpriced ? ` (${unpriced})` : ""} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write, TTL ${c.cacheTtl ?? "5m"})${children}`;
 }
 
 export function compactMarkdown(r: CompactResult): string {

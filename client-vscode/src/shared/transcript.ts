@@ -7,6 +7,7 @@
  */
 import type { AgentEvent, ConfirmParams, ToolApproval, ToolMarker, ToolResult } from "../protocol";
 import { formatSeconds, formatTokens } from "./format";
+import { type SubagentView, applyStep, finish, startedView } from "./subagents";
 
 export interface ToolCard {
   toolUseId: string;
@@ -21,6 +22,7 @@ export interface ToolCard {
   diff?: string; // write/edit: the change as approved (unified, the file's line numbers)
   reason?: string; // the user's words when they rejected it
   stopped?: boolean; // the tool never returned (the turn was stopped, the window closed)
+  subagent?: SubagentView; // a `task` call: its subagent's steps, shown inside the card (shared/subagents.ts)
 }
 
 /** A compaction: before → after tokens, why, and the summary message the model now sees. */
@@ -245,6 +247,21 @@ export function applyEvent(t: Transcript, ev: AgentEvent): void {
     case "error":
       appendNote(t, ev.turnId, ev.message, "error");
       return;
+    case "subagentStarted": {
+      const card = findCard(t, ev.toolUseId);
+      if (card) card.subagent = startedView(ev);
+      return;
+    }
+    case "subagentStep": {
+      const view = findCard(t, ev.toolUseId)?.subagent;
+      if (view) applyStep(view, ev.step);
+      return;
+    }
+    case "subagentFinished": {
+      const view = findCard(t, ev.toolUseId)?.subagent;
+      if (view) finish(view, ev);
+      return;
+    }
   }
 }
 

@@ -4,6 +4,7 @@
  * rewound panel looks as it did live. Pure.
  */
 import type { TranscriptEntry, TranscriptTool } from "../protocol";
+import { viewOfMark } from "./subagents";
 import { MAX_ITEMS, type Block, type Divider, type ToolCard, type Transcript, type TranscriptItem } from "./transcript";
 
 type Assistant = Extract<TranscriptItem, { role: "assistant" }>;
@@ -23,6 +24,7 @@ export function cardOf(t: TranscriptTool): ToolCard {
   if (t.diff) card.diff = t.diff;
   if (t.reason) card.reason = t.reason;
   if (t.done === false) card.stopped = true;
+  if (t.subagent) card.subagent = viewOfMark(t.subagent);
   return card;
 }
 

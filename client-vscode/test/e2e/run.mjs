@@ -16,7 +16,8 @@
 //   then steps-context, -editor, -mcp, -models (22–24: the endpoint's models in the picker, the
 //   tooltip's working window and model maximum), -cache (25–26: a model switch's cache miss named
 //   in /cost and Show Context) and -sessions; AGENTLS_E2E_ONLY=models (or =cache, =sessions, =plan)
-//   runs 01–02 and those steps only;
+//   runs 01–02 and those steps only (a list: =interrupt,sessions); =subagents: 42–43, a subagent's card
+//   with its steps and /cost;
 //   -interrupt (33a–33c: Stop then a new prompt, an endpoint that dies mid-reply then Retry)
 // Until `python -m agentls serve --stdio` exists, only 01–02 run (plus a check
 // that the status bar shows the starting/error state), unless
@@ -38,6 +39,7 @@ import { cacheSteps } from "./steps-cache.mjs";
 import { ruleSteps } from "./steps-rules.mjs";
 import { planSteps } from "./steps-plan.mjs";
 import { interruptSteps } from "./steps-interrupt.mjs";
+import { subagentSteps } from "./steps-subagents.mjs";
 
 const ext = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const repo = path.resolve(ext, "..");
@@ -369,6 +371,7 @@ async function main() {
     models: () => modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail }),
     cache: () => cacheSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }),
     checkpoints: () => checkpointSteps({ page, chat, workspace, log, fail, shot, waitFor }),
+    subagents: () => subagentSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }),
     interrupt: () => interruptSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }),
     sessions: () => sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }),
   };
@@ -437,6 +440,7 @@ async function main() {
     await checkpointSteps({ page, chat, workspace, log, fail, shot, waitFor }); // issue 20
     await ruleSteps({ page, chat, workspace, shot, waitFor, log, fail }); // issue 21 (from the demo model, as issue 20's)
     await planSteps({ page, chat, shot, waitFor, log, fail }); // issue 34 (the demo model)
+    await subagentSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }); // issue 34.1 (scripted)
     await modelSteps({ page, chat, workspace, python, tmp, userSettings: path.join(userData, "User"), statusItem, statusText, shot, waitFor, log, fail }); // issue 16
     await cacheSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }); // issue 29
     await interruptSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }); // issue 33.2

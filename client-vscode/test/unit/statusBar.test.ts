@@ -50,3 +50,17 @@ test("error state offers a restart", () => {
   assert.equal(item.command, "agentls.restartServer");
   assert.equal((item.backgroundColor as unknown as ThemeColor).id, "statusBarItem.errorBackground");
 });
+
+test("the tooltip names each subagent's tokens and their sum", () => {
+  __fake.reset();
+  const sb = new StatusBar();
+  const item = __fake.statusItems[0];
+  sb.setStatus({ phase: "running" });
+  sb.setUsage(u("ok", 0.42));
+  assert.doesNotMatch(item.tooltip.value, /Subagents/);
+  const child = { model: "m", requests: 2, inputTokens: 3000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, usd: 0.01 };
+  sb.setSubagents([{ toolUseId: "a", name: "find callers", ...child }, { toolUseId: "b", name: "read notes", ...child }]);
+  assert.equal(sb.hasSubagents, true);
+  assert.match(item.tooltip.value, /\| find callers \| 2 \| 3.2K \| \$0\.01 \|/);
+  assert.match(item.tooltip.value, /\| \*\*Sum\*\* \| 4 \| 6.4K \| \$0\.02 \|/);
+});

@@ -18,6 +18,7 @@ from ..agent.cache_report import CacheReport
 from ..agent.mcp.search_view import view_text
 from ..agent.commands import CustomCommand
 from ..agent.runtime import ActiveModel
+from ..agent.subagents.costs import cost_lines as subagent_cost_lines
 from ..agent.views import ContextDetails
 from ..context.pipeline import CompactionResult
 from ..model.pricing import CostReport
@@ -59,6 +60,7 @@ def cost_text(cost: CostReport, cache: CacheReport | None = None) -> str:
             f"- {usage.input_tokens:,} input / {usage.output_tokens:,} output tokens\n"
             f"- prompt cache: {usage.cache_read_input_tokens:,} read, {usage.cache_creation_input_tokens:,} written "
             f"(TTL {cost.cache_ttl}; {usage.cache_write_1h_tokens:,} for 1 h)\n")
+    text += "".join(f"- {row}\n" for row in subagent_cost_lines(cost))  # included in the totals above
     if cache is None:
         return text
     head, *rows = cache_text.cost_lines(cache)

@@ -369,6 +369,11 @@ def tool_content(tool_use_id: str, content: Sequence[ToolContent]) -> schema.Too
     return schema.ToolCallProgress(session_update="tool_call_update", tool_call_id=tool_use_id, content=list(content))
 
 
+def tool_progress(tool_use_id: str, value: str) -> schema.ToolCallProgress:
+    """A running call's content as text, whole (a subagent's steps: acp/subagents.py)."""
+    return tool_content(tool_use_id, [schema.ContentToolCallContent(type="content", content=text(value))])
+
+
 # ---------------------------------------------------------------- permissions
 
 ALLOW_ONCE: PermissionKind = "allow_once"
@@ -412,6 +417,11 @@ DECISIONS: dict[str, ApprovalDecision] = {
 
 
 def permission_title(request: ApprovalRequest) -> str:
+    title = _permission_title(request)
+    return f"{title} (asked by subagent “{request.subagent}”)" if request.subagent else title
+
+
+def _permission_title(request: ApprovalRequest) -> str:
     if request.kind == "shell":
         return f"Run `{request.command}`"
     if request.kind == "mcp":

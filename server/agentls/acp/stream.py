@@ -13,6 +13,7 @@ The same events the language server turns into agent/event notifications:
     CompactionStarted/Finished → compaction_update (client opted in), else an agent message
     ErrorEvent, RetryEvent → an agent message / a thought
     TodosChanged (todo_write) → plan
+    SubagentStarted/Step/Finished → tool_call_update of the `task` call: the child's steps as its content
 
 LayerApplied, ToolsChanged and InstructionsChanged have no ACP counterpart: the tool call's content
 already is the result as the model saw it when it arrived; later rewrites show
@@ -39,6 +40,7 @@ from ..agent.workspace import WorkspaceError
 from ..context.compact import FILES_MARK, IMAGES_MARK, SUMMARY_MARK, USER_TEXTS_MARK
 from ..context.store import is_ref
 from . import protocol
+from .subagents import SubagentProgress
 
 if TYPE_CHECKING:
     from ..agent.approval import ApprovalRequest
@@ -69,6 +71,7 @@ class UpdateStream:
         self._running: str | None = None  # the tool call running now
         self._compaction: str | None = None  # the compaction in progress
         self._usage: tuple[int, int, float] | None = None
+        self._subagents = SubagentProgress()
 
     async def send(self, update: protocol.Update) -> None:
         await self.client.session_update(session_id=self.session_id, update=update)
@@ -102,6 +105,10 @@ class UpdateStream:
             await self.send(protocol.plan((item.content, item.status) for item in event.todos))
         elif isinstance(event, ev.ThinkingDropped):
             await self.note(f"\n⚠ {self.scrub(event.text)}\n")
+        elif isinstance(event, (ev.SubagentStarted, ev.SubagentStep, ev.SubagentFinished)):
+            update = self._subagents.update(event)  # the `task` call's content: the child's steps
+            if update is not None:
+                await self.send(update)
 
     async def usage(self, force: bool = False) -> None:
         agent = self.agent()

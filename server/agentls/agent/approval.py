@@ -59,6 +59,7 @@ class ApprovalRequest:
     rules: tuple[str, ...] = ()  # the allow rules "Always" adds (filled in by the policy before it asks)
     config: str | None = None  # mcp: the server configuration's fingerprint (a remembered answer is tied to it)
     tool_use_id: str | None = None  # the tool call asking (set by the agent): the panel shows the question on its card
+    subagent: str | None = None  # the subagent asking (its `task` description); tool_use_id is then its task call
 
 
 @dataclass(frozen=True)

@@ -156,4 +156,37 @@ class ContextUsage(AgentEvent):
     report: ContextReport
 
 
+@dataclass(frozen=True)
+class SubagentStarted(AgentEvent):
+    """A `task` call started its subagent (agent/subagents): its card shows the steps that follow."""
+
+    tool_use_id: str  # the parent's `task` call: the card
+    name: str  # the call's description
+    model: str
+    fork: bool = False  # started from the parent's conversation (its cached prefix)
+    tools: list[str] = field(default_factory=list)  # what it may call
+
+
+@dataclass(frozen=True)
+class SubagentStep(AgentEvent):
+    """One event of a running subagent (a ToolStart, ToolEnd, TextDelta, RetryEvent, UsageEvent, ErrorEvent,
+    compaction or TodosChanged of its own), shown inside its card, never as the parent's."""
+
+    tool_use_id: str  # the parent's `task` call
+    step: AgentEvent
+
+
+@dataclass(frozen=True)
+class SubagentFinished(AgentEvent):
+    """The subagent ended (its answer, a failure, or stopped): what it cost and where its transcript is."""
+
+    tool_use_id: str
+    name: str
+    is_error: bool
+    usage: Usage = field(default_factory=Usage)
+    requests: int = 0
+    usd: float = 0.0
+    transcript: str = ""  # the context:// ref of its full transcript ("" when none was kept)
+
+
 EventSink = Callable[[AgentEvent], None | Awaitable[None]]

@@ -39,6 +39,11 @@ from .plan_mode import ACT, MODE, checked
 from .sent import COMPACTED, SentLog, ToolResultView, tool_result_view
 from .shell_runner import ShellRunner
 from .store import Session
+from .subagents.child import Parent
+from .subagents.runner import Subagents
+from .subagents.tool import TASK
+from .subagents.transcript import SUFFIX as TRANSCRIPT
+from ..context.store import REF_SCHEME
 from .todos import TodoItem, TodoList
 from .tools.editor import EditorQueries
 from .transcript import TranscriptBuilder, TranscriptEntry, with_checkpoints
@@ -78,13 +83,17 @@ class Agent:
         conversation = self._conversation = Conversation(ModelClient(self.model_settings),
                                                          context or ContextConfig(), session)
         self._claim = Claim()
-        head = self._head = PromptHead(conversation, workspace, self.instructions, self.mcp, editor, self.policy)
+        head = self._head = PromptHead(conversation, workspace, self.instructions, self.mcp, editor, self.policy,
+                                       offers_task=True)
         conversation.engine = head.new_engine()
         recording = self._recording = Recording(conversation)
         self._restorer = Restorer(conversation, head, workspace, self.instructions)
         self._compaction = Compaction(conversation, head, recording, self._claim)
         tool_calls = ToolCalls(conversation, recording, head, workspace, approve, self.policy, self.mcp,
                                self.instructions, editor=editor, shell=shell, shell_timeout=shell_timeout)
+        tool_calls.subagents = self.subagents = Subagents(Parent(
+            conversation, head, workspace, self.instructions, self.mcp, editor, approve, self.policy, shell,
+            shell_timeout, clock, lambda: self.model_settings, recording))
         self._steps = TurnSteps(conversation, head, recording, tool_calls, self._compaction, clock)
         self._rewinder = Rewinder(conversation, head, self._restorer)
         if session is not None:
@@ -240,7 +249,8 @@ class Agent:
     # -- views -----------------------------------------------------------------------
 
     def cost(self) -> CostReport:
-        return self.client.costs.report()
+        """This conversation's costs, its subagents' included (each named: CostReport.subagents)."""
+        return self._conversation.subagents.rolled_into(self.client.costs.report())
 
     def cache_report(self) -> CacheReport | None:
         """Why the prompt cache missed, request by request, and the thinking the API dropped (/cost, /context);
@@ -257,10 +267,16 @@ class Agent:
         return self.task_list.items
 
     def tool_result(self, tool_use_id: str, with_original: bool = False) -> ToolResultView | None:
-        """A tool call's input and its result as the model last saw it (agent/toolResult).
+        """A tool call's input and its result as the model last saw it (agent/toolResult); for
+        `<task call id>/transcript`, that subagent's whole transcript.
 
         Only this session's calls: a card of the transcript whose call a compaction summarised away
         before this process started still names its own tool and input (from its record)."""
+        if tool_use_id.endswith(TRANSCRIPT):  # `<task call>/transcript`: a subagent's whole transcript
+            text = self.engine.store.get(f"{REF_SCHEME}{tool_use_id}")
+            return None if text is None else ToolResultView(
+                tool_use_id, TASK, {}, False, text, True, "", "", None, f"{REF_SCHEME}{tool_use_id}", len(text),
+                text if with_original else None)
         view = tool_result_view(self.sent, self.engine, tool_use_id, with_original)
         card = self.record.tool(tool_use_id)
         if card is None or (view is not None and view.tool):

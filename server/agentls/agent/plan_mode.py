@@ -25,8 +25,9 @@ MODES = (ACT, PLAN)
 MODE = "mode"  # session state key: the conversation's mode
 MODE_HEADING = "# Agent mode:"  # opens every text the model is told about the mode
 
-# The tools that only read (the editor's tools are queries: definitions, references, diagnostics…)
-READ_ONLY = frozenset({"read_file", "list_files", "grep_search", "todo_write", "search_tools", *editor.TOOLS})
+# The tools that only read (the editor's tools are queries: definitions, references, diagnostics…), and
+# `task`: its subagent is in plan mode too (agent/subagents), so it only reads as well
+READ_ONLY = frozenset({"read_file", "list_files", "grep_search", "todo_write", "task", "search_tools", *editor.TOOLS})
 
 PLAN_REASON = "plan mode is on: only reading and searching until the plan is approved"  # on the refused card
 NAMES = {ACT: "Act", PLAN: "Plan"}

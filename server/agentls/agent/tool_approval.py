@@ -16,15 +16,16 @@ from .approval import ApprovalCallback, ApprovalRequest, decide
 class CallApproval:
     """An ApprovalCallback for one tool call."""
 
-    def __init__(self, approve: ApprovalCallback, tool_use_id: str) -> None:
+    def __init__(self, approve: ApprovalCallback, tool_use_id: str, subagent: str | None = None) -> None:
         self._approve = approve
         self.tool_use_id = tool_use_id
+        self.subagent = subagent  # a subagent's call: asked on its task's card (tool_use_id), naming it
         self.outcome = ""  # "" (never asked), approved, always, rejected, auto, refused
         self.reason = ""
         self.diff = ""  # the change shown for approval (edits and writes)
 
     async def __call__(self, request: ApprovalRequest) -> bool:
-        request = replace(request, tool_use_id=self.tool_use_id)
+        request = replace(request, tool_use_id=self.tool_use_id, subagent=self.subagent)
         if request.diff:
             self.diff = request.diff
         decision = await decide(self._approve, request)

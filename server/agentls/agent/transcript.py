@@ -21,6 +21,7 @@ from typing import Any
 from ..context.attachments import parse_attachment, typed_text
 from ..context.blocks import blocks_of
 from ..context.images import ImageAttachment, data_ref, image_of_block, is_image
+from .subagents.marks import SubagentMark, mark_of
 
 INPUT_CHARS = 20_000  # a tool input field kept in a card record (the full input stays in the model's history)
 # Of a card's diff (what the user approved): an 11 MB write must not store 11 MB more nor send it with every
@@ -31,6 +32,8 @@ NOTE_LEVELS = ("info", "warn", "error")
 
 def tool_summary(name: str, tool_input: dict[str, Any]) -> str:
     """What a card says before its tool returns (the tool's own summary replaces it)."""
+    if name == "task" and isinstance(tool_input.get("description"), str):  # a subagent: its description
+        return f"{name} {tool_input['description']}"[:200]
     for key in ("path", "command", "pattern", "query"):
         if isinstance(tool_input.get(key), str):
             return f"{name} {tool_input[key]}"[:200]
@@ -83,6 +86,7 @@ class TranscriptTool:
     approval: str = ""  # "" (not asked), approved, always, rejected, auto, refused
     reason: str = ""  # the user's words when they rejected it
     done: bool = True  # False: the tool never returned (the turn was stopped or the window closed)
+    subagent: SubagentMark | None = None  # a `task` call: its subagent's steps (agent/subagents)
 
 
 @dataclass(frozen=True)
@@ -213,6 +217,10 @@ class TranscriptBuilder:
                 card = self.tool(str(tool_use_id))
                 if card is not None and marker:
                     card.marker = marker
+        elif kind == "subagent":
+            card = self.tool(_text(body, "id"))
+            if card is not None:
+                card.subagent = mark_of(body)
         elif kind == "note":
             level = _text(body, "level")
             self.entries.append(TranscriptEntry("system", _text(body, "text"), kind="note", turn_id=turn,

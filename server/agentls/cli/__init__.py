@@ -19,6 +19,8 @@ from typing import NoReturn
 def _replay(args: argparse.Namespace) -> int:
     from ..evaluation.replay import format_table, load_trace, replay_trace, total_of
 
+    if args.subagents:
+        return _replay_subagents(args)
     if args.compare:
         return _replay_compare(args)
     if args.model:
@@ -47,6 +49,22 @@ def _replay(args: argparse.Namespace) -> int:
     else:
         print(f"cache={args.cache} breakpoints={args.breakpoints} ttl={args.ttl}")
         print(format_table([*results, total], args.policy, args.window))
+    return 0
+
+
+def _replay_subagents(args: argparse.Namespace) -> int:
+    from ..evaluation.replay import load_trace
+    from ..evaluation.subagent_bench import compare, format_comparisons
+
+    items = []
+    for path in args.traces:
+        try:
+            trace_id, messages = load_trace(path)
+        except (OSError, ValueError) as error:
+            print(f"agentls replay: {error}", file=sys.stderr)
+            return 2
+        items.append(compare(trace_id, messages, args.window))
+    print(format_comparisons(items, args.window))
     return 0
 
 
@@ -221,6 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--ledger", metavar="FILE", help="write one JSON line per request")
     replay.add_argument("--compare", action="store_true",
                         help="seed, default and anthropic at 32K, 64K and 200K: cost ratios and outliers")
+    replay.add_argument("--subagents", action="store_true",
+                        help="the parent's peak and total tokens with each exploration run as a subagent, "
+                        "against inline (ratios)")
     replay.add_argument("--jobs", type=int, default=1, help="processes for --compare and --model")
     replay.add_argument("--model", metavar="ID", help="compare agentls with the baselines for this model: its "
                         "prices, thinking on every reply, invalidated thinking blocks counted")

@@ -33,7 +33,7 @@ from ..context.usage import Usage
 from ..lsp.converter import WIRE
 from ..lsp.protocol import EVENT_KINDS
 from ..model.catalog import ModelInfo
-from ..model.pricing import CostReport, Price
+from ..model.pricing import CostReport, Price, SubagentCost
 
 if TYPE_CHECKING:  # the store (sqlite3) loads with the agent
     from ..agent.store.sessions import SessionInfo
@@ -74,6 +74,10 @@ def event_from_wire(data: dict[str, Any]) -> ev.AgentEvent | None:
     cls = _EVENT_BY_KIND.get(str(data.get("kind")))
     if cls is None:
         return None
+    if cls is ev.SubagentStep:
+        step = data.get("step")
+        inner = event_from_wire({**step, "turnId": data.get("turnId")}) if isinstance(step, dict) else None
+        return ev.SubagentStep(str(data.get("toolUseId", "")), inner) if inner is not None else None
     try:
         return READ.structure(data, cls)
     except (BaseValidationError, TypeError, ValueError, AttributeError):
@@ -111,11 +115,17 @@ def permissions_from_wire(items: Any) -> list[Rule]:
             for r in items or [] if isinstance(r, dict)]
 
 
+def _subagent_cost(c: dict[str, Any]) -> SubagentCost:
+    return SubagentCost(str(c.get("toolUseId", "")), str(c.get("name", "")), str(c.get("model", "")),
+                        int(c.get("requests", 0)), READ.structure(c, Usage), float(c.get("usd", 0.0)))
+
+
 def cost_from_wire(data: dict[str, Any]) -> CostDetails:
     """CostResult: the usage's counts sit flat beside the model; the cache report when there is one."""
     total = replace(READ.structure(data, Usage), cache_write_1h_tokens=int(data.get("cacheWrite1hTokens", 0)))
     report = CostReport(str(data.get("model", "")), int(data.get("requests", 0)), total, float(data.get("usd", 0.0)),
-                        str(data.get("cacheTtl", "5m")), tuple(data.get("unpricedModels") or ()))
+                        str(data.get("cacheTtl", "5m")), tuple(data.get("unpricedModels") or ()),
+                        tuple(_subagent_cost(c) for c in data.get("subagents") or () if isinstance(c, dict)))
     cache = data.get("cache")
     return CostDetails(report, READ.structure(cache, CacheReport) if isinstance(cache, dict) else None)
 

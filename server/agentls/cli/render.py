@@ -25,11 +25,13 @@ from ..agent.mcp.status import McpServerStatus
 from ..agent.permissions import Rule
 from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
+from ..agent.subagents.costs import cost_lines as subagent_cost_lines
 from ..agent.todos import TodoItem, progress
 from ..agent.transcript import TranscriptEntry
 from ..agent.mcp.search_view import view_text
 from ..agent.views import ContextDetails, CostDetails
 from ..agent.visible import visible
+from .subagent_view import SubagentBlocks, mark_lines
 from ..context.pipeline import CompactionResult
 from ..context.report import ContextReport
 from .lines import (checkpoint_lines, dollars, instructions_changed_text, k, mcp_lines, model_lines, rewind_lines,
@@ -73,6 +75,7 @@ class Renderer:
         self.color = self.out.isatty()
         self._mid_line = False
         self._thinking = False
+        self._subagents = SubagentBlocks()
 
     # ---- pieces ------------------------------------------------------------
 
@@ -167,6 +170,9 @@ class Renderer:
             self.todos(event.todos)
         elif isinstance(event, ev.ErrorEvent):
             self.note(f"  ! {visible(event.message)}", RED)
+        elif isinstance(event, (ev.SubagentStarted, ev.SubagentStep, ev.SubagentFinished)):
+            for text, failed in self._subagents.lines(event):  # an indented block under the task call
+                self.note(text, RED if failed else DIM)
 
     def error(self, message: str) -> None:
         self.note(f"! {visible(message)}", RED)
@@ -180,6 +186,8 @@ class Renderer:
                   f"· cache {u.cache_read_input_tokens:,} read / {u.cache_creation_input_tokens:,} written "
                   f"(TTL {cost.cache_ttl}, {u.cache_write_1h_tokens:,} for 1 h) "
                   f"· {dollars(cost)} ({visible(cost.model)})")
+        for row in subagent_cost_lines(cost):  # included in the totals above
+            self.line(f"  {visible(row)}")
         if details.cache is not None:
             for row in cache_text.cost_lines(details.cache):
                 self.line(f"  {visible(row)}", DIM)
@@ -248,6 +256,8 @@ class Renderer:
             for tool in entry.tools:
                 outcome = f" ({visible(tool.approval)})" if tool.approval in ("rejected", "refused") else ""
                 self.line(f"    ⏺ {visible(tool.summary)}{outcome}", RED if tool.is_error else CYAN)
+                for row in mark_lines(tool.subagent) if tool.subagent is not None else []:
+                    self.line(row, DIM)  # a task call: its subagent's steps, indented under it
 
     def checkpoints(self, listed: list[Checkpoint]) -> None:
         for row in checkpoint_lines(listed):
@@ -291,6 +301,8 @@ class Renderer:
 
     def approval(self, request: ApprovalRequest) -> None:
         """What is asked, with every control character visible: what is approved is what runs."""
+        if request.subagent:
+            self.note(f"  ? subagent “{visible(request.subagent)}” asks:", YELLOW)
         if request.kind == "shell":
             self.note(f"  ? run: {visible(request.command or '')}", YELLOW)
         elif request.kind == "rewind":

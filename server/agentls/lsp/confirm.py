@@ -36,6 +36,13 @@ DIFF_SHOWN = 1500  # characters of a diff put into a message box
 
 
 def message_text(request: ApprovalRequest) -> str:
+    text = _message_text(request)
+    if request.subagent:  # which of the running subagents asks
+        return text.replace("agentls", f"agentls (subagent “{visible(request.subagent)}”)", 1)
+    return text
+
+
+def _message_text(request: ApprovalRequest) -> str:
     if request.kind == "shell":
         return f"agentls wants to run:\n{visible(request.command or '')}"
     if request.kind == "mcp":

@@ -100,7 +100,10 @@ def _cost(report: CostReport) -> dict[str, Any]:
     """CostResult: the usage's counts flat beside the model, the 1-hour writes included, dollars rounded."""
     return {"model": report.model, "requests": report.requests, **WIRE.unstructure(report.usage),
             "cacheWrite1hTokens": report.usage.cache_write_1h_tokens, "cacheTtl": report.cache_ttl,
-            "usd": round(report.usd, 6), "unpricedModels": list(report.unpriced_models)}
+            "usd": round(report.usd, 6), "unpricedModels": list(report.unpriced_models),
+            "subagents": [{"toolUseId": item.tool_use_id, "name": item.name, "model": item.model,
+                           "requests": item.requests, **WIRE.unstructure(item.usage), "usd": round(item.usd, 6)}
+                          for item in report.subagents]}
 
 
 def _transcript_entry(entry: TranscriptEntry) -> dict[str, Any]:

@@ -83,6 +83,7 @@ EVENT_KINDS: dict[type[ev.AgentEvent], str] = {
     ev.CompactionFinished: "compactionFinished", ev.LayerApplied: "layer", ev.RetryEvent: "retry",
     ev.ToolsChanged: "toolsChanged", ev.CheckpointTaken: "checkpoint", ev.ErrorEvent: "error",
     ev.InstructionsChanged: "instructionsChanged", ev.TodosChanged: "todos", ev.ThinkingDropped: "thinkingDropped",
+    ev.SubagentStarted: "subagentStarted", ev.SubagentStep: "subagentStep", ev.SubagentFinished: "subagentFinished",
 }
 
 
@@ -114,6 +115,7 @@ class _CostResultBase(TypedDict):
     cacheTtl: str
     usd: float
     unpricedModels: list[str]
+    subagents: list[shapes.SubagentCostWire]
 
 
 class CostResult(_CostResultBase, total=False):
@@ -248,6 +250,8 @@ DOC_INTERFACES: dict[str, type] = {
     "PermissionRule": shapes.PermissionRuleWire, "PermissionsResult": PermissionsResult,
     "CacheReport": shapes.CacheReportWire, "RequestCache": shapes.RequestCacheWire, "CacheMiss": shapes.CacheMissWire,
     "MissTotal": shapes.MissTotalWire, "DropTotal": shapes.DropTotalWire, "ModeResult": ModeResult,
+    "SubagentCost": shapes.SubagentCostWire, "SubagentMark": shapes.SubagentMarkWire,
+    "SubagentStepMark": shapes.SubagentStepMarkWire,
 }
 
 
@@ -341,7 +345,12 @@ def mcp_server(status: McpServerStatus, scrub: Callable[[str], str] | None = Non
 
 
 def event(item: ev.AgentEvent, turn_id: str) -> dict[str, Any]:
-    """The `agent/event` payload of a turn's event (ContextUsage is a notification of its own)."""
+    """The `agent/event` payload of a turn's event (ContextUsage is a notification of its own); a subagent's
+    step carries the child's own event in `step`, as an event of its own without a turnId."""
+    if isinstance(item, ev.SubagentStep):
+        step = event(item.step, turn_id)
+        del step["turnId"]
+        return {"turnId": turn_id, "kind": EVENT_KINDS[ev.SubagentStep], "toolUseId": item.tool_use_id, "step": step}
     return {"turnId": turn_id, "kind": EVENT_KINDS[type(item)], **WIRE.unstructure(item)}
 
 

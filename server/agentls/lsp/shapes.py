@@ -18,6 +18,18 @@ class UsageWire(TypedDict):
     cacheWriteTokens: int
 
 
+class SubagentCostWire(TypedDict):
+    toolUseId: str
+    name: str
+    model: str
+    requests: int
+    inputTokens: int
+    outputTokens: int
+    cacheReadTokens: int
+    cacheWriteTokens: int
+    usd: float
+
+
 class SessionInfoWire(TypedDict):
     id: str
     title: str
@@ -43,6 +55,25 @@ class TranscriptToolWire(TypedDict):
     approval: str
     reason: str
     done: bool
+    subagent: SubagentMarkWire | None
+
+
+class SubagentStepMarkWire(TypedDict):
+    tool: str
+    summary: str
+    isError: bool
+
+
+class SubagentMarkWire(TypedDict):
+    name: str
+    model: str
+    fork: bool
+    steps: list[SubagentStepMarkWire]
+    isError: bool
+    requests: int
+    tokens: int
+    usd: float
+    transcript: str
 
 
 class CompactionMarkWire(TypedDict):

@@ -75,9 +75,13 @@ class MockAnthropicServer:
         self.models: list[dict[str, Any]] | None = list(models) if models is not None else None
         self.verbose = verbose
         self.requests: list[RecordedRequest] = []
+        self.answered: list[tuple[dict, dict]] = []  # (request body, the message answered): usage per request
         self.refusals: list[tuple[int, str]] = []  # (status, message) of every error answer, injected faults too
         self._script: deque[ScriptEntry] = deque(script_entry(e) for e in script)
         self._faults: deque[Fault] = deque()
+        # Scripts of their own for the requests whose user text holds a marker (script_for): side-by-side
+        # conversations (subagents) get their answers whatever order their requests arrive in.
+        self._routes: list[tuple[str, deque[ScriptEntry]]] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self.cache = cache or MockCache()  # the real prompt-cache rules unless told otherwise
@@ -154,6 +158,35 @@ class MockAnthropicServer:
         with self._lock:
             self._script.extend(script_entry(r) for r in replies)
 
+    def script_for(self, marker: str, *replies: Any) -> None:
+        """Queue replies (or faults) for the requests whose user messages hold `marker` in a text block: taken
+        before the main script, in order; the first marker found in a request wins."""
+        with self._lock:
+            for known, queue in self._routes:
+                if known == marker:
+                    queue.extend(script_entry(r) for r in replies)
+                    return
+            self._routes.append((marker, deque(script_entry(r) for r in replies)))
+
+    def _routed(self, body: dict) -> deque[ScriptEntry] | None:
+        """The script of the first marker this request's user texts hold (None: the main script). Under the lock."""
+        if not self._routes:
+            return None
+        texts = []
+        for message in body.get("messages") or []:
+            if not isinstance(message, dict) or message.get("role") != "user":
+                continue
+            content = message.get("content")
+            if isinstance(content, str):
+                texts.append(content)
+            elif isinstance(content, list):
+                texts += [str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        joined = "\n".join(texts)
+        for marker, queue in self._routes:
+            if marker in joined:
+                return queue
+        return None
+
     def inject(self, fault: Fault, times: int = 1) -> None:
         """Queue a fault for each of the next `times` /v1/messages requests (before any script)."""
         with self._lock:
@@ -162,7 +195,7 @@ class MockAnthropicServer:
     @property
     def pending(self) -> int:
         with self._lock:
-            return len(self._script) + len(self._faults)
+            return len(self._script) + len(self._faults) + sum(len(queue) for _, queue in self._routes)
 
     @property
     def message_bodies(self) -> list[dict]:
@@ -192,6 +225,13 @@ class MockAnthropicServer:
         the client's retry gets the same answer in full.
         """
         with self._lock:
+            routed = self._routed(body)
+            if routed is not None:
+                entry = routed.popleft() if routed else None
+                if isinstance(entry, Fault):
+                    return entry, None
+                if entry is not None:
+                    return None, entry
             fault = self._faults.popleft() if self._faults else None
             if fault is None:
                 fault = self._take(Fault)
@@ -222,9 +262,12 @@ class MockAnthropicServer:
         content, stop_reason = self.rules.content(admission, blocks)
         usage = usage_json(self.cache.observe(admission.counted), output_tokens(content), reply.usage)
         message_id = self.next_id("msg")
-        return message_json(message_id, reply.model or body["model"], content,
-                            stop_reason or reply.effective_stop_reason, usage,
-                            self.rules.fields(body, admission, message_id))
+        message = message_json(message_id, reply.model or body["model"], content,
+                               stop_reason or reply.effective_stop_reason, usage,
+                               self.rules.fields(body, admission, message_id))
+        with self._lock:
+            self.answered.append((body, message))
+        return message
 
     def register(self, conn: socket.socket, open_: bool) -> None:
         with self._lock:

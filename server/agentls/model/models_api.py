@@ -59,6 +59,11 @@ def _supported(capabilities: Any, *path: str) -> bool:
     return isinstance(node, dict) and node.get("supported") is True
 
 
+def is_model_id(text: str) -> bool:
+    """Whether agentls would use `text` as a model id (printable ASCII, no space, at most MODEL_ID_MAX)."""
+    return bool(_MODEL_ID.fullmatch(text))
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 

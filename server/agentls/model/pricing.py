@@ -261,6 +261,18 @@ class CostTracker:
 
 
 @dataclass(frozen=True)
+class SubagentCost:
+    """What one subagent (a `task` call, agent/subagents) cost; the CostReport's totals include it."""
+
+    tool_use_id: str
+    name: str  # its description
+    model: str
+    requests: int
+    usage: Usage
+    usd: float
+
+
+@dataclass(frozen=True)
 class CostReport:
     model: str
     requests: int
@@ -268,3 +280,4 @@ class CostReport:
     usd: float
     cache_ttl: str = "5m"  # the TTL the head and frontier breakpoints use now
     unpriced_models: tuple[str, ...] = ()  # models of the session whose price is unknown: usd leaves them out
+    subagents: tuple[SubagentCost, ...] = ()  # each subagent's share of the totals above

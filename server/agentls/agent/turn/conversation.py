@@ -14,6 +14,7 @@ from ..plan_mode import ACT
 from ..saved_view import SavedView
 from ..sent import SentLog
 from ..todos import TodoList
+from ..subagents.costs import SubagentLedger
 from ..transcript import TranscriptBuilder
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ class Conversation:
         self.cache = CacheLedger()  # each request's cache diagnosis and thinking transformations (/cost, /context)
         self.reads = ReadLedger()  # the files the model saw, as it saw them: changed ones are named to it
         self.mode = ACT  # plan mode or acting (agent/plan_mode.py): saved with the session
+        self.subagents = SubagentLedger()  # what each subagent (`task` call) cost: /cost names them
 
     def start(self, engine: ContextEngine) -> None:
         """An empty conversation on this engine, before a new session's (or a cut one's) is read."""
@@ -47,6 +49,7 @@ class Conversation:
         self.sent.clear()
         self.record = TranscriptBuilder()
         self.client.costs.reset()
+        self.subagents.reset()
         self.cache.reset()
         self.reads.forget()
 

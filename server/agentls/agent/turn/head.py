@@ -30,7 +30,8 @@ from ..plan_mode import last_told, told_text
 from ..instructions import changes_text
 from ..prompt import system_prompt
 from ..store import StoreError
-from ..tools import tool_definitions
+from ..subagents.tool import definition as task_definition
+from ..tools import TOOLS, tool_definitions
 from ..tools.editor import EditorQueries
 from ..workspace import Workspace
 from .conversation import Conversation
@@ -44,8 +45,10 @@ APPENDED, HELD = "appended", "held"  # how a change reached the model (events' `
 
 class PromptHead:
     def __init__(self, conversation: Conversation, workspace: Workspace, instructions: Instructions,
-                 mcp: McpManager, editor: EditorQueries | None, policy: ApprovalPolicy | None) -> None:
+                 mcp: McpManager, editor: EditorQueries | None, policy: ApprovalPolicy | None, *,
+                 offers_task: bool = False) -> None:
         self.conversation = conversation
+        self.offers_task = offers_task  # the `task` tool (agent/subagents) after the built-ins
         self.workspace = workspace
         self.instructions = instructions
         self.mcp = mcp
@@ -80,8 +83,12 @@ class PromptHead:
         return head_rules(self.conversation.client.settings)
 
     def _builtin_tools(self) -> list[dict[str, Any]]:
-        """The built-in tools, then the editor's: MCP tools come after them (a stable order)."""
-        return tool_definitions(self.editor.kinds if self.editor is not None else ())
+        """The built-in tools (`task` among them), then the editor's: MCP tools come after them (a stable order)."""
+        tools = tool_definitions(self.editor.kinds if self.editor is not None else ())
+        if not self.offers_task:
+            return tools
+        core = len(TOOLS)  # `task` after the core tools, the editor's still last
+        return [*tools[:core], task_definition(), *tools[core:]]
 
     def _composed(self) -> list[dict[str, Any]]:
         """The built-in tools, then the MCP tools: offered, deferred to Anthropic's tool search tool, or deferred

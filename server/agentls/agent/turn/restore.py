@@ -14,6 +14,7 @@ from typing import Any
 from ...context.engine_state import StateError, restore as restore_engine
 from ...context.oversize import USER_SHARE
 from ...context.usage import Usage
+from ..subagents.costs import SUBAGENT
 from ..cache_report import chain_of
 from ..checkpoints import Checkpoints, folder_for
 from ..instructions import Instructions
@@ -56,6 +57,8 @@ class Restorer:
             self._replay(session, restored.messages)
         engine = conversation.engine
         for (model, numbers, usd), facts in zip(restored.usage, restored.facts, strict=True):
+            if conversation.subagents.restore(model, Usage(**numbers), usd, facts.get(SUBAGENT)):
+                continue  # a subagent's: named in /cost, and not a request of this conversation's cache
             conversation.client.costs.add(model, Usage(**numbers), usd)
             conversation.cache.add(model, Usage(**numbers), facts)
         # the conversation goes on as it was: drop_block if it needed it, diagnostics against its last reply

@@ -13,7 +13,7 @@ import contextlib
 import shlex
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .. import events as ev
 from ..approval import ApprovalCallback, ApprovalPolicy
@@ -38,6 +38,18 @@ from ..workspace import Workspace
 from .conversation import Conversation
 from .head import PromptHead
 from .recording import Emit, Recording
+
+
+class TaskRunner(Protocol):
+    """Runs the calls that start subagents (agent/subagents/runner.py: Subagents)."""
+
+    def runs(self, name: str) -> bool: ...
+
+    def start(self, use: dict[str, Any], emit: Emit, recorder: TurnRecorder | None) -> asyncio.Task[ToolOutput]: ...
+
+    async def wait(self, running: dict[str, asyncio.Task[ToolOutput]]) -> dict[str, ToolOutput]: ...
+
+    async def stop(self, running: dict[str, asyncio.Task[ToolOutput]]) -> None: ...
 
 CANCELLED = "[cancelled by the user before this tool call finished]"
 CUT_OFF = "[not run: the reply was cut off (max_tokens) before this tool call was complete; send it again, shorter]"
@@ -68,12 +80,14 @@ class ToolCalls:
         self.editor = editor
         self.shell = shell  # where commands run (None: in this process)
         self.shell_timeout = shell_timeout
+        self.subagents: TaskRunner | None = None  # runs `task` calls (agent/subagents), when the agent offers them
 
     async def run(self, uses: list[dict[str, Any]], emit: Emit, cut_off: bool,
                   recorder: TurnRecorder | None = None) -> None:
         conversation, recording, policy = self.conversation, self.recording, self.policy
         outputs: dict[str, ToolOutput] = {}
         approvals: dict[str, CallApproval] = {}
+        running: dict[str, asyncio.Task[ToolOutput]] = {}  # `task` calls: their subagents run side by side
         try:
             for use in uses:
                 name, tool_input = use.get("name", ""), use.get("input") or {}
@@ -83,7 +97,7 @@ class ToolCalls:
                 # The call's own verdict (not worked out again when asked), asked on its own card, then the
                 # checkpoint's snapshot once it is approved.
                 bound = policy.bound(verdict) if policy is not None and verdict is not None else self.approve
-                approval = approvals[use["id"]] = CallApproval(bound, use["id"])
+                approval = approvals[use["id"]] = self._approval(bound, use["id"])
                 approve: ApprovalCallback = recorder.watching(approval) if recorder is not None else approval
                 store = conversation.engine.store
                 ctx = ToolContext(self.workspace, approve, store=store, shell_timeout=self.shell_timeout,
@@ -97,8 +111,14 @@ class ToolCalls:
                 elif verdict is not None and verdict.decision == "deny":
                     output = refusal(verdict)  # not run, and nobody is asked
                     approval.outcome = "refused"
+                elif (outside := self._outside(name)) is not None:
+                    output = outside  # a tool this (sub)agent was not given: not run, nobody is asked
+                    approval.outcome = "refused"
                 elif name == SEARCH_TOOLS:
                     output = self.head.search.run(tool_input)  # loads schemas: the next request offers them
+                elif self.subagents is not None and self.subagents.runs(name):
+                    running[use["id"]] = self.subagents.start(use, emit, recorder)
+                    continue  # its answer comes when its subagent ends (below), with the others'
                 elif is_mcp_name(name):
                     output = await self.mcp.call(name, tool_input, approve=approve, store=store, tool_use_id=use["id"])
                 else:
@@ -109,7 +129,16 @@ class ToolCalls:
                     await conversation.reads.saw(self.workspace, name, tool_input)
                 if recorder is not None:
                     await recorder.tool_done()
+            if running:
+                assert self.subagents is not None
+                for tool_use_id, output in (await self.subagents.wait(running)).items():
+                    outputs[tool_use_id] = replace(output, text=capped(output.text))
+                    if recorder is not None:
+                        await recorder.tool_done()
         except asyncio.CancelledError:
+            if running:  # no subagent goes on (or sends a request) once the turn is stopped
+                assert self.subagents is not None
+                await self.subagents.stop(running)
             self._answer(uses, outputs, default=ToolOutput(CANCELLED, True, "cancelled"))
             for use in uses:
                 if use["id"] not in outputs:
@@ -128,6 +157,14 @@ class ToolCalls:
             await emit(ev.ToolEnd(use["id"], card.name, card.summary, card.is_error, card.result_chars, marker,
                                   card.approval, card.diff, card.reason))
         await emit(ev.ContextUsage(self.head.meter()))
+
+    def _approval(self, bound: ApprovalCallback, tool_use_id: str) -> CallApproval:
+        """The approval callback of one call (a subagent's names itself and asks on its task's card)."""
+        return CallApproval(bound, tool_use_id)
+
+    def _outside(self, name: str) -> ToolOutput | None:
+        """The refusal of a tool this agent was not given (a subagent's subset); None: it may run."""
+        return None
 
     def _relative(self, raw: str) -> str | None:
         """A path as the model wrote it → workspace-relative (what path rules match); None outside the roots."""
