@@ -291,6 +291,25 @@ async function waitFor(fn, ms, what) {
   fail(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
 }
 
+/** What the screenshot shows, in words (CI keeps only the log): quick input, toasts, tabs, focus. */
+async function windowState(page) {
+  return page.evaluate(() => {
+    const text = (e) => (e?.innerText ?? "").replace(/\s+/g, " ").trim().slice(0, 160);
+    const visible = (e) => !!e && getComputedStyle(e).display !== "none" && e.getBoundingClientRect().height > 0;
+    const quick = document.querySelector(".quick-input-widget");
+    const active = document.activeElement;
+    return {
+      quickInput: visible(quick) ? { title: text(quick.querySelector(".quick-input-title")),
+        rows: [...quick.querySelectorAll(".monaco-list-row")].map(text).slice(0, 8) } : "hidden",
+      notifications: [...document.querySelectorAll(".notification-toast")].map(text),
+      tabs: [...document.querySelectorAll(".tab")].map((t) => `${t.classList.contains("active") ? "*" : ""}${text(t)}`),
+      focus: `${active?.tagName ?? "?"}${/extensionId=([^&]+)/.exec(active?.getAttribute?.("src") ?? "")?.[1] ?? ""}.${active?.className ?? ""} (document focused: ${document.hasFocus()})`,
+      now: new Date().toISOString().slice(11, 23),
+      focusLog: (window.__focusLog ?? []).slice(-15),
+    };
+  });
+}
+
 function chatFrame(page) {
   // the markdown preview is a webview too: pick ours by its extension id
   return page.frameLocator('iframe.webview.ready[src*="extensionId=agentls.agentls"]').frameLocator("iframe#active-frame");
@@ -320,6 +339,20 @@ async function main() {
   });
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
+  // which part of the window took the focus, and when: a quick input closes when it loses the focus,
+  // and a failure then says who took it (windowState)
+  await page.addInitScript(() => {
+    const seen = (window.__focusLog = []);
+    const what = (e) => {
+      const src = e?.getAttribute?.("src") ?? "";
+      const ext = /extensionId=([^&]+)/.exec(src)?.[1];
+      return `${e?.tagName ?? "?"}${ext ? `[${ext}]` : ""}.${String(e?.className ?? "").slice(0, 60)}`;
+    };
+    document.addEventListener("focusin", (ev) => {
+      seen.push(`${new Date().toISOString().slice(11, 23)} ${what(ev.target)}`);
+      if (seen.length > 40) seen.shift();
+    }, true);
+  });
   // the webview's own diagnostics ("[agentls] …" console lines) next to the screenshots
   const consoleLog = createWriteStream(path.join(shots, "webview-console.log"));
   page.on("console", (msg) => {
@@ -562,6 +595,7 @@ try {
     const pages = browser?.contexts()[0]?.pages() ?? [];
     if (pages[0]) await pages[0].screenshot({ path: path.join(shots, "failure.png") });
     console.error(`[e2e] failure screenshot: ${path.relative(repo, path.join(shots, "failure.png"))}`);
+    if (pages[0]) console.error(`[e2e] the window at the failure: ${JSON.stringify(await windowState(pages[0]), null, 1)}`);
   } catch {
     /* ignore */
   }

@@ -10,8 +10,9 @@
 //   18 the model picker: choosing claude-haiku-4-5 makes the next request use it, as recorded
 //      by a scripted mock API (editor_mock_api.py) at the endpoint
 //   17d–17h (issue 33) the resumed chat survives a window reload (the panel shows it, the next prompt is
-//      stored in it, Restore works there); Restore over the user's own change: the preview in the diff
-//      editor, Enter keeps it; chosen on purpose, the notice's Undo brings it back
+//      stored in it, Restore works there); Restore over the user's unsaved edit in the editor, then over
+//      their change on disk: Cancel first, Enter keeps it (the preview in the diff editor); chosen on
+//      purpose, the notice's Undo brings it back
 //   19 agentls.pythonPath = /nonexistent/bin/python → the error names that path
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -108,7 +109,14 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   await palette(page, "Agent: Show Chat History");
   await page.locator(".quick-input-widget .quick-input-title", { hasText: "Chat History" }).waitFor({ timeout: 15_000 });
   const rows = page.locator(".quick-input-widget .monaco-list-row");
-  await waitFor(async () => (await rows.count()) >= 2 && /second chat/.test(await rows.first().innerText()), 15_000, "two conversations in the history");
+  // (a row list that does not match is the "last" of the failure: what the history showed instead)
+  const rowTexts = async () => (await rows.allInnerTexts()).map((r) => r.replace(/\s+/g, " ").trim().slice(0, 60));
+  const listedAs = (ok) => async () => {
+    const texts = await rowTexts();
+    if (ok(texts)) return true;
+    throw new Error(`rows ${JSON.stringify(texts)}; the quick input ${(await page.locator(".quick-input-widget").isVisible()) ? "open" : "closed"}`);
+  };
+  await waitFor(listedAs((t) => t.length >= 2 && /second chat/.test(t[0])), 15_000, "two conversations in the history");
   const full = (await rows.allInnerTexts()).map((r) => r.replace(/\s+/g, " ").trim());
   const listed = full.map((r) => r.slice(0, 90));
   log(`history: ${JSON.stringify(listed)}`);
@@ -165,7 +173,7 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   await (await send("after the reload, in the resumed chat"))();
   await palette(page, "Agent: Show Chat History");
   await page.locator(".quick-input-widget .quick-input-title", { hasText: "Chat History" }).waitFor({ timeout: 15_000 });
-  await waitFor(async () => (await rows.count()) >= 2, 15_000, "the history after the reload");
+  await waitFor(listedAs((t) => t.length >= 2), 15_000, "the history after the reload");
   const after = (await rows.allInnerTexts()).map((r) => r.replace(/\s+/g, " ").trim());
   const resumedRow = after.find((r) => r.startsWith(oldTitle)) ?? "";
   const secondRow = after.find((r) => /hello from the second chat/.test(r)) ?? "";
@@ -176,9 +184,48 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   await page.keyboard.press("Escape");
   log(`after a reload the resumed chat goes on: ${oldTurns} → ${oldTurns + 1} turns there, the other chat keeps 1`);
 
+  // 17f0 (issue 33.5): Restore ▸ code over an UNSAVED edit of README.md in the editor: the server counts
+  //      the open buffer as it is (a conflict), Cancel is the first, active choice, and Enter keeps the
+  //      typed line in the buffer (still unsaved) and the file on disk as it was
+  const readme = path.join(workspace, "README.md");
+  const onDisk = readFileSync(readme, "utf8");
+  const unsaved = "a line the user typed and did not save";
+  await palette(page, "Go to File");
+  const fileBox = page.locator(".quick-input-widget input");
+  await waitFor(async () => /search files by name/i.test((await fileBox.getAttribute("placeholder")) ?? "") && !(await fileBox.inputValue()).startsWith(">"), 10_000, "the file picker");
+  await fileBox.fill("README.md");
+  await page.locator(".quick-input-widget .monaco-list-row.focused", { hasText: "README.md" }).waitFor({ timeout: 15_000 });
+  await page.keyboard.press("Enter");
+  await page.locator(".tab.active", { hasText: "README.md" }).waitFor({ timeout: 15_000 });
+  await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type(`\n${unsaved}`);
+  await page.locator(".tab.active.dirty", { hasText: "README.md" }).waitFor({ timeout: 15_000 });
+  const editorText = () => page.locator(".editor-instance .monaco-editor .view-lines").first().innerText();
+  const editPromptUnsaved = chat.locator(".msg.user", { hasText: "edit README.md" }).last();
+  await editPromptUnsaved.locator(".restore-toggle").click();
+  await editPromptUnsaved.locator(".restore-menu button", { hasText: /^Restore code$/ }).click();
+  const askUnsaved = page.locator(".quick-input-widget", { hasText: "Restore the files to before" });
+  await askUnsaved.waitFor({ state: "visible", timeout: 30_000 });
+  const unsavedRows = (await askUnsaved.locator(".monaco-list-row").allInnerTexts()).map((r) => r.replace(/\s+/g, " ").trim());
+  if (!/^Cancel/.test(unsavedRows[0] ?? "")) fail(`over an unsaved edit the first choice is not Cancel: ${JSON.stringify(unsavedRows)}`);
+  if (!unsavedRows.some((r) => /README\.md/.test(r) && /overwritten|changed outside/i.test(r))) fail(`the question does not name the unsaved README.md: ${JSON.stringify(unsavedRows)}`);
+  await shot(page, "17f0-restore-over-unsaved-edit");
+  await page.keyboard.press("Enter");
+  await askUnsaved.waitFor({ state: "hidden", timeout: 15_000 });
+  await page.waitForTimeout(1000); // a restore, had Enter chosen it, would have written by now
+  if (readFileSync(readme, "utf8") !== onDisk) fail("Enter in the restore question changed README.md on disk");
+  await page.locator(".tab.dirty", { hasText: "README.md" }).first().click();
+  if (!(await editorText()).includes(unsaved)) fail("Enter in the restore question dropped the user's unsaved line");
+  if ((await page.locator(".tab.dirty", { hasText: "README.md" }).count()) === 0) fail("the unsaved buffer is no longer unsaved");
+  log(`restore over an unsaved edit: first choice ${JSON.stringify(unsavedRows[0].slice(0, 40))}; Enter cancelled, the typed line still in the unsaved buffer, the file on disk unchanged`);
+  // the buffer back to the file (the next step changes the file on disk, as another program would)
+  await palette(page, "File: Revert File");
+  await page.locator(".tab.dirty", { hasText: "README.md" }).waitFor({ state: "detached", timeout: 15_000 });
+  await palette(page, "View: Close All Editors");
+
   // 17f (issue 33.5): Restore ▸ code over the user's own change to README.md: the question's first,
   //     active choice is Cancel, so Enter keeps the user's text (and no modal covers the preview)
-  const readme = path.join(workspace, "README.md");
   const mine = readFileSync(readme, "utf8") + "a line the user wrote after the agent\n";
   writeFileSync(readme, mine);
   const editPrompt = chat.locator(".msg.user", { hasText: "edit README.md" }).last();
