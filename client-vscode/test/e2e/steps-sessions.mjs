@@ -190,6 +190,9 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   const readme = path.join(workspace, "README.md");
   const onDisk = readFileSync(readme, "utf8");
   const unsaved = "a line the user typed and did not save";
+  // unsaved means unsaved: no auto save behind the user's back (code-server may default to one)
+  const settingsFile = path.join(workspace, ".vscode", "settings.json");
+  writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(readFileSync(settingsFile, "utf8")), "files.autoSave": "off" }, null, 2));
   await palette(page, "Go to File");
   const fileBox = page.locator(".quick-input-widget input");
   await waitFor(async () => /search files by name/i.test((await fileBox.getAttribute("placeholder")) ?? "") && !(await fileBox.inputValue()).startsWith(">"), 10_000, "the file picker");
@@ -201,7 +204,8 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   await page.keyboard.press("Control+End");
   await page.keyboard.type(`\n${unsaved}`);
   await page.locator(".tab.active.dirty", { hasText: "README.md" }).waitFor({ timeout: 15_000 });
-  const editorText = () => page.locator(".editor-instance .monaco-editor .view-lines").first().innerText();
+  // (the editor renders spaces as no-break spaces)
+  const editorText = async () => (await page.locator(".editor-instance .monaco-editor .view-lines").first().innerText()).replace(/\u00a0/g, " ");
   const editPromptUnsaved = chat.locator(".msg.user", { hasText: "edit README.md" }).last();
   await editPromptUnsaved.locator(".restore-toggle").click();
   await editPromptUnsaved.locator(".restore-menu button", { hasText: /^Restore code$/ }).click();
