@@ -303,7 +303,7 @@ async function windowState(page) {
         rows: [...quick.querySelectorAll(".monaco-list-row")].map(text).slice(0, 8) } : "hidden",
       notifications: [...document.querySelectorAll(".notification-toast")].map(text),
       tabs: [...document.querySelectorAll(".tab")].map((t) => `${t.classList.contains("active") ? "*" : ""}${text(t)}`),
-      focus: `${active?.tagName ?? "?"}${/extensionId=([^&]+)/.exec(active?.getAttribute?.("src") ?? "")?.[1] ?? ""}.${active?.className ?? ""} (document focused: ${document.hasFocus()})`,
+      focus: `${window.__describeFocus?.(active) ?? active?.tagName} (document focused: ${document.hasFocus()})`,
       now: new Date().toISOString().slice(11, 23),
       focusLog: (window.__focusLog ?? []).slice(-15),
     };
@@ -343,11 +343,11 @@ async function main() {
   // and a failure then says who took it (windowState)
   await page.addInitScript(() => {
     const seen = (window.__focusLog = []);
-    const what = (e) => {
+    const what = (window.__describeFocus = (e) => {
       const src = e?.getAttribute?.("src") ?? "";
       const ext = /extensionId=([^&]+)/.exec(src)?.[1];
       return `${e?.tagName ?? "?"}${ext ? `[${ext}]` : ""}.${String(e?.className ?? "").slice(0, 60)}`;
-    };
+    });
     document.addEventListener("focusin", (ev) => {
       seen.push(`${new Date().toISOString().slice(11, 23)} ${what(ev.target)}`);
       if (seen.length > 40) seen.shift();
@@ -406,7 +406,7 @@ async function main() {
     checkpoints: () => checkpointSteps({ page, chat, workspace, log, fail, shot, waitFor }),
     subagents: () => subagentSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }),
     interrupt: () => interruptSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }),
-    sessions: () => sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }),
+    sessions: () => sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, quickInput, waitFor }),
   };
   if (only && !fake) {
     for (const name of only.split(",")) {
@@ -478,7 +478,7 @@ async function main() {
     await cacheSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }); // issue 29
     await interruptSteps({ page, chat, workspace, python, tmp, shot, palette, waitFor, log, fail }); // issue 33.2
     // last: its final step points agentls.pythonPath at a missing interpreter, which stops the server
-    await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }); // issue 10
+    await sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, quickInput, waitFor }); // issue 10
   }
   if (fake) {
     // A turn's text shows before the turn ends; Enter while a turn runs sends nothing (the panel

@@ -26,7 +26,7 @@ function writeSettings(workspace, settings) {
 
 const recordedModels = (record) => recordedBodies(record).map((body) => body.model);
 
-export async function sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, waitFor }) {
+export async function sessionSteps({ page, chat, workspace, python, tmp, log, fail, shot, palette, quickInput, waitFor }) {
   const modelName = async () => ((await chat.locator(".model").textContent()) ?? "").trim();
   const send = async (prompt) => {
     const before = await chat.locator(".msg.assistant.done").count();
@@ -194,9 +194,7 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   const settingsFile = path.join(workspace, ".vscode", "settings.json");
   writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(readFileSync(settingsFile, "utf8")), "files.autoSave": "off" }, null, 2));
   await palette(page, "Go to File");
-  const fileBox = page.locator(".quick-input-widget input");
-  await waitFor(async () => /search files by name/i.test((await fileBox.getAttribute("placeholder")) ?? "") && !(await fileBox.inputValue()).startsWith(">"), 10_000, "the file picker");
-  await fileBox.fill("README.md");
+  await (await quickInput(page, /search files by name/i)).fill("README.md");
   await page.locator(".quick-input-widget .monaco-list-row.focused", { hasText: "README.md" }).waitFor({ timeout: 15_000 });
   await page.keyboard.press("Enter");
   await page.locator(".tab.active", { hasText: "README.md" }).waitFor({ timeout: 15_000 });
