@@ -18,6 +18,7 @@ export function registerCommands(
   agent: AgentClient,
   chat: ChatController,
   docs: VirtualDocs,
+  log?: vscode.LogOutputChannel,
 ): void {
   const reg = (id: string, fn: (...args: never[]) => unknown) =>
     ctx.subscriptions.push(vscode.commands.registerCommand(id, fn));
@@ -56,6 +57,7 @@ export function registerCommands(
     () => agent.request<ContextResult>(Methods.context, {}),
     (markdown) => {
       const uri = docs.set(CONTEXT_DOC, markdown);
+      log?.debug("context report re-rendered");
       // VS Code releases a document that no editor shows three minutes after an extension opened it
       // (mainThreadDocuments: BoundModelReferenceCollection, maxAge 3 min); the preview then no longer
       // hears of changes and goes stale. Opening it again at each change keeps it, or re-creates it with

@@ -53,7 +53,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
       }
     }),
   );
-  registerCommands(ctx, agent, chat, docs);
+  registerCommands(ctx, agent, chat, docs, log);
   void agent.start();
 }
 

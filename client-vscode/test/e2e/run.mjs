@@ -352,6 +352,17 @@ async function main() {
       seen.push(`${new Date().toISOString().slice(11, 23)} ${what(ev.target)}`);
       if (seen.length > 40) seen.shift();
     }, true);
+    // focus moving into an iframe (a webview) fires no focusin here: a poll sees it
+    if (window.top === window) {
+      let last;
+      setInterval(() => {
+        const now = document.hasFocus() ? document.activeElement : null;
+        if (now === last) return;
+        last = now;
+        if (now?.tagName === "IFRAME" || !now) seen.push(`${new Date().toISOString().slice(11, 23)} ${now ? what(now) : "(window blurred)"} (poll)`);
+        if (seen.length > 40) seen.shift();
+      }, 50);
+    }
   });
   // the webview's own diagnostics ("[agentls] …" console lines) next to the screenshots
   const consoleLog = createWriteStream(path.join(shots, "webview-console.log"));
