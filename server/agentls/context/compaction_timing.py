@@ -7,22 +7,25 @@ right after it (the summary ``s``, the kept tail, and for a client summary the q
 re-attached files at most), ``N`` the requests still to come:
 
 - compacting: the summary call reads ``H`` from the cache up to the stable frontier (frontier.py: on a
-  bound model the last cut) and writes the gap ``G`` from there to the cut and ``s`` tokens of output; the first request after it writes ``S`` anew; the ``N - 1`` after that
-  read ``S``: ``read H + output s + write S + (N - 1) read S``;
+  bound model the last cut), writes the gap ``G`` from there to the cut and ``s`` tokens of output; the
+  first request after it writes ``S`` anew; the ``N - 1`` after that read ``S``:
+  ``read H + write G + output s + write S + (N - 1) read S``;
 - not compacting: ``N`` requests read ``H``: ``N read H``.
 
-So a compaction pays when ``(N - 1) * read * (H - S) >= output * s + write * (S + G)`` (the right side is
-its **price**: :func:`compaction_price` and :func:`unread_before`; ``read * (H - S)`` is the **rent** every request pays for not having
-compacted). ``N`` is unknown; as for policy.py's batches, two conditions together decide:
+So a compaction pays when ``(N - 1) * read * (H - S) >= output * s + write * (S + G)``. The right side is
+its **price** (:func:`compaction_price`, :func:`unread_before`); ``read * (H - S)`` is the **rent** every
+request pays for not having compacted. ``N`` is unknown; as for policy.py's batches, two conditions
+together decide:
 
 - *ski rental*: the rent already paid since the last compaction (or since the session began) reaches the
-  price. In a session growing by ``g`` tokens a request that is the best steady rhythm: compacting every
+  price. In a session growing by ``g`` tokens a request, that is the best steady rhythm: compacting every
   ``k`` requests costs ``price / k + read * g * k / 2`` per request, lowest where the rent accumulated
   (``read * g * k**2 / 2``) equals the price; and a session that ends before the rent reaches the price
   never paid more than twice what hindsight would have;
 - *the expected remaining session*: with ``N`` from policy.py's ``expected_remaining`` (a session that has
   answered ``n`` requests is expected to make ``n`` more), the saving over ``N - 1`` requests beats the price.
-  A short session, or one that fits the window without compacting, therefore never compacts early.
+  A short session therefore never compacts early: before the rent paid reaches the price it has only paid
+  what carrying everything costs, which is what sending everything would have paid.
 
 What the rule does not price: the references the summary drops (the verbatim tail keeps the recent ones);
 it is the same cut a compaction at the threshold makes, only earlier. The window-forced compaction
