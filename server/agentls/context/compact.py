@@ -58,6 +58,9 @@ removed from the context, in these sections:
 {SUMMARY_SECTIONS}"""
 
 
+MIN_COMPACTED_TOKENS = 500  # an automatic compaction summarises at least this much
+
+
 class SummaryError(ValueError):
     pass
 
@@ -78,22 +81,28 @@ def choose_cut(history: History, config: ContextConfig, manual: bool = False) ->
     Auto-compaction keeps a recent tail verbatim; a manual compaction keeps only
     what the structure needs (the last assistant message and what follows).
     """
-    budget = 0 if manual else config.compact_tail_tokens
-    tail = 0
+    best, tail = tail_start(history, 0 if manual else config.compact_tail_tokens)
+    if best is None:
+        return None
+    if not manual and history.total_tokens - tail < MIN_COMPACTED_TOKENS:
+        return None  # nothing worth summarising
+    return best
+
+
+def tail_start(history: History, budget: float) -> tuple[int | None, int]:
+    """(the oldest assistant message whose tail from it fits the budget — the newest one when none does —,
+    the tokens of that tail); (None, 0) without an assistant message. Work: the tail, not the history."""
+    tail = tail_at_best = 0
     best: int | None = None
     for index in range(len(history.messages) - 1, 0, -1):
         tail += history.msg_tokens[index]
         if history.messages[index]["role"] != "assistant":
             continue
         if best is None or tail <= budget:
-            best = index
+            best, tail_at_best = index, tail
         if tail > budget:
             break
-    if best is None:
-        return None
-    if not manual and sum(history.msg_tokens[:best]) < 500:
-        return None  # nothing worth summarising
-    return best
+    return best, tail_at_best
 
 
 def _prompt(instructions: str | None, images: bool = False, base: str = SUMMARY_PROMPT) -> str:

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .compact import MIN_COMPACTED_TOKENS, tail_start
 from .config import ContextConfig
 from .fold import plan_fold
 from .history import History
@@ -50,24 +51,13 @@ from .policy import expected_remaining
 
 def kept_after(history: History, config: ContextConfig, summary_tokens: float) -> tuple[int | None, float]:
     """(the cut a compaction would make now, the message tokens carried right after it); (None, 0) when
-    there is nothing worth summarising. The same walk as compact.choose_cut, without its prefix sum."""
-    budget = config.compact_tail_tokens
-    tail = 0
-    tail_at_best = 0
-    best: int | None = None
-    for index in range(len(history.messages) - 1, 0, -1):
-        tail += history.msg_tokens[index]
-        if history.messages[index]["role"] != "assistant":
-            continue
-        if best is None or tail <= budget:
-            best, tail_at_best = index, tail
-        if tail > budget:
-            break
-    if best is None or history.total_tokens - tail_at_best < 500:  # compact.choose_cut's "nothing worth it"
+    there is nothing worth summarising (compact.choose_cut's cut)."""
+    best, tail = tail_start(history, config.compact_tail_tokens)
+    if best is None or history.total_tokens - tail < MIN_COMPACTED_TOKENS:  # as compact.choose_cut
         return None, 0.0
     extras = 0.0 if config.thinking_bound and config.server_compaction else (
         config.user_text_budget_tokens + config.reattach_total_tokens)
-    return best, summary_tokens + tail_at_best + extras
+    return best, summary_tokens + tail + extras
 
 
 def unread_before(history: History, cut: int, held: int | None) -> float:
