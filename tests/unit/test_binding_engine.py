@@ -119,7 +119,8 @@ def test_server_compaction_puts_the_block_first_and_restates_what_must_stay():
 
 
 def test_a_kept_tail_after_a_server_compaction_loses_its_thinking():
-    engine, registry = bound_session(turns=4, body=4_000, window=12_000, output_reserve=0)
+    # the tail as it was (fold.py off): folding its settled turns is the next test
+    engine, registry = bound_session(turns=4, body=4_000, window=12_000, output_reserve=0, fold_settled=False)
     cut = engine.compaction_cut()
     assert cut == 5 and registry.check(SYSTEM, TOOLS, engine.history.messages[:cut]) == []  # what is sent
     block = {"type": "compaction", "content": "the first two turns", "signature": "s"}
@@ -128,6 +129,18 @@ def test_a_kept_tail_after_a_server_compaction_loses_its_thinking():
     assert thinking_places(messages) == [] and engine.released.count == 2
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant", "user"]
     assert registry.check(SYSTEM, TOOLS, messages) == []
+
+
+def test_a_settled_turn_folded_at_a_server_compaction_leaves_no_thinking_and_a_valid_request():
+    engine, registry = bound_session(turns=4, body=4_000, window=12_000, output_reserve=0)
+    cut = engine.compaction_cut()
+    block = {"type": "compaction", "content": "the first two turns", "signature": "s"}
+    engine.apply_server_compaction(block, "auto", upto=cut)
+    messages = engine.prepare(now=60.0).messages
+    assert engine.folded.count == 1  # the older kept turn: nothing later names its result
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert thinking_places(messages) == [] and registry.check(SYSTEM, TOOLS, messages) == []
+    assert engine.store.get("context://toolu_2") is not None  # its result reads back
 
 
 def test_the_policy_prices_a_batch_at_the_model_prices():

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from agentls.context import ContextConfig, ContextEngine, MemoryStore
 from agentls.context.blocks import result_text
-from agentls.context.compact import SummaryError
+from agentls.context.compact import SummaryError, is_generated
 from agentls.context.store import input_ref, result_ref, text_ref
 from agentls.context.structure import request_problems
 from agentls.context.tokens import Usage
@@ -161,9 +161,10 @@ class Driver:
                 assert self.from_history(text), ref
 
     def from_history(self, text: str) -> bool:
-        """A stored text is a text written here (by the assistant or the user), or a cut of one."""
+        """A stored text is a text written here (by the assistant or the user), or a cut of one, or one the
+        engine wrote itself (a summary message's marked parts: the list of images it let go)."""
         head = text.split("\n\n[...")[0]
-        return any(w in text or head in w for w in self.written)
+        return is_generated(text) or any(w in text or head in w for w in self.written)
 
     def check_store(self) -> None:
         self.check_refs()

@@ -126,7 +126,8 @@ def test_cli_replay_model_table_json_and_errors(tmp_path):
     assert window["window"] == 32_000 and set(window["totals"]) == set(POLICIES)
     assert window["totals"]["seed"]["invalidated_thinking"] > 0
     assert all(window["totals"][p]["invalidated_thinking"] == 0 for p in BINDING_SAFE)
-    table = run_cli(str(trace), "--model", SONNET, "--windows", "32000", "--policies", "append-only,seed")
+    # --compare --model (the command) is the model's comparison, not the unbound --compare
+    table = run_cli(str(trace), "--compare", "--model", SONNET, "--windows", "32000", "--policies", "append-only,seed")
     assert table.returncode == 0, table.stderr
     rows = {line.split()[0]: line.split() for line in table.stdout.splitlines() if line.startswith("  ")}
     assert rows["append-only"][2] == "1.000x" and set(rows) == {"policy", "append-only", "seed"}

@@ -21,10 +21,10 @@ def _replay(args: argparse.Namespace) -> int:
 
     if args.subagents:
         return _replay_subagents(args)
+    if args.model:  # --compare --model ID: the model's comparison (its baselines, prices and bound thinking)
+        return _replay_model(args)
     if args.compare:
         return _replay_compare(args)
-    if args.model:
-        return _replay_model(args)
 
     results = []
     ledger = open(args.ledger, "w", encoding="utf-8") if args.ledger else None

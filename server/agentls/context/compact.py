@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from .attachments import is_attachment
 from .blocks import Message, blocks_of, result_text
 from .config import ContextConfig
+from .fold import FOLD_MARK, Fold
 from .history import History, ToolRecord
 from .images import IMAGE_MARK, image_of_block, image_ref, is_image
 from .placeholders import cut_middle
@@ -26,7 +27,7 @@ FILES_MARK = "[Files as you last read them]"
 OMITTED_MARK = "[Earlier messages omitted from this summary request to fit the window]"
 PINNED_MARK = "[Kept verbatim across compactions]"
 IMAGES_MARK = "[Images before the summary: not carried any more; the summary says what they showed]"
-MARKS = (SUMMARY_MARK, USER_TEXTS_MARK, FILES_MARK, OMITTED_MARK, IMAGES_MARK, IMAGE_MARK, PINNED_MARK)
+MARKS = (SUMMARY_MARK, USER_TEXTS_MARK, FILES_MARK, OMITTED_MARK, IMAGES_MARK, IMAGE_MARK, PINNED_MARK, FOLD_MARK)
 
 # Added to the summary prompt only when images are summarised away: a summary is text, so
 # what an image showed survives only in the summary's words.
@@ -57,6 +58,9 @@ removed from the context, in these sections:
 {SUMMARY_SECTIONS}"""
 
 
+MIN_COMPACTED_TOKENS = 500  # an automatic compaction summarises at least this much
+
+
 class SummaryError(ValueError):
     pass
 
@@ -77,22 +81,28 @@ def choose_cut(history: History, config: ContextConfig, manual: bool = False) ->
     Auto-compaction keeps a recent tail verbatim; a manual compaction keeps only
     what the structure needs (the last assistant message and what follows).
     """
-    budget = 0 if manual else config.compact_tail_tokens
-    tail = 0
+    best, tail = tail_start(history, 0 if manual else config.compact_tail_tokens)
+    if best is None:
+        return None
+    if not manual and history.total_tokens - tail < MIN_COMPACTED_TOKENS:
+        return None  # nothing worth summarising
+    return best
+
+
+def tail_start(history: History, budget: float) -> tuple[int | None, int]:
+    """(the oldest assistant message whose tail from it fits the budget — the newest one when none does —,
+    the tokens of that tail); (None, 0) without an assistant message. Work: the tail, not the history."""
+    tail = tail_at_best = 0
     best: int | None = None
     for index in range(len(history.messages) - 1, 0, -1):
         tail += history.msg_tokens[index]
         if history.messages[index]["role"] != "assistant":
             continue
         if best is None or tail <= budget:
-            best = index
+            best, tail_at_best = index, tail
         if tail > budget:
             break
-    if best is None:
-        return None
-    if not manual and sum(history.msg_tokens[:best]) < 500:
-        return None  # nothing worth summarising
-    return best
+    return best, tail_at_best
 
 
 def _prompt(instructions: str | None, images: bool = False, base: str = SUMMARY_PROMPT) -> str:
@@ -276,7 +286,7 @@ def reattached_files(history: History, config: ContextConfig, cut: int, store: R
 
 def compacted_messages(history: History, config: ContextConfig, cut: int, summary: str,
                        user_texts: list[str], store: ResultStore, *, files: bool = True,
-                       pinned: str = "") -> list[Message]:
+                       pinned: str = "", fold: Fold | None = None) -> list[Message]:
     """The summary message (with the pinned state, never shed), the system messages it replaced restated
     as one (instructions outlive a summary), then the verbatim tail (which starts with a reply)."""
     blocks = [{"type": "text", "text": f"{SUMMARY_MARK}\n\n{summary}"}]
@@ -292,7 +302,11 @@ def compacted_messages(history: History, config: ContextConfig, cut: int, summar
     images = images_before(history, cut)
     if images:
         blocks.append({"type": "text", "text": IMAGES_MARK + "\n" + "\n".join(f"- {name}" for name in images)})
-    return [{"role": "user", "content": blocks}, *restated_system(history, cut), *history.messages[cut:]]
+    tail = history.messages[cut:]
+    if fold is not None:  # the settled turns of the tail, as an index (fold.py)
+        blocks.append({"type": "text", "text": fold.text})
+        tail = fold.kept(history.messages)
+    return [{"role": "user", "content": blocks}, *restated_system(history, cut), *tail]
 
 
 def restated_system(history: History, cut: int) -> list[Message]:

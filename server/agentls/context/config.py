@@ -86,6 +86,11 @@ class ContextConfig:
     read_price: float = 0.10
     write_price: float = 1.25
     min_cacheable_tokens: int = 1024
+    output_price: float = 5.0  # an output token (a summary's) relative to an uncached input token
+    # A summary may come before compact_at when its price is paid back (compaction_timing.py).
+    priced_compaction: bool = True
+    # A compaction folds the settled turns at the start of its verbatim tail into an index (fold.py).
+    fold_settled: bool = True
 
     # Status levels for the editor.
     warn_at: float = 0.60

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from . import rewrite as rw
 from .binding import binding_end, first_changed, release_thinking
 from .blocks import Block
+from .compaction_timing import CompactionClock
 from .config import ContextConfig
 from .frontier import StableFrontier
 from .history import History
@@ -56,6 +57,9 @@ class EngineCore:
         self.released = LayerStat()  # thinking blocks let go by deliberate rewrites (binding.py), and their tokens
         self.cleared_by_api: dict[str, None] = {}  # results the API cleared in the last request (server_editing.py)
         self.editing = EditingSwitch()  # whether requests carry the API's context editing (server_editing.py)
+        self.compaction_clock = CompactionClock()  # rent paid for what a summary would free (compaction_timing.py)
+        self.folded = LayerStat()  # settled turns a compaction folded into its index (fold.py), and the tokens freed
+        self.summary_tokens = 0  # the last summary's size (0: none yet; the price assumes summary_max_tokens)
 
     def _new_history(self) -> History:
         cfg = self.config
@@ -87,6 +91,10 @@ class EngineCore:
 
     def utilization(self) -> float:
         return self.estimate() / self.config.effective_window
+
+    def expected_summary_tokens(self) -> int:
+        """What the next summary is expected to cost in output: the last one's size, else its limit."""
+        return self.summary_tokens or self.config.summary_max_tokens
 
     def level(self) -> str:
         u = self.utilization()

@@ -93,6 +93,8 @@ def engine_state(engine: ContextEngine) -> JSON:
         "released": [engine.released.count, engine.released.tokens_saved],
         "cleared_by_api": list(engine.cleared_by_api),
         "editing": [engine.editing.on, engine.editing.rent],
+        "compaction_rent": engine.compaction_clock.rent_paid,
+        "summary_tokens": engine.summary_tokens,
     }
 
 
@@ -160,6 +162,8 @@ def _restore(engine: ContextEngine, rows: Sequence[Mapping[str, Any]], state: Ma
     engine.released = LayerStat(_int(released[0]), _int(released[1]))
     editing_on, editing_rent = state.get("editing", [False, 0.0])  # absent before the editing switch
     engine.editing.on, engine.editing.rent = bool(editing_on), float(editing_rent)
+    engine.compaction_clock.rent_paid = float(state.get("compaction_rent", 0.0))  # absent before issue 31's timing
+    engine.summary_tokens = _int(state.get("summary_tokens", 0))
     cleared = state.get("cleared_by_api", [])
     if not isinstance(cleared, list) or not all(isinstance(i, str) and i in history.records for i in cleared):
         raise StateError("the results cleared by the API are not tool_use ids of this history")

@@ -11,6 +11,7 @@ the policy's decisions; a cursor keeps it O(1) per call on average.
 
 from __future__ import annotations
 
+from .compaction_timing import kept_after
 from .config import ContextConfig
 from .history import History
 from .placeholders import PLACEHOLDER_TOKENS
@@ -23,6 +24,11 @@ class StableFrontier:
 
     def of(self, history: History, config: ContextConfig) -> int | None:
         """Index of the frontier message, or None when even the first message may be rewritten."""
+        if config.thinking_bound:
+            # No batch ever rewrites a bound history: the breakpoint goes where the next compaction would cut,
+            # so its summary call (the prefix before the cut) reads the cache (compaction_timing.py)
+            cut, _ = kept_after(history, config, 0)
+            return cut - 1 if cut else None
         if history is not self._history:
             self._history, self._cursor = history, 0  # compaction built a new history
         results = history.results

@@ -29,6 +29,7 @@ from .compact import (PINNED_MARK, SummaryError, SummaryRequest, build_summary_r
                       user_texts_before)
 from .engine_input import EngineInput
 from .fit import fit_to_window
+from .fold import Fold, plan_fold, store_folded
 from .history import History
 from .keep_images import drop_to_fit
 from .microcompact import is_idle, tail_expired
@@ -52,11 +53,15 @@ class Prepared:
     frontier: int | None = None  # the stable frontier: a cache breakpoint goes on this message
     previous_frontier: int | None = None  # the one before this call's batch: still to be read once
     context_management: dict[str, Any] | None = None  # the `context_management` parameter to send (None: none)
+    # bound thinking: the previous request's frontier, which this request's breakpoints need not read
+    held_frontier: int | None = None
 
     @property
     def cached_frontier(self) -> int | None:
         """The frontier the cache holds from the previous request (where a summary request reads)."""
-        return self.frontier if self.previous_frontier is None else self.previous_frontier
+        if self.previous_frontier is not None:
+            return self.previous_frontier
+        return self.frontier if self.held_frontier is None else self.held_frontier
 
 
 @dataclass
@@ -104,6 +109,9 @@ class ContextEngine(EngineInput):
         over = estimate / self.config.effective_window >= self.config.compact_at
         can_summarise = (allow_compaction and self.config.auto_compact
                          and self.summary_failures < self.config.breaker_failures)
+        if can_summarise and not over and not cold:  # a summary brought forward when it pays (compaction_timing.py)
+            over = self.compaction_clock.due(self.config, self.history, self.expected_summary_tokens(), self.calls,
+                                             held=self.sent_frontier)
         due = over and can_summarise and choose_cut(self.history, self.config) is not None
         if not due and estimate > self.config.effective_window:
             with self.rewriting():
@@ -113,13 +121,17 @@ class ContextEngine(EngineInput):
             self._dropped_unsent = 0
             batch = batch or Batch("images")  # a deliberate rewrite this request is the first to carry
         frontier = self._frontier.of(self.history, self.config)
-        previous = self.sent_frontier if self.sent_frontier != frontier else None
+        # Bound thinking has no batches: nothing needs the old frontier read, the previous user message keeps
+        # its breakpoint (a tool loop reads the previous call's cache)
+        moved = self.sent_frontier != frontier and not self.config.thinking_bound
+        previous = self.sent_frontier if moved else None
+        held = self.sent_frontier if self.config.thinking_bound else None
         self.cached_ends = message_breakpoints(self.history.messages, frontier, previous_frontier=previous)
         self.sent_frontier = frontier
         summarisable = self.config.auto_compact and self.summary_failures < self.config.breaker_failures
         editing = self.editing.decide(self.config, self.history, estimate, compaction_possible=summarisable)
         return Prepared(list(self.history.messages), estimate, estimate / self.config.effective_window, due,
-                        batch, frontier, previous, context_management(self.config) if editing else None)
+                        batch, frontier, previous, context_management(self.config) if editing else None, held)
 
     def _last_resort(self) -> Batch | None:
         """No summary can be had and the request is over the window: clear everything clearable, cut the
@@ -181,9 +193,10 @@ class ContextEngine(EngineInput):
         texts = self._carried_user_texts + user_texts_before(self.history, request.cut)
         raw_before = self.raw_estimate
         rebuilt = None
+        fold = self._fold(request.cut)
         for quoted, files in ((texts, True), (texts, False), ([], False)):
             messages = compacted_messages(self.history, self.config, request.cut, summary, quoted,
-                                          self.store, files=files, pinned=self.pinned)
+                                          self.store, files=files, pinned=self.pinned, fold=fold)
             candidate = self.history.rebuilt(messages)
             if self.config.system_tokens + candidate.total_tokens < raw_before:
                 rebuilt = candidate
@@ -212,6 +225,8 @@ class ContextEngine(EngineInput):
         self.compactions += 1
         self.cleared_by_api = {}
         self.editing.reset()
+        self.compaction_clock.reset()
+        self.summary_tokens = self.config.tokens(len(summary))
         after = self.estimate()
         self.stats[rw.COMPACT].count += 1
         self.stats[rw.COMPACT].tokens_saved += before - after
@@ -257,10 +272,25 @@ class ContextEngine(EngineInput):
         first: list[Block] = [dict(block)]
         if self.pinned:
             first.append({"type": "text", "text": f"{PINNED_MARK}\n{self.pinned}"})
-        messages = [{"role": "user", "content": first}, *restated_system(self.history, upto),
-                    *self.history.messages[upto:]]
+        fold = self._fold(upto)
+        if fold is not None:
+            first.append({"type": "text", "text": fold.text})
+        tail = fold.kept(self.history.messages) if fold is not None else self.history.messages[upto:]
+        messages = [{"role": "user", "content": first}, *restated_system(self.history, upto), *tail]
         self._carried_user_texts = []
         return self._install(self.history.rebuilt(messages), upto, str(block.get("content")), reason)
+
+    def _fold(self, cut: int) -> Fold | None:
+        """The settled turns at the start of the tail a compaction keeps from `cut`, folded into an index
+        (fold.py): their results stored first. None when folding is off or nothing is settled."""
+        if not self.config.fold_settled or cut >= len(self.history.messages):
+            return None
+        fold = plan_fold(self.history, cut, self.config.tokens)
+        if fold is not None:
+            store_folded(self.history, fold, self.store)
+            self.folded.count += len(fold.turns)
+            self.folded.tokens_saved += fold.folded_tokens - self.config.tokens(len(fold.text))
+        return fold
 
     def _keep_summarised_results(self, cut: int) -> None:
         """Every result summarised away stays readable by its ref (first write wins)."""

@@ -51,7 +51,7 @@ def agentls_config(model: str, prices: ModelPrices, server_editing: bool = True,
     return ContextConfig(cache_model="anthropic", thinking_bound=thinking_binds(model, True),
                          server_editing=server_editing, server_compaction=server_compaction,
                          read_price=prices.read_multiplier, write_price=prices.write_multiplier,
-                         min_cacheable_tokens=prices.minimum_tokens)
+                         output_price=prices.output_multiplier, min_cacheable_tokens=prices.minimum_tokens)
 
 
 class EngineBaseline:

@@ -35,6 +35,10 @@ class ModelPrices:
         return self.price.cache_read / self.price.input
 
     @property
+    def output_multiplier(self) -> float:
+        return self.price.output / self.price.input
+
+    @property
     def write_multiplier(self) -> float:
         return self.price.cache_write / self.price.input
 

@@ -237,10 +237,14 @@ class PolicyRunner:
         # branch): where the model compacts on the server, the agent asks it to and hands the block back
         server_compaction = (getattr(self.engine, "apply_server_compaction", None)
                              if self.engine.config.server_compaction else None)
-        if prepared.compaction_due and server_compaction is not None:
-            summaries.append(prepared.messages)  # the compaction call: the request as it stands
+        cut = self.engine.compaction_cut() if prepared.compaction_due and server_compaction is not None else None
+        if cut is not None and server_compaction is not None:
+            # as the agent does (agent/turn/compaction.py): the turns before the engine's cut are compacted,
+            # the verbatim tail from the cut is kept
+            compacted = prepared.messages[:cut]
+            summaries.append(compacted)
             try:
-                server_compaction({"type": "compaction", "content": standin_summary(prepared.messages)}, "auto")
+                server_compaction({"type": "compaction", "content": standin_summary(compacted)}, "auto", upto=cut)
             except NothingToGain:
                 pass
             prepared = self.engine.prepare(now, allow_compaction=False)

@@ -137,6 +137,7 @@ class ModelClient:
         instructions: str | None = None,
         model: str | None = None,
         on_event: EventHandler | None = None,
+        frontier: int | None = None,
     ) -> ModelResponse:
         """On-demand server-side compaction of the conversation: `content[0]` of the answer is the signed
         `compaction` block a later request sends first, in place of the messages it summarizes.
@@ -146,7 +147,7 @@ class ModelClient:
         endpoint answers without a compaction block (it does not compact on demand).
         """
         request = self._request(system, messages, tools, model or self.settings.model, self.settings.max_tokens,
-                                thinking=True)
+                                thinking=True, frontier=frontier)
         request["compaction"] = {"type": "summarize", **({"instructions": instructions} if instructions else {})}
         response = await self._conversation_call(request, on_event)
         blocks = [b for b in response.content if b.get("type") == "compaction"]

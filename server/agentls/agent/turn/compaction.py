@@ -63,7 +63,8 @@ class Compaction:
         raw = "".join(b.get("text", "") for b in response.content if b.get("type") == "text")
         return engine.apply_summary(request, raw, reason)
 
-    async def _on_server(self, reason: str, instructions: str | None, emit: Emit) -> CompactionResult | None:
+    async def _on_server(self, reason: str, instructions: str | None, frontier: int | None,
+                         emit: Emit) -> CompactionResult | None:
         """The API's on-demand compaction of the turns before the engine's cut: the conversation's own head,
         the returned block put first (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand)."""
         engine, compact = self.conversation.engine, self.on_server()
@@ -71,8 +72,12 @@ class Compaction:
         if cut is None or compact is None:
             return None
         await emit(ev.CompactionStarted(reason))
+        # the breakpoint on the frontier the cache holds (on bound thinking: the last cut, compaction_timing.py)
+        # lets the call read the prefix before the cut instead of writing it again
+        held = engine.sent_frontier if frontier is None else frontier
         response = await compact(system=self.head.system, messages=list(engine.history.messages[:cut]),
-                                 tools=self.head.tools, instructions=engine.compaction_instructions(cut, instructions))
+                                 tools=self.head.tools, instructions=engine.compaction_instructions(cut, instructions),
+                                 frontier=held if held is not None and held < cut - 1 else None)
         return engine.apply_server_compaction(response.content[0], reason, upto=cut)
 
     async def run(self, emit: Emit, reason: str, instructions: str | None = None,
@@ -81,7 +86,7 @@ class Compaction:
         conversation, engine = self.conversation, self.conversation.engine
         try:
             if self.on_server():
-                result = await self._on_server(reason, instructions, emit)
+                result = await self._on_server(reason, instructions, frontier, emit)
             else:
                 result = await self._summarised(reason, instructions, frontier, emit)
             if result is None:
