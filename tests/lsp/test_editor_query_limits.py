@@ -4,6 +4,11 @@ One location whose URI holds `%00` used to fail the whole tool (the valid locati
 220,000 locations blocked the event loop for about 10 s. Now a bad item is skipped and
 counted, and at most a documented number of locations (10,000) is processed, off the loop:
 the server is as responsive as decoding the 28 MB message itself allows.
+
+What is measured is work, not wall time: the CPU time the server's main thread (its event loop)
+spends while one cheap request waits for its answer, against the CPU time decoding the message
+takes here. Wall times of two processes on a busy machine are not comparable (a run with four
+test workers on two cores saw a 9.4 s wait against a 2.4 s decode measured a moment earlier).
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import os
 import time
+from pathlib import Path
 
 from agentls.mock_api import Reply, Text, ToolUse
 from .helpers import options_for, server_command, server_env
@@ -22,6 +29,13 @@ PROCESSED = 10_000  # the documented cap (README, "Limits")
 
 def span(line: int) -> dict:
     return {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}}
+
+
+def main_thread_cpu(pid: int) -> float:
+    """CPU seconds (user + system) the process's main thread has used (Linux /proc: utime, stime)."""
+    stat = Path(f"/proc/{pid}/task/{pid}/stat").read_text()
+    fields = stat.rsplit(")", 1)[1].split()  # after "pid (name)": state is field 3, utime 14, stime 15
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def tool_result(mock_api) -> dict:
@@ -58,11 +72,14 @@ async def test_two_hundred_twenty_thousand_locations_are_capped_and_processed_of
         {"locations": [{"uri": (workspace / "app.py").as_uri(), "range": span(n)} for n in range(220_000)]}).encode()
     client.raw_results["agent/editorQuery"] = answer
     gc.disable()  # as the server decodes a big message
-    started = time.monotonic()
+    started = time.thread_time()
     json.loads(answer)
-    decoding = time.monotonic() - started  # what reading the answer's JSON takes on this machine, now
+    decoding = time.thread_time() - started  # CPU time reading the answer's JSON takes on this machine
     gc.enable()
-    await client.start(*server_command(), env=server_env(data_dir))
+    # started plainly (not through the fork server) so that the process is the server itself
+    await client.start(*server_command(plain=True), env=server_env(data_dir))
+    assert client.process is not None
+    pid = client.process.pid
     try:
         options = {**options_for(mock_api), "editorQueries": ["references"]}
         await client.request("initialize", {"capabilities": {}, "rootUri": workspace.as_uri(),
@@ -72,19 +89,20 @@ async def test_two_hundred_twenty_thousand_locations_are_capped_and_processed_of
         mock_api.script(Reply([ToolUse("find_references", {"path": "app.py", "line": 1, "symbol": "main"})]),
                         Reply([Text("many")]))
         turn = asyncio.ensure_future(client.request("agent/chat", {"prompt": "who uses main?"}, timeout=300))
-        waits = []
-        while not turn.done():  # a cheap request every 50 ms: how long does the server take to answer it?
-            asked = time.monotonic()
+        waits = []  # (wall, the loop's CPU) while each request waited
+        while not turn.done():  # a cheap request every 50 ms: what does the loop do before it answers?
+            asked, cpu = time.monotonic(), main_thread_cpu(pid)
             await client.request("agent/cost", timeout=300)
-            waits.append(time.monotonic() - asked)
+            waits.append((time.monotonic() - asked, main_thread_cpu(pid) - cpu))
             await asyncio.sleep(0.05)
         assert "result" in await turn
     finally:
         await client.close()
     content = tool_result(mock_api)["content"]
-    print(f"\nlongest agent/cost answer during the tool: {max(waits):.2f} s ({len(waits)} asked); "
-          f"json.loads of the {len(answer) / 1e6:.0f} MB answer here: {decoding:.2f} s")
-    # The server may block while it decodes the message (the stdlib decoder holds the GIL), never for its items.
-    assert max(waits) < 3 * decoding + 1.0, f"the event loop was blocked for {max(waits):.1f} s"
+    wall, busy = max(waits, key=lambda w: w[1])
+    print(f"\nmost loop CPU during one agent/cost wait: {busy:.2f} s (that wait {wall:.2f} s; {len(waits)} asked); "
+          f"json.loads of the {len(answer) / 1e6:.0f} MB answer here: {decoding:.2f} s CPU")
+    # The loop may work while it decodes the message (the stdlib decoder holds the GIL), never on its items.
+    assert busy < 3 * decoding + 1.0, f"the event loop worked {busy:.1f} s CPU while a request waited"
     assert f"the editor listed 220,000; the first {PROCESSED:,} were read" in content
     assert content.startswith("10000 references to main") and "… and 9900 more" in content

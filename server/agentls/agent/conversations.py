@@ -146,7 +146,10 @@ class Conversations:
         infos = await stored_sessions(self.session_root)
         if unsaved and current is not None and not any(info.id == current for info in infos):
             infos.insert(0, SessionInfo(current, str(self.session_root), UNSAVED_TITLE, 0.0, 0.0, 0, 0, 0.0, False))
-        return SessionList([info for info in infos if matches(info, query)], current)
+        # a chat that never got a prompt (no title, no turn: only state records, such as a mode or model
+        # switched in a new chat) has nothing to resume: listed only while it is this window's own
+        listed = [info for info in infos if info.id == current or info.title or info.turns or info.tokens]
+        return SessionList([info for info in listed if matches(info, query)], current)
 
     async def rename(self, session_id: str, title: str) -> None:
         from .store import StoreError
