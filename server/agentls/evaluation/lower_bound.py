@@ -25,8 +25,9 @@ many chars less the cut's marker; so does any other block (agentls cuts a huge o
 keeps the bound valid). Nothing else is counted: no summary call, no earlier prose or tool call,
 no result no later reply names, no rewrite; the replies are billed as output exactly as the replay bills
 them. Each item's ``k`` is the number of requests that must carry it, so the sum is a cost no such policy
-can beat. A policy that drops references can cost less; with its missing references re-read (replay.py's
-``reread_cost``, the result written again) it cannot, since each re-read is billed at ``write`` at least.
+can beat. A policy that drops references, or keeps only their words (in a summary: reference recall
+counts that as kept), is outside that premise and could in principle cost less; the tests check the bound
+against every policy the replay runs all the same (generated sessions and recorded traces).
 """
 
 from __future__ import annotations
