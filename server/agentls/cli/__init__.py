@@ -88,7 +88,8 @@ def _replay_model(args: argparse.Namespace) -> int:
 
     from ..evaluation.baselines import POLICIES
     from ..evaluation.replay import load_trace
-    from ..evaluation.thinking_replay import Settings, compare_with_thinking, format_thinking, thinking_json
+    from ..evaluation.thinking_replay import (Settings, bounds_with_thinking, compare_with_thinking, format_thinking,
+                                              thinking_json)
 
     try:
         settings = Settings(args.model, not args.no_server_editing, not args.no_server_compaction)
@@ -102,10 +103,11 @@ def _replay_model(args: argparse.Namespace) -> int:
         for path in args.traces:  # fail early and plainly, not inside a worker
             load_trace(path)
         runs = compare_with_thinking(args.traces, settings, windows, policies, jobs=args.jobs)
+        bounds = bounds_with_thinking(args.traces, settings, windows)
     except (OSError, ValueError) as error:
         print(f"agentls replay: {error}", file=sys.stderr)
         return 2
-    print(json.dumps(thinking_json(runs, settings)) if args.json else format_thinking(runs, settings))
+    print(json.dumps(thinking_json(runs, settings, bounds)) if args.json else format_thinking(runs, settings, bounds))
     return 0
 
 

@@ -82,13 +82,18 @@ class ReferenceTracker:
             self._memo[id(message)] = hit
         return hit[1]
 
-    def score(self, request: list[Message], reply: Message) -> ReferenceScore:
-        """The references `reply` makes to earlier results, and how many `request` still carries."""
+    def referenced(self, reply: Message) -> dict[str, set[str]]:
+        """The earlier results `reply` refers to (tool_use id -> the rare words it names from each)."""
         wanted: dict[str, set[str]] = {}
         for word in words_of(message_text(reply)):
             source = self.origin.get(word)
             if source and self.shown_in.get(word, 0) <= RARE_MESSAGES:
                 wanted.setdefault(source, set()).add(word)
+        return wanted
+
+    def score(self, request: list[Message], reply: Message) -> ReferenceScore:
+        """The references `reply` makes to earlier results, and how many `request` still carries."""
+        wanted = self.referenced(reply)
         score = ReferenceScore(references=len(wanted))
         if not wanted:
             return score

@@ -7,16 +7,19 @@ then the traces where the default policy costs the most against the cheapest
 baseline of that trace, worst first, against each of the four baselines:
 doing nothing (only where it fits the window), the seed, append-only with one
 summary at the threshold, and Anthropic's server-side clearing with its defaults.
+Beside the totals, the lower bound of lower_bound.py (what no policy keeping
+every later-referenced result can beat) and the default's ratio to it.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..context.structure import request_problems
+from .lower_bound import Rates, lower_bound
 from .replay import TraceResult, load_trace, replay_trace, total_of
 
 WINDOWS = (32_000, 64_000, 200_000)
@@ -30,6 +33,11 @@ Done = TypeVar("Done")
 class Comparison:
     window: int
     results: dict[str, list[TraceResult]]  # policy -> per trace, in path order
+    bounds: list[float] = field(default_factory=list)  # lower_bound.py's bound per trace, in path order
+
+    @property
+    def bound(self) -> float:
+        return sum(self.bounds)
 
     def total(self, policy: str) -> TraceResult:
         return total_of(self.results[policy])
@@ -54,7 +62,9 @@ def compare(paths: list[str], windows: tuple[int, ...] = WINDOWS, policies: tupl
     """Every policy at every window, all billed by the same cache model."""
     work = [(p, policy, w, cache) for w in windows for policy in policies for p in paths]
     found = dict(zip(work, run_jobs(_replay_one, work, jobs)))
-    return [Comparison(w, {policy: [found[(p, policy, w, cache)] for p in paths] for policy in policies})
+    traces = [load_trace(p)[1] for p in paths]
+    return [Comparison(w, {policy: [found[(p, policy, w, cache)] for p in paths] for policy in policies},
+                       [lower_bound(messages, w, Rates.replay_units()).total for messages in traces])
             for w in windows]
 
 
@@ -94,6 +104,10 @@ def format_comparison(comparisons: list[Comparison], base: str = "seed", ours: s
             rows.append(f"  {policy:11} {t.cost:>12,.0f} {_ratio(t.cost, baseline.cost):>7.3f}x {t.recall:>6.3f} "
                         f"{t.reread_cost:>10,.0f} {t.cost + t.reread_cost:>12,.0f} "
                         f"{t.over_window:>4} {t.invalid_requests:>7} {t.compactions:>4} {t.peak_tokens:>8,}")
+        if comp.bounds and ours in comp.results:
+            rows.append(f"  {'bound':11} {comp.bound:>12,.0f} {_ratio(comp.bound, baseline.cost):>7.3f}x "
+                        f"(lower bound, every later reference kept): {ours} / bound "
+                        f"{_ratio(comp.total(ours).cost, comp.bound):.3f}x")
         mine = comp.results[ours]
         others = [p for p in comp.results if p != ours]
         rows.append(f"  worst first, {ours} / each ('-': over the window), and the cheapest baseline:")
@@ -115,7 +129,7 @@ def format_comparison(comparisons: list[Comparison], base: str = "seed", ours: s
 
 
 def comparison_json(comparisons: list[Comparison]) -> list[dict[str, Any]]:
-    return [{"window": c.window,
+    return [{"window": c.window, "lower_bound": c.bound,
              "totals": {p: c.total(p).as_dict() for p in c.results},
              "traces": {p: [r.as_dict() for r in rs] for p, rs in c.results.items()}}
             for c in comparisons]

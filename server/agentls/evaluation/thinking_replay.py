@@ -7,6 +7,8 @@ policy sends, summary calls included, is checked against those signatures, and t
 fail are counted ("invalidated": the API would refuse the request, or drop them and every later block);
 each request is priced in USD at the model's list prices (model_prices.py). Each reply (its thinking
 included) is billed as output at the model's output price; a summary call adds its 2,000 output tokens.
+Beside the totals: lower_bound.py's bound at the model's prices (the replies and their thinking billed as
+here), and agentls's ratio to it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from typing import Any
 
 from ..context.blocks import Message
 from ..context.prompt_cache import CacheUsage
+from ..context.tokens import CHARS_PER_TOKEN
 from .baselines import BASE, POLICIES, HeldBaseline, agentls_config, baseline
+from .lower_bound import Rates, lower_bound
 from .model_prices import ModelPrices
 from .reference_recall import ReferenceTracker
 from .replay import (SUMMARY_OUTPUT_TOKENS, Pricer, TraceResult, finished, is_call, load_trace, reply_tokens,
@@ -35,6 +39,7 @@ class ThinkingResult(TraceResult):
 
 
 Runs = dict[int, dict[str, list[ThinkingResult]]]  # window -> policy -> the result of every trace
+Bounds = dict[int, float]  # window -> lower_bound.py's bound, summed over the traces (USD)
 
 
 @dataclass(frozen=True)
@@ -114,11 +119,25 @@ def compare_with_thinking(paths: list[str], settings: Settings, windows: tuple[i
     return {w: {policy: [found[(p, policy, w)] for p in paths] for policy in policies} for w in windows}
 
 
+def bound_with_thinking(trace_id: str, messages: list[Message], window: int, settings: Settings) -> float:
+    """lower_bound.py's bound in USD at the model's prices, each reply billed with its thinking as above."""
+    output = sum(reply_tokens(messages[i + 1]) + len(thinking_text(trace_id, i + 1, settings.thinking_chars))
+                 / CHARS_PER_TOKEN for i in range(len(messages)) if is_call(messages, i))
+    return lower_bound(messages, window, Rates.of_model(ModelPrices.of(settings.model)),
+                       output_tokens=output).total
+
+
+def bounds_with_thinking(paths: list[str], settings: Settings, windows: tuple[int, ...] = WINDOWS) -> Bounds:
+    traces = [load_trace(p) for p in paths]
+    return {w: sum(bound_with_thinking(trace_id, messages, w, settings) for trace_id, messages in traces)
+            for w in windows}
+
+
 def _ratio(a: float, b: float | None) -> str:
     return f"{a / b:.3f}x" if b else "-"
 
 
-def format_thinking(runs: Runs, settings: Settings) -> str:
+def format_thinking(runs: Runs, settings: Settings, bounds: Bounds | None = None, ours: str = "agentls") -> str:
     prices = ModelPrices.of(settings.model)
     rows = [f"model={settings.model} reads {prices.read_multiplier:.3g}x writes {prices.write_multiplier:.3g}x "
             f"input (${prices.price.input}/MTok) thinking {settings.thinking_chars} chars/reply "
@@ -133,6 +152,10 @@ def format_thinking(runs: Runs, settings: Settings) -> str:
             rows.append(f"  {policy:14} {t.usd:>10.2f} {_ratio(t.usd, base):>14} {t.recall:>6.3f} "
                         f"{reread_usd(t, prices):>8.2f} {t.invalidated_thinking:>11} {t.failing_requests:>11} "
                         f"{t.thinking_stripped:>8} {t.requests:>8} {t.compactions:>4} {t.over_window:>4}")
+        if bounds and window in bounds:
+            mine = f": {ours} / bound {_ratio(totals[ours].usd, bounds[window])}" if ours in totals else ""
+            rows.append(f"  {'bound':14} {bounds[window]:>10.2f} {_ratio(bounds[window], base):>14} "
+                        f"(lower bound, every later reference kept){mine}")
         rows.extend(_worst_first(by_policy))
     return "\n".join(rows)
 
@@ -158,13 +181,13 @@ def _worst_first(by_policy: dict[str, list[ThinkingResult]], ours: str = "agentl
     return rows
 
 
-def thinking_json(runs: Runs, settings: Settings) -> dict[str, Any]:
+def thinking_json(runs: Runs, settings: Settings, bounds: Bounds | None = None) -> dict[str, Any]:
     prices = ModelPrices.of(settings.model)
     return {"model": settings.model, "read_multiplier": prices.read_multiplier,
             "write_multiplier": prices.write_multiplier, "thinking_chars": settings.thinking_chars,
             "server_editing": settings.server_editing, "server_compaction": settings.server_compaction,
             "base": BASE,
-            "windows": [{"window": w,
+            "windows": [{"window": w, "lower_bound": (bounds or {}).get(w),
                          "totals": {p: thinking_total(rs, p).as_dict() for p, rs in by_policy.items()},
                          "traces": {p: [r.as_dict() for r in rs] for p, rs in by_policy.items()}}
                         for w, by_policy in runs.items()]}
