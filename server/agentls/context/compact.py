@@ -81,12 +81,18 @@ def choose_cut(history: History, config: ContextConfig, manual: bool = False) ->
     Auto-compaction keeps a recent tail verbatim; a manual compaction keeps only
     what the structure needs (the last assistant message and what follows).
     """
-    best, tail = tail_start(history, 0 if manual else config.compact_tail_tokens)
-    if best is None:
-        return None
-    if not manual and history.total_tokens - tail < MIN_COMPACTED_TOKENS:
-        return None  # nothing worth summarising
-    return best
+    if manual:
+        return tail_start(history, 0)[0]
+    return auto_cut(history, config)[0]
+
+
+def auto_cut(history: History, config: ContextConfig) -> tuple[int | None, int]:
+    """(the cut an automatic compaction makes now, the tokens of the tail it keeps verbatim); (None, 0)
+    when there is nothing worth summarising."""
+    best, tail = tail_start(history, config.compact_tail_tokens)
+    if best is None or history.total_tokens - tail < MIN_COMPACTED_TOKENS:
+        return None, 0
+    return best, tail
 
 
 def tail_start(history: History, budget: float) -> tuple[int | None, int]:

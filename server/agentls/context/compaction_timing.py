@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .compact import MIN_COMPACTED_TOKENS, tail_start
+from .compact import auto_cut
 from .config import ContextConfig
 from .fold import plan_fold
 from .history import History
@@ -52,8 +52,8 @@ from .policy import expected_remaining
 def kept_after(history: History, config: ContextConfig, summary_tokens: float) -> tuple[int | None, float]:
     """(the cut a compaction would make now, the message tokens carried right after it); (None, 0) when
     there is nothing worth summarising (compact.choose_cut's cut)."""
-    best, tail = tail_start(history, config.compact_tail_tokens)
-    if best is None or history.total_tokens - tail < MIN_COMPACTED_TOKENS:  # as compact.choose_cut
+    best, tail = auto_cut(history, config)
+    if best is None:
         return None, 0.0
     extras = 0.0 if config.thinking_bound and config.server_compaction else (
         config.user_text_budget_tokens + config.reattach_total_tokens)
