@@ -46,7 +46,7 @@ export interface ModelPrice {
 export interface AgentThresholds {
   budgetSoft?: number; // 0.50: old results budgeted to 30K chars
   budgetHard?: number; // 0.70: old results budgeted to 15K chars
-  autoCompact?: number | null; // 0.85: L3 summary; null: never on its own
+  autoCompact?: number | null; // 1: L3 summary when the request would not fit (sooner when it pays); null: never on its own
   warn?: number; // 0.60: status level "warn"
   high?: number; // 0.85: status level "high"
 }

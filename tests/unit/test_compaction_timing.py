@@ -114,3 +114,15 @@ def test_the_frontier_sits_before_the_cut_so_the_summary_call_reads_its_prefix()
         engine.record_usage(Usage(cache_read_input_tokens=engine.raw_estimate), now=10.0 * n)
         if prepared.compaction_due:
             break
+
+
+def test_the_window_forces_a_summary_only_when_the_request_would_not_fit():
+    """A session that ends at 95% of the usable window is not summarised (a fixed 85% threshold summarised
+    it for nothing); one more result that would overflow it is, and the request then fits."""
+    engine, seen = run([24_000] * 4, window=32_000)
+    assert engine.compactions == 0
+    assert 0.85 < engine.utilization() <= 1.0
+    engine, seen = run([24_000] * 5, window=32_000)
+    assert engine.compactions == 1
+    assert seen[-1][0] > 1.0  # what the fifth request would have been without the summary
+    assert engine.utilization() <= 1.0

@@ -20,7 +20,7 @@ def long_session(engine: ContextEngine, turns: int = 6, body_chars: int = 6_000)
 
 def make_engine(**settings) -> ContextEngine:
     base = dict(window=12_000, output_reserve=0, clear_at=10.0, snip_at=10.0, budget_soft_at=10.0,
-                budget_hard_at=10.0)
+                budget_hard_at=10.0, compact_at=0.85)  # the mechanics of a summary at a set threshold
     base.update(settings)
     return ContextEngine(config=ContextConfig(**base), store=MemoryStore())
 

@@ -161,7 +161,30 @@ def test_cli_compare_prints_every_policy_at_every_window(tmp_path):
         assert f"window {window}" in done.stdout
     # the four baselines of issue 31 beside ours, and our worst traces first against the cheapest of them
     assert all(f"  {policy} " in done.stdout for policy in ("none", "seed", "append-only", "anthropic", "default"))
-    assert "worst first, default / each" in done.stdout and "worst default / seed" in done.stdout
+    assert "worst first, default / the cheapest baseline of equal or better reference recall" in done.stdout
+    assert "worst default / seed" in done.stdout
+
+
+def test_the_baseline_to_beat_keeps_at_least_our_recall():
+    """Issue 31 compares a trace with the cheapest baseline of equal or better reference recall: one that is
+    cheaper only because it carries less is not the one to beat; when every baseline keeps less, none is."""
+    from agentls.evaluation.replay import TraceResult
+    from agentls.evaluation.replay_compare import Comparison, cheapest_baseline, cheapest_peer, worst_first
+
+    options = [("seed", 80.0, 0.60), ("append-only", 100.0, 0.90), ("anthropic", 120.0, 0.95)]
+    assert cheapest_peer(options, 0.85) == ("append-only", 100.0)
+    assert cheapest_peer(options, 0.50) == ("seed", 80.0)
+    assert cheapest_peer(options, 0.99) is None
+
+    def result(cost: float, recall: float, over: int = 0) -> TraceResult:
+        return TraceResult("t", cost=cost, recall=recall, over_window=over)
+
+    comp = Comparison(32_000, {"none": [result(50, 1.0, over=1), result(90, 1.0)],
+                               "seed": [result(70, 0.5), result(95, 1.0)],
+                               "default": [result(105, 0.8), result(99, 1.0)]})
+    assert cheapest_baseline(comp, 0) is None  # "none" does not fit, the seed keeps less
+    assert cheapest_baseline(comp, 1) == ("none", 90)
+    assert worst_first(comp) == [(99 / 90, 1), (0.0, 0)]
 
 
 def prompt_cost(result) -> float:

@@ -136,3 +136,17 @@ def test_cli_replay_model_table_json_and_errors(tmp_path):
         failed = run_cli(str(trace), *bad)
         assert failed.returncode == 2 and "agentls replay:" in failed.stderr
 
+
+
+def test_the_trace_comparison_refuses_failing_baselines_only_where_thinking_binds():
+    """Worst first: ours against the cheapest baseline of equal or better reference recall; a baseline whose
+    requests carry invalidated thinking is no choice on a model that binds it, and is one elsewhere."""
+    from agentls.evaluation.thinking_replay import ThinkingResult, worst_first
+
+    def result(usd: float, recall: float, failing: int = 0) -> ThinkingResult:
+        return ThinkingResult("t", usd=usd, recall=recall, failing_requests=failing)
+
+    runs = {"agentls": [result(10.0, 0.8)], "seed": [result(8.0, 0.9, failing=3)],
+            "append-only": [result(9.5, 0.85)], "anthropic": [result(7.0, 0.5)]}
+    assert worst_first(runs, bound=True) == [(10.0 / 9.5, 0, "append-only")]
+    assert worst_first(runs, bound=False) == [(10.0 / 8.0, 0, "seed")]

@@ -16,7 +16,7 @@ from .attachments import is_attachment
 from .blocks import Message, blocks_of, result_text
 from .config import ContextConfig
 from .fold import FOLD_MARK, Fold
-from .history import History, ToolRecord
+from .history import SYSTEM, History, ToolRecord
 from .images import IMAGE_MARK, image_of_block, image_ref, is_image
 from .placeholders import cut_middle
 from .store import ResultStore, result_ref
@@ -176,23 +176,36 @@ def build_summary_request(history: History, config: ContextConfig, estimate: int
     cut = choose_cut(history, config, manual)
     if cut is None:
         return None
-    messages = list(history.messages)
-    tokens = list(history.msg_tokens)
+    limit = summary_input_limit(config)
     # Images stay in the summary request as they were sent (it extends the last request, so it
     # reads the cache, and the summarizer sees what it summarises); the summary replaces them.
     ask = {"type": "text", "text": _prompt(instructions, images=bool(images_before(history, cut)))}
-    # The request extends the last one sent, so the summary call reads the cache. A system message
-    # after the last user turn stays last: the ask joins that turn (a system message precedes the reply).
-    last_turn = history.last_turn()
-    if messages[last_turn]["role"] == "user":
+    # The request extends the last one sent, so the summary call reads the cache. When the whole history
+    # does not fit the summary call (the window forced this compaction), it stops at the cut instead: the
+    # tail is kept verbatim anyway, and dropping the oldest turns would drop the previous summary with them.
+    # (The cut falls on an assistant message, so messages[:cut] ends with a user turn and orphans nothing.)
+    end = len(history.messages) if history.total_tokens <= limit else cut
+    messages = list(history.messages[:end])
+    tokens = list(history.msg_tokens[:end])
+    # A system message after the last user turn stays last: the ask joins that turn (a system message
+    # precedes the reply).
+    last_turn = _last_turn(messages)
+    if last_turn >= 0 and messages[last_turn]["role"] == "user":
         last = messages[last_turn]
         messages[last_turn] = {**last, "content": [*blocks_of(last), ask]}
     else:
         messages.append({"role": "user", "content": [ask]})
         tokens.append(0)
-    limit = summary_input_limit(config)
     messages = _trim_front(messages, tokens, limit)
     return SummaryRequest(messages, cut, len(history.messages), estimate, config.summary_max_tokens, instructions)
+
+
+def _last_turn(messages: list[Message]) -> int:
+    """The last user or assistant message (-1 when none): system messages are not turns."""
+    index = len(messages) - 1
+    while index >= 0 and messages[index]["role"] == SYSTEM:
+        index -= 1
+    return index
 
 
 def parse_summary(raw: str) -> str:

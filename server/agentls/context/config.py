@@ -64,8 +64,10 @@ class ContextConfig:
     idle_gap_seconds: float = 300.0
     idle_keep_recent: int = 5
 
-    # L3: summary near the limit.
-    compact_at: float = 0.85
+    # L3: summary at the limit. The engine prepares every request, so the window forces a summary only when
+    # the request would not fit the usable window; a summary sooner is the price rule's (compaction_timing.py)
+    # when it pays. A fixed margin (0.85) summarised sessions about to end and cost recall for nothing.
+    compact_at: float = 1.0
     auto_compact: bool = True  # False (settings `autoCompact: null`): only a manual /compact summarises
     compact_tail_fraction: float = 0.10  # recent tail kept verbatim
     summary_max_tokens: int = 4_000

@@ -18,7 +18,7 @@ with ``context_management`` turned on:
 
 Assumptions (the README states them too): triggers scale with the window
 (clearing at half the window, as 100K is half of 200K; compaction at
-150K capped at 85% of the usable window, like the default policy's own L3,
+150K capped at 85% of the usable window (the default policy's own L3 threshold until it moved to the limit),
 even where that is below the API's 50K minimum); clearing is applied before
 compaction and the compaction trigger is checked on the cleared prompt; the
 summary is the replay's 2,000-token stand-in, its call priced like the

@@ -72,18 +72,36 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b else 1.0
 
 
-def cheapest_baseline(comp: Comparison, index: int, ours: str = "default") -> tuple[str, TraceResult]:
-    """The cheapest baseline of trace `index` that is a real choice there ("none" only where it fits)."""
-    valid = [(policy, results[index]) for policy, results in comp.results.items()
-             if policy != ours and (policy != "none" or results[index].over_window == 0)]
-    return min(valid, key=lambda item: item[1].cost)
+Option = tuple[str, float, float]  # (policy, cost, reference recall) of one trace
+
+
+def cheapest_peer(options: list[Option], recall: float) -> tuple[str, float] | None:
+    """(policy, cost) of the cheapest option whose reference recall is at least `recall`: a policy that is
+    cheaper only because it keeps less is not the one to beat. None when every option keeps less."""
+    peers = [(cost, policy) for policy, cost, kept in options if kept >= recall - 1e-9]
+    if not peers:
+        return None
+    cost, policy = min(peers)
+    return policy, cost
+
+
+def cheapest_baseline(comp: Comparison, index: int, ours: str = "default") -> tuple[str, float] | None:
+    """The cheapest baseline of trace `index` that is a real choice there ("none" only where it fits) and
+    keeps at least our reference recall."""
+    options = [(policy, results[index].cost, results[index].recall) for policy, results in comp.results.items()
+               if policy != ours and (policy != "none" or results[index].over_window == 0)]
+    return cheapest_peer(options, comp.results[ours][index].recall)
 
 
 def worst_first(comp: Comparison, ours: str = "default") -> list[tuple[float, int]]:
-    """(ours / the cheapest valid baseline, trace index), the worst trace first."""
+    """(ours / the cheapest baseline of equal or better recall, trace index), the worst trace first; a trace
+    where every baseline keeps less than ours counts 0."""
     mine = comp.results[ours]
-    return sorted(((_ratio(r.cost, cheapest_baseline(comp, i, ours)[1].cost), i) for i, r in enumerate(mine)),
-                  reverse=True)
+    ranked = []
+    for i, r in enumerate(mine):
+        peer = cheapest_baseline(comp, i, ours)
+        ranked.append((_ratio(r.cost, peer[1]) if peer else 0.0, i))
+    return sorted(ranked, reverse=True)
 
 
 def _against(mine: TraceResult, other: TraceResult, policy: str) -> str:
@@ -110,11 +128,14 @@ def format_comparison(comparisons: list[Comparison], base: str = "seed", ours: s
                         f"{_ratio(comp.total(ours).cost, comp.bound):.3f}x")
         mine = comp.results[ours]
         others = [p for p in comp.results if p != ours]
-        rows.append(f"  worst first, {ours} / each ('-': over the window), and the cheapest baseline:")
+        rows.append(f"  worst first, {ours} / the cheapest baseline of equal or better reference recall, "
+                    f"then / each ('-': over the window) with its recall:")
         for ratio, i in worst_first(comp, ours)[:SHOWN_WORST]:
-            each = " ".join(f"{p} {_against(mine[i], comp.results[p][i], p)}" for p in others)
-            cheapest = cheapest_baseline(comp, i, ours)[0]
-            rows.append(f"    {mine[i].trace[:44]:44} {ratio:.3f}x {cheapest:11} recall {mine[i].recall:.3f} | {each}")
+            each = " ".join(f"{p} {_against(mine[i], comp.results[p][i], p)} ({comp.results[p][i].recall:.2f})"
+                            for p in others)
+            peer = cheapest_baseline(comp, i, ours)
+            rows.append(f"    {mine[i].trace[:44]:44} {ratio:.3f}x {peer[0] if peer else '(best recall)':13} "
+                        f"recall {mine[i].recall:.3f} | {each}")
         if base in comp.results:
             ratios = sorted(((_ratio(r.cost, b.cost), r.trace) for r, b in zip(mine, comp.results[base])),
                             reverse=True)

@@ -20,13 +20,14 @@ from typing import Any
 from ..context.blocks import Message
 from ..context.prompt_cache import CacheUsage
 from ..context.tokens import CHARS_PER_TOKEN
+from ..model.binding import thinking_binds
 from .baselines import BASE, POLICIES, HeldBaseline, agentls_config, baseline
 from .lower_bound import Rates, lower_bound
 from .model_prices import ModelPrices
 from .reference_recall import ReferenceTracker
 from .replay import (SUMMARY_OUTPUT_TOKENS, Pricer, TraceResult, finished, is_call, load_trace, reply_tokens,
                      total_of)
-from .replay_compare import WINDOWS, run_jobs
+from .replay_compare import WINDOWS, cheapest_peer, run_jobs
 from .thinking_ledger import THINKING_CHARS, ThinkingLedger, thinking_text
 
 @dataclass
@@ -156,7 +157,7 @@ def format_thinking(runs: Runs, settings: Settings, bounds: Bounds | None = None
             mine = f": {ours} / bound {_ratio(totals[ours].usd, bounds[window])}" if ours in totals else ""
             rows.append(f"  {'bound':14} {bounds[window]:>10.2f} {_ratio(bounds[window], base):>14} "
                         f"(lower bound, every later reference kept){mine}")
-        rows.extend(_worst_first(by_policy))
+        rows.extend(_worst_first(by_policy, thinking_binds(settings.model, True)))
     return "\n".join(rows)
 
 
@@ -165,19 +166,33 @@ def reread_usd(result: TraceResult, prices: ModelPrices) -> float:
     return result.reread_tokens * prices.price.cache_write / 1_000_000
 
 
-def _worst_first(by_policy: dict[str, list[ThinkingResult]], ours: str = "agentls", shown: int = 5) -> list[str]:
-    """Ours against the cheapest baseline of each trace that the API would accept (no failing request)."""
+def worst_first(by_policy: dict[str, list[ThinkingResult]], ours: str = "agentls",
+                bound: bool = True) -> list[tuple[float, int, str]]:
+    """(ours / the cheapest baseline the API would accept of equal or better reference recall, trace index,
+    that baseline), the worst first; traces where every such baseline keeps less: none. `bound`: the model
+    binds thinking to its prefix, so a baseline with a failing request is refused (elsewhere the API only
+    ignores the thinking of earlier turns)."""
+    ranked = []
+    for i, mine in enumerate(by_policy.get(ours, [])):
+        theirs = [(p, rs[i]) for p, rs in by_policy.items() if p != ours]
+        options = [(p, r.usd, r.recall) for p, r in theirs if not (bound and r.failing_requests)]
+        peer = cheapest_peer(options, mine.recall)
+        if peer is not None:
+            ranked.append((mine.usd / peer[1] if peer[1] else 1.0, i, peer[0]))
+    return sorted(ranked, reverse=True)
+
+
+def _worst_first(by_policy: dict[str, list[ThinkingResult]], bound: bool, ours: str = "agentls",
+                 shown: int = 5) -> list[str]:
     if ours not in by_policy:
         return []
-    rows = [f"  worst first, {ours} / the cheapest binding-valid baseline of the trace:"]
-    ranked = []
-    for i, mine in enumerate(by_policy[ours]):
-        valid = [(r.usd, p) for p, rs in by_policy.items() if p != ours and (r := rs[i]).failing_requests == 0]
-        if valid:
-            usd, policy = min(valid)
-            ranked.append((mine.usd / usd if usd else 1.0, mine.trace, policy, mine.recall))
-    for ratio, trace, policy, recall in sorted(ranked, reverse=True)[:shown]:
-        rows.append(f"    {trace[:44]:44} {ratio:.3f}x {policy:14} recall {recall:.3f}")
+    valid = "binding-valid baseline" if bound else "baseline"
+    rows = [f"  worst first, {ours} / the cheapest {valid} of equal or better reference recall:"]
+    for ratio, i, policy in worst_first(by_policy, ours, bound)[:shown]:
+        mine = by_policy[ours][i]
+        peer = by_policy[policy][i]
+        rows.append(f"    {mine.trace[:44]:44} {ratio:.3f}x {policy:14} recall {mine.recall:.3f} "
+                    f"(theirs {peer.recall:.3f})")
     return rows
 
 
