@@ -2,7 +2,8 @@ import pytest
 
 from agentls.context import ContextConfig, ContextEngine, MemoryStore
 from agentls.context.blocks import message_chars
-from agentls.context.compact import FILES_MARK, SUMMARY_MARK, USER_TEXTS_MARK, SummaryError, parse_summary
+from agentls.context.compact import (FILES_MARK, OMITTED_MARK, SUMMARY_MARK, USER_TEXTS_MARK, SummaryError,
+                                     parse_summary)
 from agentls.evaluation.seed_policy import SeedPolicy
 from agentls.context.structure import request_problems
 from synth import assistant_text, read_turn, results, tool_calls, user
@@ -105,6 +106,23 @@ def test_summary_request_that_would_overflow_drops_the_oldest_turns():
     request = engine.summary_request()
     sent = sum(message_chars(m) for m in request.messages) // 4
     assert sent <= 12_000 - engine.config.summary_max_tokens
+    assert request_problems(request.messages) == []
+
+
+
+def test_summary_request_over_the_window_stops_at_the_cut_and_keeps_the_oldest_turns():
+    """The window forced this compaction, so the whole history does not fit the summary call: it stops at
+    the cut (the tail is kept verbatim anyway), and the oldest turns — a previous summary among them — stay."""
+    engine = make_engine(window=12_000, compact_tail_fraction=0.2)
+    long_session(engine, turns=6, body_chars=6_000)
+    limit = 12_000 - engine.config.summary_max_tokens
+    assert engine.history.total_tokens > limit
+    request = engine.summary_request()
+    assert len(request.messages) == request.cut
+    assert request.messages[0] == engine.history.messages[0]
+    assert OMITTED_MARK not in str(request.messages)
+    assert request.messages[-1]["role"] == "user" and "write a summary" in str(request.messages[-1]["content"][-1])
+    assert sum(message_chars(m) for m in request.messages) // 4 <= limit
     assert request_problems(request.messages) == []
 
 

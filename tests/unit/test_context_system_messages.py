@@ -103,7 +103,8 @@ def test_layers_and_the_last_resort_never_touch_a_system_message():
 
 
 def test_a_compaction_restates_the_system_messages_after_the_summary():
-    config = ContextConfig(window=12_000, output_reserve=0, clear_at=10.0, snip_at=10.0,
+    # a window the whole history fits as a summary request (one that does not stops at the cut: test_context_compact)
+    config = ContextConfig(window=14_000, output_reserve=0, clear_at=10.0, snip_at=10.0,
                            budget_soft_at=10.0, budget_hard_at=10.0)
     engine = ContextEngine(config=config, store=MemoryStore())
     engine.append(user("first"))

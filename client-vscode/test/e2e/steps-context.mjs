@@ -2,7 +2,8 @@
 //
 // Called from run.mjs after the built-in steps (agentls + the offline demo model):
 //   c1 the compaction divider (from step 04) opens the summary the model now sees
-//   c2 a fresh conversation reads three large files, one per turn, until a layer clears the first;
+//   c2 a fresh conversation reads three large files, one per turn; the third would overflow the window, so a layer
+//      clears the first;
 //      at every step the status bar percentage equals the fraction beside it (±1 point)
 //   c3 a tool card expanded shows a token that sits only deep inside the tool's output
 //   c4 Show Context follows the conversation (its percentage is the status bar's after each turn)
@@ -63,7 +64,9 @@ export async function contextSteps({ page, chat, workspace, shot, palette, statu
   await palette(page, "Agent: New Chat");
   await waitFor(async () => (await chat.locator(".msg.user, .msg.assistant").count()) === 0, 30_000, "a new conversation");
   const start = await waitFor(async () => checkMeter("after clear"), 30_000, "the meter after clear");
-  const lines = Math.max(200, Math.floor((0.3 * start.usable * 4) / 75));
+  // each file about 36% of the usable window: the third read would overflow it, so a layer makes room
+  // (the window forces nothing before the request would not fit: autoCompact 1)
+  const lines = Math.max(200, Math.floor((0.36 * start.usable * 4) / 75));
   for (const name of ["alpha.py", "beta.py", "gamma.py"]) writeFileSync(path.join(workspace, name), bigFile(name, lines, name === "alpha.py"));
   log(`usable window ${start.usable}: three files of ${lines} lines`);
 
