@@ -16,7 +16,7 @@ from .attachments import is_attachment
 from .blocks import Message, blocks_of, result_text
 from .config import ContextConfig
 from .fold import FOLD_MARK, Fold
-from .history import SYSTEM, History, ToolRecord
+from .history import History, ToolRecord, last_turn_of
 from .images import IMAGE_MARK, image_of_block, image_ref, is_image
 from .placeholders import cut_middle
 from .store import ResultStore, result_ref
@@ -189,7 +189,7 @@ def build_summary_request(history: History, config: ContextConfig, estimate: int
     tokens = list(history.msg_tokens[:end])
     # A system message after the last user turn stays last: the ask joins that turn (a system message
     # precedes the reply).
-    last_turn = _last_turn(messages)
+    last_turn = last_turn_of(messages)
     if last_turn >= 0 and messages[last_turn]["role"] == "user":
         last = messages[last_turn]
         messages[last_turn] = {**last, "content": [*blocks_of(last), ask]}
@@ -198,14 +198,6 @@ def build_summary_request(history: History, config: ContextConfig, estimate: int
         tokens.append(0)
     messages = _trim_front(messages, tokens, limit)
     return SummaryRequest(messages, cut, len(history.messages), estimate, config.summary_max_tokens, instructions)
-
-
-def _last_turn(messages: list[Message]) -> int:
-    """The last user or assistant message (-1 when none): system messages are not turns."""
-    index = len(messages) - 1
-    while index >= 0 and messages[index]["role"] == SYSTEM:
-        index -= 1
-    return index
 
 
 def parse_summary(raw: str) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from .blocks import Block, Message, block_chars, blocks_of, message_chars, result_text
 from .images import image_data_chars, is_image, message_image_tokens
@@ -66,6 +66,14 @@ def _check_system_place(role: str, previous: str, previous_turn: str | None) -> 
         raise ValueError("two system messages in a row (extend the first)")
     if previous_turn != "user":
         raise ValueError("a system message follows a user message")
+
+
+def last_turn_of(messages: Sequence[Message]) -> int:
+    """Index of the last user or assistant message of `messages` (-1 when none): system messages are not turns."""
+    index = len(messages) - 1
+    while index >= 0 and messages[index]["role"] == SYSTEM:
+        index -= 1
+    return index
 
 
 def dedup_target(tool_input: dict[str, Any]) -> str | None:
@@ -123,10 +131,7 @@ class History:
 
     def last_turn(self) -> int:
         """Index of the last user or assistant message (-1 when none): system messages are not turns."""
-        index = len(self.messages) - 1
-        while index >= 0 and self.messages[index]["role"] == SYSTEM:
-            index -= 1
-        return index
+        return last_turn_of(self.messages)
 
     @property
     def last_role(self) -> str | None:
