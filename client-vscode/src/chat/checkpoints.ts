@@ -78,7 +78,7 @@ export class Checkpoints {
       const params: RewindRequest = { checkpoint, restore };
       const overwrite = agreedOverwrites(diff);
       if (overwrite.length) params.overwrite = overwrite;
-      const result = await this.agent.request<RewindReply>(Methods.rewind, params);
+      const result = await this.turns.whileSwitching(this.agent.request<RewindReply>(Methods.rewind, params));
       if (result.transcript) this.sessions.show(fromSession(result.transcript));
       // the task list as it was before that message (saved with the conversation)
       if (result.todos) this.panel.setTodos(result.todos);
@@ -95,7 +95,11 @@ export class Checkpoints {
   }
 
   /** Start a new session from the conversation before a message (Agent: Checkpoints → Fork). */
-  async fork(checkpoint: string): Promise<void> {
+  fork(checkpoint: string): Promise<void> {
+    return this.turns.whileSwitching(this.forkNow(checkpoint));
+  }
+
+  private async forkNow(checkpoint: string): Promise<void> {
     try {
       const r = await this.agent.request<ForkResult>(Methods.fork, { checkpoint });
       this.sessions.show(fromSession(r.transcript), r.sessionId);

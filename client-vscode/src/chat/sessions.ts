@@ -83,7 +83,11 @@ export class Sessions {
   }
 
   /** A new conversation; the current one stays in the history (Agent: Show Chat History). */
-  async clear(): Promise<void> {
+  clear(): Promise<void> {
+    return this.turns.whileSwitching(this.startNew());
+  }
+
+  private async startNew(): Promise<void> {
     this.turns.stop();
     let id: string;
     try {
@@ -99,7 +103,11 @@ export class Sessions {
   }
 
   /** Continue a conversation from the history: the server restores it, the panel shows its transcript. */
-  async resume(sessionId: string): Promise<void> {
+  resume(sessionId: string): Promise<void> {
+    return this.turns.whileSwitching(this.resumeNow(sessionId));
+  }
+
+  private async resumeNow(sessionId: string): Promise<void> {
     if (this.turns.busy) {
       void vscode.window.showWarningMessage("Agent: stop the running turn before switching conversations.");
       return;

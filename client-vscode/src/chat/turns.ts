@@ -1,12 +1,14 @@
 /**
  * A turn: the prompt with its attachments goes out as `agent/chat`, its events stream in (the
  * controller relays them), and it ends done, stopped or failed. One at a time; Stop cancels it.
+ * A prompt sent while the panel switches conversation (new, resume, fork, rewind) waits for the
+ * switch and goes to the conversation it shows, never to the one it leaves.
  */
 import * as vscode from "vscode";
 import type { AgentClient } from "../client";
 import { ErrorCodes, Methods, type ChatParams, type ChatResult } from "../protocol";
 import { formatUsage } from "../shared/format";
-import type { Attachments } from "./attachments";
+import type { Attachments, Collected } from "./attachments";
 import type { Panel } from "./panel";
 import type { PanelApprovals } from "./panelApprovals";
 
@@ -14,6 +16,8 @@ const STOP_GRACE_MS = 10_000;
 
 export class Turns {
   private running: vscode.CancellationTokenSource | undefined;
+  private switching: Promise<unknown> = Promise.resolve();
+  private collecting = false; // a prompt's attachments are being read (it is not running yet)
   private seq = 0;
 
   constructor(
@@ -28,14 +32,35 @@ export class Turns {
     return !!this.running;
   }
 
+  /**
+   * `work` switches the conversation the panel shows: prompts sent until it settles wait for it
+   * (one sent just after New Chat would otherwise run in the old conversation, or be wiped from the
+   * panel by the new one while the server goes on with it).
+   */
+  whileSwitching<T>(work: Promise<T>): Promise<T> {
+    this.switching = Promise.allSettled([this.switching, work]);
+    return work;
+  }
+
   async send(text: string): Promise<void> {
     const prompt = text.trim();
     if (!prompt) return;
-    if (this.running) {
+    for (let gate = this.switching; ; gate = this.switching) {
+      await gate;
+      if (gate === this.switching) break; // no other switch began meanwhile
+    }
+    if (this.running || this.collecting) {
       this.panel.notice("A turn is already running; stop it or wait.", "warn");
       return;
     }
-    const { attachments, labels, missing } = await this.attachments.collect(prompt);
+    this.collecting = true; // two prompts released by one switch: the second is refused, not sent too
+    let collected: Collected;
+    try {
+      collected = await this.attachments.collect(prompt);
+    } finally {
+      this.collecting = false; // in the same step as `running` is set below
+    }
+    const { attachments, labels, missing } = collected;
     this.panel.emit({ type: "userMessage", text: prompt, attachments: labels });
     if (missing.length) this.panel.notice(`Not found in the workspace: ${missing.map((m) => `\`@${m}\``).join(", ")}`, "warn");
     this.panel.emit({ type: "turnStarted" });

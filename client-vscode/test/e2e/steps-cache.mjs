@@ -11,6 +11,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { recordedBodies, startScriptedApi } from "./scriptedApi.mjs";
+import { newChat } from "./newChat.mjs";
 
 const FIRST = "acme-swift-9";
 const SECOND = "acme-deep-9";
@@ -40,8 +41,7 @@ export async function cacheSteps({ page, chat, workspace, python, tmp, shot, pal
     writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({
       "agentls.baseUrl": url, "agentls.model": FIRST, "agentls.cacheDiagnostics": true, "agentls.cacheControl": true }, null, 2));
     await waitFor(async () => (await modelName()) === FIRST, 60_000, `the header to name ${FIRST}`);
-    await palette(page, "Agent: New Chat");
-    await waitFor(async () => (await chat.locator(".msg.user, .msg.assistant").count()) === 0, 30_000, "a new conversation");
+    await newChat({ page, chat, palette, waitFor });
 
     // 25: one prompt per model, the second after a pick in the header
     await send("What is in this workspace?", REPLIES[0].content);
@@ -107,8 +107,7 @@ export async function cacheSteps({ page, chat, workspace, python, tmp, shot, pal
     await previewTab.locator(".tab-actions .action-label").click();
     await previewTab.waitFor({ state: "detached", timeout: 15_000 });
     // leave a fresh conversation for the steps that follow (this one's models have no known price)
-    await palette(page, "Agent: New Chat");
-    await waitFor(async () => (await chat.locator(".msg.user, .msg.assistant").count()) === 0, 30_000, "a new conversation");
+    await newChat({ page, chat, palette, waitFor });
   } finally {
     api.child.kill("SIGTERM");
   }

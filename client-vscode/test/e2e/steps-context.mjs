@@ -11,6 +11,7 @@
 //   c6 after a window reload the restored Show Context tab is not blank: it shows the meter's number
 import { writeFileSync } from "node:fs";
 import path from "node:path";
+import { newChat } from "./newChat.mjs";
 
 const DEEP = "DEEP_TOKEN_4242";
 const METER = /(\d+)% · ([\d.]+)(K|M)?\/([\d.]+)(K|M)?/;
@@ -61,8 +62,7 @@ export async function contextSteps({ page, chat, workspace, shot, palette, statu
   log("the compaction divider opened the summary the model sees");
 
   // c2: a fresh conversation, three large files read one per turn
-  await palette(page, "Agent: New Chat");
-  await waitFor(async () => (await chat.locator(".msg.user, .msg.assistant").count()) === 0, 30_000, "a new conversation");
+  await newChat({ page, chat, palette, waitFor });
   const start = await waitFor(async () => checkMeter("after clear"), 30_000, "the meter after clear");
   // each file about 36% of the usable window: the third read would overflow it, so a layer makes room
   // (the window forces nothing before the request would not fit: autoCompact 1)
@@ -141,6 +141,5 @@ export async function contextSteps({ page, chat, workspace, shot, palette, statu
   await checkMeter("end");
   log(`meter at every step (percentage = fraction ±1):\n  ${meters.join("\n  ")}`);
   // leave a fresh conversation for the steps that follow
-  await palette(page, "Agent: New Chat");
-  await waitFor(async () => (await chat.locator(".msg.user, .msg.assistant").count()) === 0, 30_000, "a new conversation");
+  await newChat({ page, chat, palette, waitFor });
 }

@@ -8,6 +8,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { recordedBodies, startScriptedApi } from "./scriptedApi.mjs";
+import { newChat } from "./newChat.mjs";
 
 const LONG = Array.from({ length: 400 }, (_, i) => `word${i}`).join(" ");
 const STOPPED_PROMPT = "tell me a very long story";
@@ -33,8 +34,7 @@ export async function interruptSteps({ page, chat, workspace, python, tmp, shot,
     mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
     writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "agentls.contextWindow": 40000, "agentls.baseUrl": await api.url }, null, 2));
     await waitFor(async () => ((await chat.locator(".model").textContent()) ?? "").trim() === "claude-sonnet-5-5", 30_000, "the scripted endpoint's model to answer");
-    await palette(page, "Agent: New Chat");
-    await waitFor(async () => (await chat.locator(".msg").count()) === 0 || (await chat.locator(".msg.user").count()) === 0, 15_000, "an empty chat");
+    await newChat({ page, chat, palette, waitFor });
 
     // 33a: Stop part-way through the reply (Escape in the input is Stop while a turn runs)
     await chat.locator("#input").fill(STOPPED_PROMPT);

@@ -17,6 +17,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { recordedBodies, startScriptedApi } from "./scriptedApi.mjs";
+import { newChat } from "./newChat.mjs";
 const BAD_PYTHON = "/nonexistent/bin/python";
 
 function writeSettings(workspace, settings) {
@@ -103,8 +104,7 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   await costToast.waitFor({ timeout: 30_000 });
   const spent = /Agent cost: (\$[\d.]+)/.exec((await costToast.innerText()) ?? "")?.[1];
   log(`compacted; /cost says ${spent}`);
-  await palette(page, "Agent: New Chat");
-  await waitFor(async () => (await chat.locator(".msg.user").count()) === 0, 15_000, "an empty transcript after New Chat");
+  await newChat({ page, chat, palette, waitFor });
   await (await send("hello from the second chat"))();
   await palette(page, "Agent: Show Chat History");
   await page.locator(".quick-input-widget .quick-input-title", { hasText: "Chat History" }).waitFor({ timeout: 15_000 });
@@ -132,7 +132,7 @@ export async function sessionSteps({ page, chat, workspace, python, tmp, log, fa
   if ((await chat.locator(".msg.user", { hasText: "hello from the second chat" }).count()) !== 0) fail("the resumed transcript shows the other chat");
   // the whole conversation, as it was seen: every prompt, every card, and the divider, in order
   const users = await chat.locator(".msg.user").allInnerTexts();
-  const cards = await chat.locator(".tool-card .tool-name").allInnerTexts();
+  const cards = await chat.locator(".tool-card .tool-head .tool-name").allInnerTexts(); // a subagent card lists its steps inside
   log(`resumed: ${users.length} prompts, cards ${JSON.stringify(cards)}, ${await chat.locator(".compaction-divider").count()} divider(s)`);
   if (users.length !== usersBefore || cards.length !== cardsBefore) fail(`the resumed transcript lost messages: ${users.length}/${usersBefore} prompts, ${cards.length}/${cardsBefore} cards`);
   if (!cards.includes("run_shell") || !cards.includes("edit_file")) fail(`cards missing after the resume: ${cards}`);

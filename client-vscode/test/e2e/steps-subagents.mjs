@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { recordedBodies, startScriptedApi } from "./scriptedApi.mjs";
+import { newChat } from "./newChat.mjs";
 
 const NAME = "look at hello.py";
 const MODEL = "claude-opus-5-5"; // listed by the scripted endpoint: the header names it once the settings reached the server
@@ -31,8 +32,7 @@ export async function subagentSteps({ page, chat, workspace, python, tmp, shot, 
     mkdirSync(path.dirname(settingsFile), { recursive: true });
     writeFileSync(settingsFile, JSON.stringify({ ...(before ? JSON.parse(before) : {}), "agentls.baseUrl": url, "agentls.model": MODEL }, null, 2));
     await waitFor(async () => (await modelName()) === MODEL, 60_000, `the header to name ${MODEL} (the settings reached the server)`);
-    await palette(page, "Agent: New Chat");
-    await waitFor(async () => (await chat.locator(".msg.user, .msg.assistant").count()) === 0, 30_000, "a new conversation");
+    await newChat({ page, chat, palette, waitFor });
 
     // 42: one card, the child's steps inside, live
     await chat.locator("#input").fill("Explore hello.py with a subagent.");

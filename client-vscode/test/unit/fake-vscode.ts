@@ -49,6 +49,22 @@ export class CancellationError extends Error {
   }
 }
 
+export class CancellationTokenSource {
+  private readonly cancelled = new EventEmitter<void>();
+  readonly token = {
+    isCancellationRequested: false,
+    onCancellationRequested: this.cancelled.event,
+  };
+  cancel() {
+    if (this.token.isCancellationRequested) return;
+    this.token.isCancellationRequested = true;
+    this.cancelled.fire();
+  }
+  dispose() {
+    this.cancelled.dispose();
+  }
+}
+
 export class Uri {
   constructor(readonly scheme: string, readonly path: string, readonly query = "") {}
   static file(p: string) {

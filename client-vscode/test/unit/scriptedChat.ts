@@ -25,7 +25,7 @@ export function scriptedChat(answers: Answers) {
   } as unknown as AgentClient;
   const hosts = { post: (m: ToWebview) => posted.push(m) } as unknown as Hosts;
   const ctx = { workspaceState: { update: async () => undefined } } as unknown as vscode.ExtensionContext;
-  const turns = { busy: false, stop: () => undefined } as unknown as Turns;
+  const turns = { busy: false, stop: () => undefined, whileSwitching: <T>(work: Promise<T>) => work } as unknown as Turns;
   const panel = new Panel(agent, hosts);
   const sessions = new Sessions(ctx, agent, panel, { forget: () => undefined } as unknown as Attachments, turns);
   return { calls, posted, panel, sessions, checkpoints: new Checkpoints(agent, panel, sessions, turns) };
