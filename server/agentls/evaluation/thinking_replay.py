@@ -22,11 +22,12 @@ from ..context.prompt_cache import CacheUsage
 from ..context.tokens import CHARS_PER_TOKEN
 from ..model.binding import thinking_binds
 from .baselines import BASE, POLICIES, HeldBaseline, agentls_config, baseline
+from .hindsight import HINDSIGHT, HindsightBaseline
 from .lower_bound import Rates, lower_bound
 from .model_prices import ModelPrices
 from .reference_recall import ReferenceTracker
-from .replay import (SUMMARY_OUTPUT_TOKENS, Pricer, TraceResult, finished, is_call, load_trace, reply_tokens,
-                     total_of)
+from .replay import (SUMMARY_OUTPUT_TOKENS, SYSTEM_TOKENS, Pricer, TraceResult, finished, is_call, load_trace,
+                     reply_tokens, total_of)
 from .replay_compare import WINDOWS, cheapest_peer, run_jobs
 from .thinking_ledger import THINKING_CHARS, ThinkingLedger, thinking_text
 
@@ -41,6 +42,7 @@ class ThinkingResult(TraceResult):
 
 Runs = dict[int, dict[str, list[ThinkingResult]]]  # window -> policy -> the result of every trace
 Bounds = dict[int, float]  # window -> lower_bound.py's bound, summed over the traces (USD)
+Oracles = dict[int, "ThinkingResult"]  # window -> hindsight.py's oracle, totalled over the traces
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,8 @@ def replay_with_thinking(trace_id: str, messages: list[Message], policy: str, wi
     pricer = Pricer(trace_id, result, None, minimum_tokens=prices.minimum_tokens)
     ledger = ThinkingLedger()
     config = agentls_config(settings.model, prices, settings.server_editing, settings.server_compaction)
-    run = baseline(policy, window, config, ledger)
+    run = HindsightBaseline(messages, window, Rates.of_model(prices), SYSTEM_TOKENS, settings.thinking_chars) \
+        if policy == HINDSIGHT else baseline(policy, window, config, ledger)
     references = ReferenceTracker()
     request: list[Message] | None = None
     for index, message in enumerate(messages):
@@ -134,11 +137,22 @@ def bounds_with_thinking(paths: list[str], settings: Settings, windows: tuple[in
             for w in windows}
 
 
+def oracles_with_thinking(paths: list[str], settings: Settings, windows: tuple[int, ...] = WINDOWS,
+                          jobs: int = 1) -> Oracles:
+    """hindsight.py's oracle, totalled per window; none where the model binds thinking (its rewrites would
+    invalidate the thinking after them: it is the bound the issue names for a model that does not)."""
+    if thinking_binds(settings.model, True):
+        return {}
+    runs = compare_with_thinking(paths, settings, windows, (HINDSIGHT,), jobs)
+    return {w: thinking_total(by_policy[HINDSIGHT], HINDSIGHT) for w, by_policy in runs.items()}
+
+
 def _ratio(a: float, b: float | None) -> str:
     return f"{a / b:.3f}x" if b else "-"
 
 
-def format_thinking(runs: Runs, settings: Settings, bounds: Bounds | None = None, ours: str = "agentls") -> str:
+def format_thinking(runs: Runs, settings: Settings, bounds: Bounds | None = None, ours: str = "agentls",
+                    oracles: Oracles | None = None) -> str:
     prices = ModelPrices.of(settings.model)
     rows = [f"model={settings.model} reads {prices.read_multiplier:.3g}x writes {prices.write_multiplier:.3g}x "
             f"input (${prices.price.input}/MTok) thinking {settings.thinking_chars} chars/reply "
@@ -157,6 +171,12 @@ def format_thinking(runs: Runs, settings: Settings, bounds: Bounds | None = None
             mine = f": {ours} / bound {_ratio(totals[ours].usd, bounds[window])}" if ours in totals else ""
             rows.append(f"  {'bound':14} {bounds[window]:>10.2f} {_ratio(bounds[window], base):>14} "
                         f"(lower bound, every later reference kept){mine}")
+        if oracles and window in oracles:
+            o = oracles[window]
+            mine = f": {ours} / oracle {_ratio(totals[ours].usd, o.usd)} at recall {totals[ours].recall:.3f}" \
+                if ours in totals else ""
+            rows.append(f"  {'hindsight':14} {o.usd:>10.2f} {_ratio(o.usd, base):>14} {o.recall:>6.3f} "
+                        f"(oracle: every later reference kept, rewrites timed with hindsight){mine}")
         rows.extend(_worst_first(by_policy, thinking_binds(settings.model, True)))
     return "\n".join(rows)
 
@@ -196,13 +216,15 @@ def _worst_first(by_policy: dict[str, list[ThinkingResult]], bound: bool, ours: 
     return rows
 
 
-def thinking_json(runs: Runs, settings: Settings, bounds: Bounds | None = None) -> dict[str, Any]:
+def thinking_json(runs: Runs, settings: Settings, bounds: Bounds | None = None,
+                  oracles: Oracles | None = None) -> dict[str, Any]:
     prices = ModelPrices.of(settings.model)
     return {"model": settings.model, "read_multiplier": prices.read_multiplier,
             "write_multiplier": prices.write_multiplier, "thinking_chars": settings.thinking_chars,
             "server_editing": settings.server_editing, "server_compaction": settings.server_compaction,
             "base": BASE,
             "windows": [{"window": w, "lower_bound": (bounds or {}).get(w),
+                         "hindsight": oracle.as_dict() if (oracle := (oracles or {}).get(w)) else None,
                          "totals": {p: thinking_total(rs, p).as_dict() for p, rs in by_policy.items()},
                          "traces": {p: [r.as_dict() for r in rs] for p, rs in by_policy.items()}}
                         for w, by_policy in runs.items()]}
