@@ -56,7 +56,7 @@ export interface AgentSettings {
   compactModel?: string; // cheaper model for summaries (default: model)
   baseUrl?: string; // any Anthropic-compatible endpoint
   contextWindow?: number; // the working window, default min(the model's window, 200000); never above the model's
-  outputReserve?: number; // tokens kept free for the reply, default 20000
+  outputReserve?: number; // tokens kept free for the reply, default 10% of the window (≤ 32000), raised to what maxTokens needs of the model's window
   maxTokens?: number; // per reply, default 8192; never above the model's maxOutput
   thinking?: ThinkingSetting; // default "auto": adaptive where the model advertises it, a budget where only that
   prices?: { [modelFragment: string]: ModelPrice }; // USD per million tokens for models without a list price

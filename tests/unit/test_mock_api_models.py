@@ -92,6 +92,23 @@ def test_the_models_limits_are_enforced(sdk):
     assert "prompt is too long" in prompt.value.message
 
 
+def test_on_a_thinking_model_the_prompt_must_leave_room_for_max_tokens(sdk):
+    """Extended-thinking models hold max_tokens as a strict limit: prompt + max_tokens over the window is a
+    400 in the API's words (docs: about-claude/models/extended-thinking-models); a model without thinking
+    only refuses a prompt over the window."""
+    prompt = [{"role": "user", "content": "word " * 7_400}]
+    counted = sdk.messages.count_tokens(model="acme-00", messages=prompt).input_tokens
+    assert 9_000 < counted < 10_000  # acme-00: a 10K window, replies of at most 1,000 tokens
+    with pytest.raises(anthropic.BadRequestError) as both:
+        sdk.messages.create(model="acme-00", max_tokens=10_000 - counted + 1, messages=prompt)
+    assert both.value.body["error"]["message"] == (
+        f"input length and `max_tokens` exceed context limit: {counted} + {10_001 - counted} > 10000, "
+        "decrease input length or `max_tokens` and try again")
+    assert sdk.messages.create(model="acme-00", max_tokens=10_000 - counted, messages=prompt)
+    small = [{"role": "user", "content": "word " * 30}]  # acme-small does not think: only its window counts
+    assert sdk.messages.create(model="acme-small", max_tokens=100, messages=small)
+
+
 def test_without_a_list_there_is_no_models_api_and_any_model_is_accepted():
     with (MockAnthropicServer(responder=demo_reply) as api,
           anthropic.Anthropic(base_url=api.base_url, api_key="k", max_retries=0) as sdk):

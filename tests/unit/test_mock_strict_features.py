@@ -18,7 +18,8 @@ TOOLS = [{"name": "read_file", "description": "Read a file", "input_schema": {"t
 MODELS = [mock_model(MODEL, compaction=True, context_management=("clear_tool_uses_20250919",
                                                                  "clear_thinking_20251015")),
           mock_model("acme-plain-1", system_messages=False, tool_changes=False),
-          mock_model("acme-small-1", window=3_000, context_management=("clear_tool_uses_20250919",))]
+          mock_model("acme-small-1", window=3_000, context_management=("clear_tool_uses_20250919",),
+                     thinking=())]  # no thinking: max_tokens need not fit its window as well
 
 
 @pytest.fixture(scope="module")

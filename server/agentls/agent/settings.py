@@ -272,12 +272,26 @@ def model_settings(settings: AgentSettings, api_key: str | None, demo_url: str |
 
 def context_config(settings: AgentSettings, model: ModelInfo | None = None) -> ContextConfig:
     """The context settings; the window is the working window (model/catalog.py working_window):
-    contextWindow (within the model's own window), else min(the model's window, 200K)."""
+    contextWindow (within the model's own window), else min(the model's window, 200K).
+
+    The reply's reserve (outputReserve, else 10% of the window) grows to what the reply may take of the
+    working window where the model's window is known: prompt + max_tokens over the model's window is a
+    validation error on models with extended thinking (docs: about-claude/models/extended-thinking-models,
+    "max_tokens ... is enforced as a strict limit"), so a prompt that fills the working window must leave
+    the request's max_tokens room within the model's own window."""
     from ..context import ContextConfig
+    from ..model import ModelSettings
     from ..model.catalog import working_window
+    from ..model.request import reply_tokens_asked
 
     values: dict[str, Any] = dict(settings.thresholds)
-    values["window"] = working_window(model, settings.context_window)
+    values["window"] = window = working_window(model, settings.context_window)
     if settings.output_reserve is not None:
         values["output_reserve"] = settings.output_reserve
-    return ContextConfig(**values)
+    config = ContextConfig(**values)
+    if settings.output_reserve is None and model is not None and model.max_input_tokens:
+        asked = reply_tokens_asked(settings.max_tokens or ModelSettings.max_tokens, model, settings.thinking or "auto")
+        needed = asked - (model.max_input_tokens - window)  # what of the reply the working window must hold
+        if needed > config.reserve:
+            config = config.updated(output_reserve=min(needed, window // 2))
+    return config

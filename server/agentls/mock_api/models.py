@@ -8,7 +8,8 @@ serves `GET /v1/models` (paginated like the real one: `limit` default 20, `after
 - a request naming a model it does not list: 404 `not_found_error` ("model: <id>");
 - a `thinking.type` the model does not advertise (`budget_tokens` to an adaptive-only
   model): 400 `invalid_request_error`; likewise an `output_config.effort` level;
-- `max_tokens` above the model's `max_tokens`, a prompt above its `max_input_tokens`: 400.
+- `max_tokens` above the model's `max_tokens`, a prompt above its `max_input_tokens`: 400; on a model
+  that thinks, also a prompt that leaves less than `max_tokens` of its window (the reply's room).
 
 Without a list (the default) it is an endpoint without a Models API: `GET /v1/models`
 answers 404 and every model id is accepted, as Anthropic-compatible proxies do.
@@ -166,6 +167,14 @@ def request_problem(models: list[dict[str, Any]], body: dict[str, Any],
         size = count_input_tokens(body) if size is None else size
         if size > window:
             return 400, "invalid_request_error", f"prompt is too long: {size} tokens > {window} maximum"
+        # extended-thinking models hold max_tokens as a strict limit: the prompt and the whole reply must
+        # fit the window (docs: about-claude/models/extended-thinking-models; the API's own wording)
+        reply = body.get("max_tokens")
+        thinks = any(t.get("supported") for t in capabilities.get("thinking", {}).get("types", {}).values())
+        if thinks and isinstance(reply, int) and size + reply > window:
+            return 400, "invalid_request_error", (
+                f"input length and `max_tokens` exceed context limit: {size} + {reply} > {window}, decrease "
+                "input length or `max_tokens` and try again")
     return None
 
 

@@ -48,6 +48,20 @@ _TOOL_CHANGES = ("tool_addition", "tool_removal")
 _BINDABLE_THINKING = ("adaptive", "enabled")  # the thinking types that take `block_binding` (SDK)
 
 
+def within_model_output(max_tokens: int, info: ModelInfo | None) -> int:
+    """`max_tokens` within the model's own output limit (more is refused with 400)."""
+    return min(max_tokens, info.max_tokens) if info is not None and info.max_tokens else max_tokens
+
+
+def reply_tokens_asked(max_tokens: int, info: ModelInfo | None, thinking: str = "auto",
+                       budget: int | None = None) -> int:
+    """The max_tokens a conversation request asks for (build_request): the setting within the model's
+    limit, raised where a manual thinking budget needs more."""
+    capped = within_model_output(max_tokens, info)
+    return thinking_request(thinking, info, max_tokens=capped, budget=budget,
+                            max_output=info.max_tokens if info is not None else None).max_tokens
+
+
 def build_request(settings: ModelSettings, system: Any, messages: list[dict], tools: list[dict] | None,
                   model: str, max_tokens: int, *, thinking: bool, stable_ttl: str, frontier: int | None = None,
                   previous_frontier: int | None = None) -> tuple[dict[str, Any], str]:
@@ -58,8 +72,7 @@ def build_request(settings: ModelSettings, system: Any, messages: list[dict], to
             system, tools, messages, frontier=frontier, previous_frontier=previous_frontier,
             placement=settings.cache_placement, stable_ttl=stable_ttl)
     info = settings.model_info(model)
-    if info is not None and info.max_tokens:
-        max_tokens = min(max_tokens, info.max_tokens)  # more is refused with 400
+    max_tokens = within_model_output(max_tokens, info)
     request: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": messages}
     if system:
         request["system"] = system
