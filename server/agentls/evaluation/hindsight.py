@@ -111,23 +111,22 @@ def _deaths_within(messages: list[Message], calls: list[int], sizes: _Sizes, roo
     saving = {item: s for items in sizes.items for item, s in items}
     kept = float(system_tokens)
     cursor, over, by_death = 0, 0, sorted(deaths, key=lambda it: (deaths[it], where.get(it, 0)))
-    alive: list[Item] = []
+    alive: dict[Item, None] = {}  # in arrival order
     for previous, call in zip([-1, *calls], calls):
         kept += sum(sizes.tokens[previous + 1:call + 1])
         for item, _ in (pair for m in range(previous + 1, call + 1) for pair in sizes.items[m]):
-            alive.append(item)
+            alive[item] = None
         while cursor < len(by_death) and deaths[by_death[cursor]] < call:
-            if by_death[cursor] in alive:
+            if alive.pop(by_death[cursor], 0) is None:
                 kept -= saving.get(by_death[cursor], 0.0)
-                alive.remove(by_death[cursor])
             cursor += 1
-        for item in sorted(alive, key=lambda it: where.get(it, 0)):
-            if kept <= room:
-                break
-            if where.get(item, call) <= previous and deaths[item] >= call:  # an older one, still needed
+        if kept > room:  # the oldest still needed go first (the window forces it)
+            for item in [it for it in alive if where.get(it, call) <= previous and deaths[it] >= call]:
+                if kept <= room:
+                    break
                 deaths[item] = previous
                 kept -= saving.get(item, 0.0)
-                alive.remove(item)
+                del alive[item]
         over += kept > room
     return deaths, over
 
