@@ -17,10 +17,12 @@ more than this; the ratio says how much of the gap is left to close.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..context.blocks import Message, block_chars, blocks_of, result_text
+from ..context.config import ContextConfig
 from ..context.placeholders import cut_middle
 from ..context.tokens import CHARS_PER_TOKEN
 from .lower_bound import Rates, result_cap_chars
@@ -33,17 +35,20 @@ CLEARED = "[cleared: no later reply needs this result]"
 Item = tuple[str, str | int]  # ("result", tool_use id) or ("thinking", the assistant message's index)
 
 
-def usable_window(window: int) -> int:
-    """The prompt's room at `window`, as the held baselines reckon it (anthropic_editing.py)."""
-    return window - min(window // 10, 32_000)
-
-
 @dataclass
 class _Sizes:
     """Per message: its tokens as the oracle first sends it, and what clearing each of its items saves."""
 
     tokens: list[float] = field(default_factory=list)
     items: list[list[tuple[Item, float]]] = field(default_factory=list)
+
+    def where(self) -> dict[Item, int]:
+        """Each item -> the index of its message."""
+        return {item: m for m, items in enumerate(self.items) for item, _ in items}
+
+    def saving(self) -> dict[Item, float]:
+        """Each item -> the tokens clearing it saves."""
+        return {item: s for items in self.items for item, s in items}
 
 
 def _sizes(messages: Sequence[Message], cap: int, added_thinking_chars: int) -> _Sizes:
@@ -73,11 +78,7 @@ def _natural_deaths(messages: list[Message], calls: list[int]) -> dict[Item, int
     pending: list[Item] = []
     for index, message in enumerate(messages):
         tracker.observe(message)
-        for block in blocks_of(message):
-            if block.get("type") == "tool_result":
-                pending.append(("result", str(block.get("tool_use_id", ""))))
-        if message["role"] == "assistant":
-            pending.append(("thinking", index))  # the next request carries the reply whole (a tool loop needs it)
+        pending += _items_in(message, index)  # a reply's thinking: the next request carries it (a tool loop needs it)
         if not is_call(messages, index):
             continue
         for item in pending:
@@ -99,18 +100,15 @@ class Plan:
     rewrites: tuple[int, ...]  # the requests at which the prompt is rewritten (the first request is one)
     deaths: dict[Item, int]  # an item is cleared from every request after its death
     starts: dict[int, int]  # rewrite request -> the first message it changes
-    over_window: int  # requests whose kept content alone exceeds the usable window
 
 
-def _deaths_within(messages: list[Message], calls: list[int], sizes: _Sizes, room: float,
-                   system_tokens: int) -> tuple[dict[Item, int], int]:
-    """The natural deaths, moved sooner for the oldest referenced results where the kept content would not
-    fit `room` (clearing every dead item at every request); and how many requests still do not fit."""
-    where = {item: m for m, items in enumerate(sizes.items) for item, _ in items}
+def _deaths_within(messages: list[Message], calls: list[int], sizes: _Sizes, where: dict[Item, int],
+                   saving: dict[Item, float], room: float) -> dict[Item, int]:
+    """The natural deaths, moved sooner for the oldest referenced results where the kept messages would not
+    fit `room` (clearing every dead item at every request)."""
     deaths = {item: death for item, death in _natural_deaths(messages, calls).items() if item in where}
-    saving = {item: s for items in sizes.items for item, s in items}
-    kept = float(system_tokens)
-    cursor, over, by_death = 0, 0, sorted(deaths, key=lambda it: (deaths[it], where.get(it, 0)))
+    kept = 0.0
+    cursor, by_death = 0, sorted(deaths, key=lambda it: (deaths[it], where.get(it, 0)))
     alive: dict[Item, None] = {}  # in arrival order
     for previous, call in zip([-1, *calls], calls):
         kept += sum(sizes.tokens[previous + 1:call + 1])
@@ -127,8 +125,7 @@ def _deaths_within(messages: list[Message], calls: list[int], sizes: _Sizes, roo
                 deaths[item] = previous
                 kept -= saving.get(item, 0.0)
                 del alive[item]
-        over += kept > room
-    return deaths, over
+    return deaths
 
 
 def plan(messages: Sequence[Message], window: int, rates: Rates, system_tokens: int,
@@ -138,12 +135,11 @@ def plan(messages: Sequence[Message], window: int, rates: Rates, system_tokens: 
     messages = list(messages)
     calls = [i for i in range(len(messages)) if is_call(messages, i)]
     if not calls:
-        return Plan((), (), {}, {}, 0)
+        return Plan((), (), {}, {})
     sizes = _sizes(messages, result_cap_chars(window), added_thinking_chars)
-    room = usable_window(window) - system_tokens
-    deaths, over = _deaths_within(messages, calls, sizes, room + system_tokens, system_tokens)
-    where = {item: m for m, items in enumerate(sizes.items) for item, _ in items}
-    saving = {item: s for items in sizes.items for item, s in items}
+    where, saving = sizes.where(), sizes.saving()
+    room = ContextConfig(window=window).effective_window - system_tokens  # for the messages
+    deaths = _deaths_within(messages, calls, sizes, where, saving, room)
     raw_upto = [0.0]
     for tokens in sizes.tokens:
         raw_upto.append(raw_upto[-1] + tokens)
@@ -203,7 +199,7 @@ def plan(messages: Sequence[Message], window: int, rates: Rates, system_tokens: 
         rewrites.append(calls[last])
         starts[calls[last]] = start_of[last]
         last = came_from[last]
-    return Plan(tuple(calls), (calls[0], *sorted(rewrites)), deaths, starts, over)
+    return Plan(tuple(calls), (calls[0], *sorted(rewrites)), deaths, starts)
 
 
 class HindsightBaseline:
@@ -216,6 +212,7 @@ class HindsightBaseline:
         self.cap = result_cap_chars(window)
         self.messages: list[Message] = []
         self._sent: dict[int, tuple[frozenset[Item], Message]] = {}  # message -> (cleared in it, as sent)
+        self._last: tuple[int, list[Message]] = (-1, [])  # the rewrite the last request followed, and it
 
     def append(self, message: Message) -> None:
         self.messages.append(message)
@@ -246,9 +243,15 @@ class HindsightBaseline:
     def prepare(self, now: float) -> Turn:
         """The request at the newest message, and its breakpoints' frontiers (summary, stable, previous)."""
         call = len(self.messages) - 1
-        rewrite = max((r for r in self.plan.rewrites if r <= call), default=call)
-        request = [self._rendered(i, rewrite) for i in range(call + 1)]
-        coming = min((r for r in self.plan.rewrites if r > call), default=None)
+        rewrites = self.plan.rewrites
+        at = bisect_right(rewrites, call)  # rewrites[at - 1] <= call < rewrites[at]
+        rewrite = rewrites[at - 1] if at else call
+        followed, before = self._last
+        # no rewrite since the last request: it extends that one (only the new messages are rendered)
+        kept = before if followed == rewrite else []
+        request = [*kept, *(self._rendered(i, rewrite) for i in range(len(kept), call + 1))]
+        self._last = (rewrite, request)
+        coming = rewrites[at] if at < len(rewrites) else None
         frontier = self.plan.starts[coming] - 1 if coming is not None else None
         if frontier is not None and not 0 <= frontier < call:
             frontier = None
