@@ -655,7 +655,7 @@ export interface McpToolStatus {
 
 // ---------------------------------------------------------- Server → client
 
-export type ToolMarker = "" | "truncated" | "budgeted" | "snipped" | "cleared";
+export type ToolMarker = "" | "truncated" | "budgeted" | "snipped" | "cleared" | "folded";
 
 export type AgentEvent =
   | { turnId: string; kind: "textDelta"; text: string }

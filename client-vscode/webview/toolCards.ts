@@ -19,6 +19,7 @@ const MARKER_TITLES: Record<string, string> = {
   budgeted: "An old result was shortened to the budget (L1)",
   snipped: "An old result was replaced by a placeholder (L2); the full text can be re-read",
   cleared: "The result was cleared from the context",
+  folded: "The call and its result left the context: one index line says what was done and where the original is",
 };
 
 const LAYER_NAMES: Record<string, string> = {
@@ -27,6 +28,7 @@ const LAYER_NAMES: Record<string, string> = {
   snip: "L2 snip",
   clear: "clear",
   microcompact: "microcompact (idle)",
+  fold: "fold",
   compacted: "L3 compaction",
 };
 

@@ -245,7 +245,9 @@ async def test_after_a_batch_the_request_still_reads_up_to_the_stable_frontier(m
     for i in range(4):
         (workspace / f"m{i}.py").write_text(f"# module {i}\n" + f"value_{i} = {i}\n" * 600)
     mock_api.script(*[Reply([ToolUse("read_file", {"path": f"m{i}.py"})]) for i in range(4)], Reply([Text("done")]))
-    config = ContextConfig(clear_at=0.0, clear_keep_recent=2, min_batch_tokens=0, batch_payoff=0.0)
+    # clearing alone (a fold would take the first turn whole: nothing after the first message to read;
+    # tests/unit/test_fold_turns.py holds folds to the frontier)
+    config = ContextConfig(clear_at=0.0, clear_keep_recent=2, min_batch_tokens=0, batch_payoff=0.0, fold_settled=False)
     agent = make_agent(context=config, force_cache_control=True, cache_placement=placement, model=UNBOUND_MODEL)
     recorder = Recorder()
     await agent.run_turn("read the modules", on_event=recorder)

@@ -93,7 +93,8 @@ def test_a_long_write_confirmation_is_cleared_a_short_one_is_kept():
     read_turn(engine, "c.py", "newest\n")
     engine.prepare(now=0)
     assert text_of(engine, short_id) == "edited a.py"
-    assert text_of(engine, long_id).startswith("[old result cleared")
+    # cleared, and with it the whole turn folded into an index line (fold_turns.py)
+    assert long_id not in engine.history.records and long_id in engine.folded_lines
     assert engine.store.get(result_ref(long_id)).endswith("line\n" * 2_000)
 
 

@@ -141,6 +141,7 @@ const LAYER_LABELS: Record<string, string> = {
   clearInputs: "clear inputs (old tool inputs dropped)",
   clearProse: "clear prose (old assistant reasoning dropped)",
   microcompact: "microcompact (idle cleanup)",
+  fold: "fold (spent turns become index lines)",
   compact: "L3 compact (conversation summarised)",
 };
 

@@ -73,6 +73,20 @@ test("a cleared result says which layer, when, and opens its original", async ()
   assert.deepEqual(await waitPosted("openOriginal"), [{ type: "openOriginal", toolUseId: "tu_ls" }]);
 });
 
+test("a folded call shows the index line the model sees, the fold layer, and opens its original", async () => {
+  await aTurnWithOneCard();
+  await host(page, ev({ kind: "layer", layer: "payback", toolUseIds: ["tu_ls"], marker: "folded" }));
+  assert.equal(await page.textContent(".tool-card .badge.marker-folded"), "folded");
+  await page.click(".tool-card > summary");
+  await waitPosted("toolResult");
+  const line = "- run_shell ls -la (700 chars): context://tu_ls; said: Listing the files.";
+  const folded = result({ text: line, marker: "folded", layer: "fold", rewrittenAt: "2026-12-01T10:02:03Z", ref: "context://tu_ls" });
+  await host(page, { type: "toolResult", toolUseId: "tu_ls", result: folded });
+  assert.equal(await page.textContent(".tool-card .tool-output"), line);
+  assert.match((await page.textContent(".tool-card .rewrite")) ?? "", /Folded by the fold layer at 10:02:03 UTC/);
+  assert.ok(await page.isVisible(".tool-card a.open-original"));
+});
+
 test("an open card fetches again when a layer rewrites its result", async () => {
   await aTurnWithOneCard();
   await page.click(".tool-card > summary");

@@ -13,9 +13,11 @@ from typing import Any
 from ..context.blocks import Message, blocks_of, result_text
 from ..context.pipeline import ContextEngine
 from ..context.policy import Batch
+from ..context.rewrite import FOLD, MARKER
 from ..context.store import result_ref
 
 COMPACTED = "compacted"  # the call was summarised away: only its ref is left
+FOLDED = MARKER[FOLD]  # the call was folded into an index line (fold_turns.py): its ref reads it back
 
 
 @dataclass
@@ -45,6 +47,10 @@ class SentLog:
                 layer = engine.layer_of.get(record.id, record.state)
                 self.rewritten[record.id] = Rewritten(record.state, layer, now)
         batches, self.pending = self.pending, []
+        for batch in batches:  # a folded call has left the history: its badge is the fold's (fold_turns.py)
+            for item in batch.rewrites:
+                if item.layer == FOLD and item.tool_use_id not in self.rewritten:
+                    self.rewritten[item.tool_use_id] = Rewritten(FOLDED, FOLD, now)
         return batches
 
     def clear(self) -> None:
@@ -99,6 +105,12 @@ def tool_result_view(log: SentLog, engine: ContextEngine, tool_use_id: str,
         return None
     rewritten = log.rewritten.get(tool_use_id)
     marker, layer, at = "", "", None
+    folded = engine.folded_lines.get(tool_use_id) if record is None else None
+    if folded is not None:  # a batch folded the call: the model sees its index line (fold_turns.py)
+        at = rewritten.at if rewritten is not None else None
+        return ToolResultView(tool_use_id, tool, tool_input, False, folded, True, FOLDED, FOLD, at,
+                              ref if original is not None else "", len(original or ""),
+                              original if with_original else None)
     if block is None:
         marker = layer = COMPACTED
     elif rewritten is not None and sent and result_text(block) != original:

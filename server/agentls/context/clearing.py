@@ -18,7 +18,7 @@ from .rewrite import CLEAR, CLEAR_INPUT, Rewrite
 from .store import result_ref
 
 
-def _older_than(history: History, config: ContextConfig, keep_recent: int) -> int:
+def older_than(history: History, config: ContextConfig, keep_recent: int) -> int:
     """Results with a sequence number below this are outside the recent ones.
 
     The recent ones are at most keep_recent results and, in a small window, only
@@ -36,7 +36,7 @@ def _older_than(history: History, config: ContextConfig, keep_recent: int) -> in
 
 def plan_clear_results(history: History, config: ContextConfig, keep_recent: int,
                        layer: str = CLEAR, unseen: Collection[str] = ()) -> Iterator[Rewrite]:
-    boundary = _older_than(history, config, keep_recent)
+    boundary = older_than(history, config, keep_recent)
     for tool_use_id in history.live:  # arrival order: stop at the recent ones
         record = history.records[tool_use_id]
         if record.seq >= boundary:
@@ -49,7 +49,7 @@ def plan_clear_results(history: History, config: ContextConfig, keep_recent: int
 
 
 def plan_clear_inputs(history: History, config: ContextConfig, keep_recent: int) -> Iterator[Rewrite]:
-    boundary = _older_than(history, config, keep_recent)
+    boundary = older_than(history, config, keep_recent)
     for tool_use_id in history.live_inputs:
         record = history.records[tool_use_id]
         if record.seq < 0 or record.seq >= boundary:

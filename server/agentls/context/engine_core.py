@@ -33,7 +33,8 @@ class EngineCore:
         self.history = self._new_history()
         self.meter = TokenMeter()
         self.stats: dict[str, LayerStat] = {name: LayerStat() for name in (
-            rw.TRUNCATE, rw.BUDGET, rw.SNIP, rw.CLEAR, rw.CLEAR_INPUT, rw.CLEAR_PROSE, rw.MICROCOMPACT, rw.COMPACT)}
+            rw.TRUNCATE, rw.BUDGET, rw.SNIP, rw.CLEAR, rw.CLEAR_INPUT, rw.CLEAR_PROSE, rw.MICROCOMPACT, rw.FOLD,
+            rw.COMPACT)}
         self.last_call_at: float | None = None
         self.cache_ttl = FIVE_MINUTES  # the TTL the last request gave the head and the stable frontier
         self.cache_cold = True  # nothing cached yet: rewrites cost nothing extra
@@ -58,6 +59,7 @@ class EngineCore:
         self.cleared_by_api: dict[str, None] = {}  # results the API cleared in the last request (server_editing.py)
         self.editing = EditingSwitch()  # whether requests carry the API's context editing (server_editing.py)
         self.compaction_clock = CompactionClock()  # rent paid for what a summary would free (compaction_timing.py)
+        self.folded_lines: dict[str, str] = {}  # tool_use_id -> its index line, of the calls folded (fold_turns.py)
         self.folded = LayerStat()  # settled turns a compaction folded into its index (fold.py), and the tokens freed
         self.summary_tokens = 0  # the last summary's size (0: none yet; the price assumes summary_max_tokens)
 

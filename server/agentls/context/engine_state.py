@@ -95,6 +95,7 @@ def engine_state(engine: ContextEngine) -> JSON:
         "editing": [engine.editing.on, engine.editing.rent],
         "compaction_rent": engine.compaction_clock.rent_paid,
         "summary_tokens": engine.summary_tokens,
+        "folded_lines": dict(engine.folded_lines),
     }
 
 
@@ -164,6 +165,11 @@ def _restore(engine: ContextEngine, rows: Sequence[Mapping[str, Any]], state: Ma
     engine.editing.on, engine.editing.rent = bool(editing_on), float(editing_rent)
     engine.compaction_clock.rent_paid = float(state.get("compaction_rent", 0.0))  # absent before issue 31's timing
     engine.summary_tokens = _int(state.get("summary_tokens", 0))
+    folded = state.get("folded_lines", {})  # absent before folds between compactions
+    if not isinstance(folded, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in folded.items()):
+        raise StateError("the folded calls' index lines are not strings by tool_use id")
+    engine.folded_lines = dict(folded)
+    engine.layer_of.update(dict.fromkeys(folded, "fold"))
     cleared = state.get("cleared_by_api", [])
     if not isinstance(cleared, list) or not all(isinstance(i, str) and i in history.records for i in cleared):
         raise StateError("the results cleared by the API are not tool_use ids of this history")

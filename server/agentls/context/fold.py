@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .blocks import Message, blocks_of, result_text
+from .blocks import Block, Message, blocks_of, result_text
 from .history import History
 from .store import ResultStore, result_ref
 
@@ -50,12 +50,21 @@ class Fold:
 
     @property
     def text(self) -> str:
-        return FOLD_MARK + "\n" + "\n".join(self.lines)
+        return index_text(self.lines)
 
     def kept(self, messages: list[Message]) -> list[Message]:
         """The tail from `start` without the folded turns (it still starts with a reply)."""
         gone = {i for turn in self.turns for i in (turn, turn + 1)}
         return [m for i, m in enumerate(messages[self.start:], self.start) if i not in gone]
+
+
+def is_index(block: Block) -> bool:
+    """A text block holding a fold's index."""
+    return block.get("type") == "text" and str(block.get("text", "")).startswith(FOLD_MARK)
+
+
+def index_text(lines: list[str]) -> str:
+    return FOLD_MARK + "\n" + "\n".join(lines)
 
 
 def words_of(text: str) -> set[str]:
@@ -84,7 +93,8 @@ def _is_tool_turn(call: Message, results: Message) -> bool:
     return all(b.get("type") == "tool_result" for b in blocks_of(results))
 
 
-def _line(history: History, call: Message) -> list[str]:
+def index_lines(history: History, call: Message) -> list[str]:
+    """One line per tool call of a folded turn: the tool, its target, the result's size and its ref."""
     lines = []
     for block in blocks_of(call):
         if block.get("type") != "tool_use":
@@ -93,7 +103,7 @@ def _line(history: History, call: Message) -> list[str]:
         target = record.path_or_command if record is not None else ""
         if len(target) > TARGET_CHARS:
             target = target[:TARGET_CHARS - 3] + "..."
-        size = f"{record.chars:,} chars" if record is not None else "?"
+        size = f"{record.original_chars:,} chars" if record is not None else "?"  # what its ref holds
         lines.append(f"- {block.get('name', '?')} {target}".rstrip() + f" ({size}): {result_ref(block.get('id', ''))}")
     return lines
 
@@ -128,7 +138,7 @@ def plan_fold(history: History, start: int, token_of: Callable[[int], int]) -> F
             shown |= _message_words(message)  # a call names its own target: not its result's word
     if not settled:
         return None
-    lines = [line for index in settled for line in _line(history, messages[index])]
+    lines = [line for index in settled for line in index_lines(history, messages[index])]
     folded = sum(history.msg_tokens[i] + history.msg_tokens[i + 1] for i in settled)
     fold = Fold(start, settled, lines, folded)
     if token_of(len(fold.text)) >= folded:

@@ -22,6 +22,10 @@ class StableFrontier:
         self._history: History | None = None
         self._cursor = 0  # results before it are final
 
+    def rewind(self, seq: int) -> None:
+        """Results from sequence number `seq` on were renumbered (a fold took some out): look again."""
+        self._cursor = min(self._cursor, seq)
+
     def of(self, history: History, config: ContextConfig) -> int | None:
         """Index of the frontier message, or None when even the first message may be rewritten."""
         if config.thinking_bound:
@@ -37,7 +41,9 @@ class StableFrontier:
         first = len(history.messages) - 1  # the newest message is never behind the frontier
         if self._cursor < len(results):
             record = history.records[results[self._cursor]]
-            first = min(first, record.use_msg if record.id in history.live_inputs else record.result_msg or first)
+            # a fold (fold_turns.py) changes the turn from its call on; so does clearing a large input
+            from_call = config.fold_settled or record.id in history.live_inputs
+            first = min(first, record.use_msg if from_call else record.result_msg or first)
         prose = next(iter(history.live_texts), None)  # the oldest assistant text the prose layer may clear
         if prose is not None:
             first = min(first, prose)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from .blocks import Block, Message, block_chars, blocks_of, message_chars, result_text
 from .images import image_data_chars, is_image, message_image_tokens
@@ -378,6 +378,40 @@ class History:
         self.live_texts.pop(msg_index, None)
         return before - self.total_tokens
 
+    def drop_messages(self, gone: Collection[int]) -> int:
+        """Take whole messages out (folded turns: each call with its results, fold_turns.py); the indices
+        after the first shift down. Returns the lowest result sequence number taken out (the results after
+        it are renumbered). Work: the messages from the first one taken out on, not the whole history."""
+        first = min(gone)
+        dropped: set[str] = set()
+        for position in gone:
+            message = self.messages[position]
+            self._count(message, -1)
+            self.total_tokens -= self.msg_tokens[position]
+            self._index_images(position, {"role": "assistant", "content": []}, [])
+            dropped |= {b["tool_use_id"] for b in blocks_of(message) if b.get("type") == "tool_result"}
+        lowest = min(self.records[i].seq for i in dropped)
+        for tool_use_id in dropped:
+            del self.records[tool_use_id]
+            for candidates in (self.live, self.stale, self.large, self.live_inputs):
+                candidates.pop(tool_use_id, None)
+        self.results[lowest:] = [i for i in self.results[lowest:] if i not in dropped]
+        for seq, tool_use_id in enumerate(self.results[lowest:], lowest):
+            self.records[tool_use_id].seq = seq
+        kept = [i for i in range(first, len(self.messages)) if i not in gone]
+        moved = dict(zip(kept, range(first, first + len(kept))))
+        self.messages[first:] = [self.messages[i] for i in kept]
+        self.msg_tokens[first:] = [self.msg_tokens[i] for i in kept]
+        self.live_texts = {moved.get(i, i): None for i in self.live_texts if i not in gone}
+        self.images = {moved.get(i, i): found for i, found in self.images.items()}
+        for position in range(first, len(self.messages)):  # the records of the moved messages point to them
+            for block in blocks_of(self.messages[position]):
+                if block.get("type") == "tool_use":
+                    self.records[block["id"]].use_msg = position
+                elif block.get("type") == "tool_result":
+                    self.records[block["tool_use_id"]].result_msg = position
+        return lowest
+
     # -- replacing (compaction) ----------------------------------------------
 
     def rebuilt(self, messages: Iterable[Message]) -> History:
@@ -404,6 +438,7 @@ class History:
                 record.rewritten = True
                 for index in (fresh.live, fresh.stale, fresh.large):
                     index.pop(tool_use_id, None)
-            if old.input_cleared:
+            if old.input_cleared:  # the original input, key and size, as the clearing engine judged them
+                record.input, record.key, record.input_chars = old.input, old.key, old.input_chars
                 fresh.live_inputs.pop(tool_use_id, None)
         return fresh

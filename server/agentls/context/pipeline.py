@@ -30,6 +30,7 @@ from .compact import (PINNED_MARK, SummaryError, SummaryRequest, build_summary_r
 from .engine_input import EngineInput
 from .fit import fit_to_window
 from .fold import Fold, plan_fold, store_folded
+from .fold_turns import fold_turns
 from .history import History
 from .keep_images import drop_to_fit
 from .microcompact import is_idle, tail_expired
@@ -153,13 +154,34 @@ class ContextEngine(EngineInput):
         return batch
 
     def _apply(self, batch: Batch) -> None:
+        folds = sorted({item.message for item in batch.rewrites if item.layer == rw.FOLD})
         for item in batch.rewrites:
+            if item.layer == rw.FOLD:
+                continue  # after the rest: the turn's blocks are stored and rewritten first
             freed = rw.apply(item, self.history, self.store, keep_thinking=self.config.thinking_bound)
             layer = rw.MICROCOMPACT if batch.reason == "idle" and item.layer == rw.CLEAR else item.layer
             self.stats[layer].count += 1
             self.stats[layer].tokens_saved += freed
             if not item.on_input:
                 self.layer_of[item.tool_use_id] = layer
+        if folds:
+            self._fold_turns(folds)
+
+    def _fold_turns(self, calls: list[int]) -> None:
+        """The turns at `calls` leave the history, an index line each (fold_turns.py); the message indices
+        after the first one shift, so what the engine holds by index from there on is let go."""
+        before = self.history.total_tokens
+        landing, gone, lines = fold_turns(self.history, calls, self.store)
+        for index, message in landing.items():
+            self.history.replace_message(index, message)
+        self._frontier.rewind(self.history.drop_messages(gone))
+        self.stats[rw.FOLD].count += len(calls)
+        self.stats[rw.FOLD].tokens_saved += before - self.history.total_tokens
+        self.folded_lines.update(lines)
+        self.layer_of.update(dict.fromkeys(lines, rw.FOLD))
+        self.cached_ends = [end for end in self.cached_ends if end < calls[0]]
+        if self.sent_frontier is not None and self.sent_frontier >= calls[0]:
+            self.sent_frontier = None
 
     # -- L3 --------------------------------------------------------------------
 
@@ -224,6 +246,7 @@ class ContextEngine(EngineInput):
         self.summary_failures = 0
         self.compactions += 1
         self.cleared_by_api = {}
+        self.folded_lines = {}  # summarised now: the compaction's divider says so
         self.editing.reset()
         self.compaction_clock.reset()
         self.summary_tokens = self.config.tokens(len(summary))

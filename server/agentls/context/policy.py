@@ -51,6 +51,9 @@ one). Both conditions together: a session that fits the window and ends
 before a batch would pay back never rewrites a block it has sent; it only
 pays the rent (what sending everything would have paid).
 
+A batch also folds the turns it would leave as husks (fold_turns.py): each fold is one more rewrite,
+priced and timed with the rest.
+
 Two overrides: under window pressure a batch that avoids a summary is
 always cheaper than the summary (which rewrites everything and adds a call);
 ``batch_payoff`` scales the price (0: rewrite as soon as there is anything).
@@ -76,6 +79,7 @@ from collections.abc import Collection, Iterable, Sequence
 from .budget import plan_budget
 from .clearing import plan_clear_inputs, plan_clear_results
 from .config import ContextConfig
+from .fold_turns import plan_turn_folds
 from .history import History
 from .microcompact import plan_microcompact
 from .prompt_cache import rewrite_cost
@@ -156,7 +160,10 @@ def candidates(history: History, config: ContextConfig, estimate: int, *, idle: 
     taken = {key[0] for key in claimed if key[1] == "result"}
     _gather((r for r in plan_budget(history, config, after, exempt) if r.tool_use_id not in taken), claimed)
     # a rewrite into something no smaller (a short result and a longer placeholder) breaks the cache for nothing
-    return [r for r in claimed.values() if r.saves > 0]
+    rewrites = [r for r in claimed.values() if r.saves > 0]
+    if config.fold_settled:  # the turns these leave as husks leave whole (fold_turns.py)
+        rewrites += plan_turn_folds(history, config, {r.key: r for r in rewrites}, unseen)
+    return rewrites
 
 
 def plan_batch(history: History, config: ContextConfig, estimate: int, *,

@@ -7,16 +7,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import placeholders
-from .blocks import blocks_of, result_text
+from .blocks import Message, blocks_of, result_text
 from .history import History
 from .store import ResultStore, input_ref, result_ref, text_ref
 
 # Layers that rewrite a block, and the badge the editor shows for each.
-TRUNCATE, BUDGET, SNIP, CLEAR, CLEAR_INPUT, CLEAR_PROSE, MICROCOMPACT, COMPACT = (
-    "truncate", "budget", "snip", "clear", "clearInputs", "clearProse", "microcompact", "compact",
+TRUNCATE, BUDGET, SNIP, CLEAR, CLEAR_INPUT, CLEAR_PROSE, MICROCOMPACT, COMPACT, FOLD = (
+    "truncate", "budget", "snip", "clear", "clearInputs", "clearProse", "microcompact", "compact", "fold",
 )
 MARKER = {TRUNCATE: "truncated", BUDGET: "budgeted", SNIP: "snipped", CLEAR: "cleared",
-          MICROCOMPACT: "cleared", CLEAR_INPUT: "cleared", CLEAR_PROSE: "cleared"}
+          MICROCOMPACT: "cleared", CLEAR_INPUT: "cleared", CLEAR_PROSE: "cleared", FOLD: "folded"}
 
 
 @dataclass(frozen=True)
@@ -34,12 +34,14 @@ class Rewrite:
     @property
     def key(self) -> tuple[str, str, int]:
         """What the rewrite changes: a result, an input, or a message's prose (at most one rewrite each)."""
+        if self.layer == FOLD:
+            return self.tool_use_id, "fold", self.message
         kind = "prose" if self.layer == CLEAR_PROSE else "input" if self.on_input else "result"
         return self.tool_use_id, kind, self.message
 
     def position(self, history: History) -> int:
         """Index of the message this rewrite changes: the cache is lost from there on."""
-        if self.layer == CLEAR_PROSE:
+        if self.layer in (CLEAR_PROSE, FOLD):
             return self.message
         record = history.records[self.tool_use_id]
         return record.use_msg if self.on_input else record.result_msg  # type: ignore[return-value]
@@ -87,8 +89,13 @@ def apply(rewrite: Rewrite, history: History, store: ResultStore, keep_thinking:
 
 def prose_text(history: History, msg_index: int) -> str:
     """The text and thinking of an assistant message, as stored when it is cleared."""
+    return message_prose(history.messages[msg_index])
+
+
+def message_prose(message: Message) -> str:
+    """The text and thinking of an assistant message, one part after the other."""
     parts = []
-    for block in blocks_of(history.messages[msg_index]):
+    for block in blocks_of(message):
         kind = block.get("type")
         if kind == "text":
             parts.append(block.get("text", ""))

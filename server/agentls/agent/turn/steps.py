@@ -18,7 +18,7 @@ from ...context.attachments import Attachment, attachment_block
 from ...context.images import ImageAttachment, ImageError, image_block
 from ...context.oversize import USER_SHARE
 from ...context.pipeline import Prepared
-from ...context.rewrite import MARKER
+from ...context.rewrite import FOLD, MARKER
 from ...context.usage import Usage
 from ...model import ModelError
 from ...model import events as model_events
@@ -265,7 +265,7 @@ class TurnSteps:
         for batch in self.conversation.sent.sent(prepared.messages, engine, self.clock()):
             by_marker: dict[str, list[str]] = {}
             for item in batch.rewrites:
-                if not item.on_input and item.tool_use_id in history:
+                if not item.on_input and (item.tool_use_id in history or item.layer == FOLD):
                     by_marker.setdefault(MARKER[item.layer], []).append(item.tool_use_id)
             for marker, ids in by_marker.items():
                 await emit(ev.LayerApplied(batch.reason, ids, marker))
