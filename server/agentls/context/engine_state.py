@@ -169,7 +169,6 @@ def _restore(engine: ContextEngine, rows: Sequence[Mapping[str, Any]], state: Ma
     if not isinstance(folded, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in folded.items()):
         raise StateError("the folded calls' index lines are not strings by tool_use id")
     engine.folded_lines = dict(folded)
-    engine.layer_of.update(dict.fromkeys(folded, "fold"))
     cleared = state.get("cleared_by_api", [])
     if not isinstance(cleared, list) or not all(isinstance(i, str) and i in history.records for i in cleared):
         raise StateError("the results cleared by the API are not tool_use ids of this history")

@@ -60,14 +60,18 @@ def plan_turn_folds(history: History, config: ContextConfig, claimed: Mapping[Ke
     boundary = older_than(history, config, config.clear_keep_recent)
     end = (history.records[history.results[boundary]].use_msg if boundary < len(history.results)
            else len(history.messages))
+    freed: dict[int, int] = {}  # what the batch's other rewrites free in each turn, by its call
+    for rewrite in claimed.values():
+        call = rewrite.message if rewrite.layer == CLEAR_PROSE else history.records[rewrite.tool_use_id].use_msg
+        freed[call] = freed.get(call, 0) + rewrite.saves
     folds: list[Rewrite] = []
     for call in range(max(1, first - 1), end):  # bounded by the batch's own span
         if history.messages[call]["role"] == "assistant":
-            folds.extend(_fold_of(history, config, call, claimed, unseen))
+            folds.extend(_fold_of(history, config, call, claimed, freed.get(call, 0), unseen))
     return folds
 
 
-def _fold_of(history: History, config: ContextConfig, call: int, claimed: Mapping[Key, Rewrite],
+def _fold_of(history: History, config: ContextConfig, call: int, claimed: Mapping[Key, Rewrite], freed: int,
              unseen: Collection[str]) -> list[Rewrite]:
     messages = history.messages
     if call + 3 >= len(messages) or [m["role"] for m in messages[call:call + 3]] != ["assistant", "user",
@@ -86,8 +90,7 @@ def _fold_of(history: History, config: ContextConfig, call: int, claimed: Mappin
         return []
     if call in history.live_texts and ("", "prose", call) not in claimed:
         return []
-    mine = [r for r in claimed.values() if _call_of(history, r) == call]
-    left = history.msg_tokens[call] + history.msg_tokens[call + 1] - sum(r.saves for r in mine)
+    left = history.msg_tokens[call] + history.msg_tokens[call + 1] - freed
     carried = sum(config.tokens(len(str(b.get("text", "")))) for b in results if is_index(b))
     line = "\n".join(turn_lines(history, call))
     header = 0 if any(is_index(b) for b in blocks_of(messages[call + 3])) else config.tokens(len(FOLD_MARK))
@@ -113,12 +116,6 @@ def _spent(history: History, config: ContextConfig, tool_use_id: str, claimed: M
         return True
     return tool_use_id in history.live and not worth_rewriting(
         clear_saving(record, config.tokens, result_ref(tool_use_id)))
-
-
-def _call_of(history: History, rewrite: Rewrite) -> int:
-    if rewrite.layer == CLEAR_PROSE:
-        return rewrite.message
-    return history.records[rewrite.tool_use_id].use_msg
 
 
 def turn_lines(history: History, call: int) -> list[str]:

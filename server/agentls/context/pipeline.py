@@ -178,7 +178,8 @@ class ContextEngine(EngineInput):
         self.stats[rw.FOLD].count += len(calls)
         self.stats[rw.FOLD].tokens_saved += before - self.history.total_tokens
         self.folded_lines.update(lines)
-        self.layer_of.update(dict.fromkeys(lines, rw.FOLD))
+        for tool_use_id in lines:  # left the history: as a restored engine, nothing by layer for it
+            self.layer_of.pop(tool_use_id, None)
         self.cached_ends = [end for end in self.cached_ends if end < calls[0]]
         if self.sent_frontier is not None and self.sent_frontier >= calls[0]:
             self.sent_frontier = None
