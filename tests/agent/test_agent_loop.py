@@ -203,7 +203,8 @@ async def test_a_cleared_result_can_be_read_back_by_its_ref(make_agent, mock_api
         Reply([ToolUse("read_file", {"path": "context://toolu_notes"})]),
         Reply([Text("read it back")]),
     )
-    config = ContextConfig(clear_at=0.0, clear_keep_recent=1, min_batch_tokens=0, batch_payoff=0.0)
+    config = ContextConfig(clear_at=0.0, clear_keep_recent=1, clear_keep_named_turns=0, min_batch_tokens=0,
+                           batch_payoff=0.0)
     agent = make_agent(context=config, model=UNBOUND_MODEL)
     await agent.run_turn("read, then re-read")
     sent = mock_api.message_bodies[-1]["messages"]
@@ -247,7 +248,8 @@ async def test_after_a_batch_the_request_still_reads_up_to_the_stable_frontier(m
     mock_api.script(*[Reply([ToolUse("read_file", {"path": f"m{i}.py"})]) for i in range(4)], Reply([Text("done")]))
     # clearing alone (a fold would take the first turn whole: nothing after the first message to read;
     # tests/unit/test_fold_turns.py holds folds to the frontier)
-    config = ContextConfig(clear_at=0.0, clear_keep_recent=2, min_batch_tokens=0, batch_payoff=0.0, fold_settled=False)
+    config = ContextConfig(clear_at=0.0, clear_keep_recent=2, clear_keep_named_turns=0, min_batch_tokens=0,
+                           batch_payoff=0.0, fold_settled=False)
     agent = make_agent(context=config, force_cache_control=True, cache_placement=placement, model=UNBOUND_MODEL)
     recorder = Recorder()
     await agent.run_turn("read the modules", on_event=recorder)

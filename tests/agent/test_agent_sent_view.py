@@ -22,7 +22,7 @@ def tool_result(agent, tool_use_id, with_original=False):
     return protocol.tool_result(view) if view is not None else None
 
 
-EAGER = ContextConfig(clear_at=0.0, clear_keep_recent=1, min_batch_tokens=0, batch_payoff=0.0)
+EAGER = ContextConfig(clear_at=0.0, clear_keep_recent=1, clear_keep_named_turns=0, min_batch_tokens=0, batch_payoff=0.0)
 DEEP = "zebra-7731"  # sits only deep inside the file, far from its head
 
 

@@ -257,7 +257,7 @@ async def test_an_old_mcp_result_is_cleared_by_the_pipeline_and_reads_back(make_
         Reply([ToolUse("read_file", {"path": "context://toolu_old"})]),
         Reply([Text("done")]),
     )
-    context = ContextConfig(window=40_000, clear_keep_recent=1, min_batch_tokens=500)
+    context = ContextConfig(window=40_000, clear_keep_recent=1, clear_keep_named_turns=0, min_batch_tokens=500)
     agent = make_mcp_agent({"test": stdio_config(approval="always")}, context=context, model=UNBOUND_MODEL)
     seen = Recorder()
     await agent.run_turn("big then more", seen)

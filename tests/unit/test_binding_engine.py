@@ -74,7 +74,7 @@ def test_server_editing_asks_the_api_to_clear_in_batches_that_pay_back():
     window = config.effective_window
     assert edit["type"] == CLEAR_TOOL_USES
     assert edit["trigger"] == {"type": "input_tokens", "value": int(config.budget_hard_at * window)}
-    assert edit["keep"] == {"type": "tool_uses", "value": config.clear_keep_recent}
+    assert edit["keep"] == {"type": "tool_uses", "value": config.server_keep_recent}
     assert edit["exclude_tools"] == sorted(config.protected_tools)
     amount = edit["clear_at_least"]["value"]
     assert config.min_cacheable_tokens <= amount <= edit["trigger"]["value"]
@@ -162,7 +162,7 @@ def test_server_editing_is_switched_on_only_once_its_gain_has_paid_the_first_rew
     window = 24_000  # budget_hard_at (0.7) of it is the trigger
     # prices and a kept tail at which clearing pays (at today's 0.05x reads and 1.25x writes the cleared
     # results must outweigh the kept tail 24 to 1, which a 24K window never holds)
-    cheap = dict(window=window, server_editing=True, read_price=0.1, write_price=0.2, clear_keep_recent=1)
+    cheap = dict(window=window, server_editing=True, read_price=0.1, write_price=0.2, server_keep_recent=1)
     engine, _ = bound_session(turns=3, body=3_000, **cheap)
     assert engine.prepare(now=10.0).context_management is None  # under the trigger: nothing to clear
     sent, turn, waited = [], 3, 0

@@ -11,7 +11,8 @@ OFF = 10.0  # a threshold that is never reached
 
 def engine_with(**settings) -> ContextEngine:
     base = dict(window=20_000, output_reserve=0, clear_at=OFF, snip_at=OFF, budget_soft_at=OFF,
-                budget_hard_at=OFF, compact_at=OFF, min_batch_tokens=0, batch_payoff=0.0)
+                budget_hard_at=OFF, compact_at=OFF, min_batch_tokens=0, batch_payoff=0.0,
+                clear_keep_named_turns=0)  # kept by arrival alone here (naming: test_naming.py)
     base.update(settings)
     engine = ContextEngine(config=ContextConfig(**base), store=MemoryStore())
     engine.append(user("start"))
@@ -56,7 +57,7 @@ def test_l1_hard_budget_above_seventy_percent():
 
 
 def test_l2_snips_stale_duplicates_but_never_recent_or_edit_confirmations():
-    engine = engine_with(snip_at=0.0)
+    engine = engine_with(snip_at=0.0, clear_keep_recent=10)  # the snipped turn is not yet old enough to fold
     first = read_turn(engine, "app.py", "old version\n" * 100)
     edit, edit_id = tool_call("edit_file", {"path": "app.py", "old_text": "old", "new_text": "new"})
     engine.append(edit)

@@ -20,7 +20,8 @@ OFF = 10.0  # a threshold that is never reached
 
 def engine_with(**settings) -> ContextEngine:
     base = dict(window=200_000, output_reserve=0, clear_at=OFF, snip_at=OFF, budget_soft_at=OFF,
-                budget_hard_at=OFF, compact_at=OFF, min_batch_tokens=0, batch_payoff=0.0)
+                budget_hard_at=OFF, compact_at=OFF, min_batch_tokens=0, batch_payoff=0.0,
+                clear_keep_named_turns=0)  # kept by arrival alone here (naming: test_naming.py)
     base.update(settings)
     engine = ContextEngine(config=ContextConfig(**base), store=MemoryStore())
     engine.append(user("start"))

@@ -34,14 +34,34 @@ def older_than(history: History, config: ContextConfig, keep_recent: int) -> int
     return len(history.results) - kept
 
 
+def kept_named(history: History, config: ContextConfig, boundary: int, turns: int) -> set[str]:
+    """The older results named in the last `turns` replies that stay, the latest named first, as many as fit
+    beside the recent ones in the same share of the window (a small window keeps few)."""
+    if turns <= 0:
+        return set()
+    budget = config.clear_recent_fraction * config.effective_window
+    budget -= sum(config.tokens(history.records[i].chars) for i in history.results[boundary:])
+    named = [i for i in history.live if history.records[i].seq < boundary and history.names.named_within(i, turns)]
+    named.sort(key=lambda i: history.names.named_turn[i], reverse=True)
+    kept: set[str] = set()
+    for tool_use_id in named:
+        budget -= config.tokens(history.records[tool_use_id].chars)
+        if budget < 0:
+            break
+        kept.add(tool_use_id)
+    return kept
+
+
 def plan_clear_results(history: History, config: ContextConfig, keep_recent: int,
-                       layer: str = CLEAR, unseen: Collection[str] = ()) -> Iterator[Rewrite]:
+                       layer: str = CLEAR, unseen: Collection[str] = (), keep_named: int = 0) -> Iterator[Rewrite]:
+    """keep_named: results that arrived or were named in that many latest replies stay too (naming.py)."""
     boundary = older_than(history, config, keep_recent)
+    named = kept_named(history, config, boundary, keep_named)
     for tool_use_id in history.live:  # arrival order: stop at the recent ones
         record = history.records[tool_use_id]
         if record.seq >= boundary:
             return
-        if tool_use_id in unseen:
+        if tool_use_id in unseen or tool_use_id in named:
             continue
         saves = clear_saving(record, config.tokens, result_ref(tool_use_id))
         if worth_rewriting(saves):

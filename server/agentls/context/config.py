@@ -38,7 +38,11 @@ class ContextConfig:
 
     # Clearing old results and old tool inputs (cf. clear_tool_uses / clear_tool_inputs).
     clear_at: float = 0.05
-    clear_keep_recent: int = 10
+    clear_keep_recent: int = 4
+    # ...and those that arrived or that the model named (naming.py) in its last few replies, at any age.
+    clear_keep_named_turns: int = 2
+    # Server-side clearing (server_editing.py) keeps only the newest tool uses: it cannot see what was named.
+    server_keep_recent: int = 10
     clear_recent_fraction: float = 0.40  # the recent results kept verbatim fit in this share
     clear_inputs_min_chars: int = 200
     # What the model wrote itself (text, thinking, tool inputs) stays verbatim only in the newest

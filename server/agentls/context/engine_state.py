@@ -96,6 +96,7 @@ def engine_state(engine: ContextEngine) -> JSON:
         "compaction_rent": engine.compaction_clock.rent_paid,
         "summary_tokens": engine.summary_tokens,
         "folded_lines": dict(engine.folded_lines),
+        "names": engine.history.names.state(),
     }
 
 
@@ -169,6 +170,7 @@ def _restore(engine: ContextEngine, rows: Sequence[Mapping[str, Any]], state: Ma
     if not isinstance(folded, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in folded.items()):
         raise StateError("the folded calls' index lines are not strings by tool_use id")
     engine.folded_lines = dict(folded)
+    history.names.restore(state.get("names"))  # absent before naming: each result counts as named on arrival
     cleared = state.get("cleared_by_api", [])
     if not isinstance(cleared, list) or not all(isinstance(i, str) and i in history.records for i in cleared):
         raise StateError("the results cleared by the API are not tool_use ids of this history")
@@ -206,8 +208,7 @@ def _restore_results(engine: ContextEngine, results: Mapping[str, Any]) -> None:
         record.arrived_chars = _int(facts["arrived_chars"])
         if facts["rewritten"]:
             record.rewritten = True
-            for index in (history.live, history.stale, history.large):
-                index.pop(tool_use_id, None)
+            history.retire(tool_use_id)
         layer = facts.get("layer")
         if isinstance(layer, str) and layer:
             engine.layer_of[tool_use_id] = layer

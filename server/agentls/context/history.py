@@ -23,6 +23,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 
 from .blocks import Block, Message, block_chars, blocks_of, message_chars, result_text
 from .images import image_data_chars, is_image, message_image_tokens
+from .naming import NameIndex
 from .tokens import estimate_tokens
 
 
@@ -116,6 +117,7 @@ class History:
     image_count: int = 0
     image_chars: int = 0
     _latest_by_key: dict[str, str] = field(default_factory=dict)
+    names: NameIndex = field(default_factory=NameIndex)  # which verbatim results the model named lately
     protected_tools: frozenset[str] = frozenset({"edit_file", "write_file"})
     protected_max_chars: int = 1_000  # a protected tool's result longer than this is not protected
     kept_input_tools: frozenset[str] = frozenset()  # their inputs are never cleared
@@ -198,6 +200,8 @@ class History:
         self._index_images(index, message, blocks)
         if role == "assistant" and prose_chars(message) >= self.large_input_chars:
             self.live_texts[index] = None
+        if role == "assistant":
+            self.names.add_reply(message)
         for block in blocks:
             if block.get("type") == "tool_use":
                 self._index_use(block, index)
@@ -230,6 +234,7 @@ class History:
         if self.is_protected(record):
             return
         self.live[record.id] = None
+        self.names.add_result(record.id, result_text(block))
         if record.chars > self.large_result_chars:
             self.large[record.id] = None
         if record.key is not None:
@@ -250,6 +255,12 @@ class History:
             self.images[index] = found
             self.image_count += len(found)
             self.image_chars += sum(chars for _, chars in found)
+
+    def retire(self, tool_use_id: str) -> None:
+        """A result is no longer verbatim: out of the candidate sets and the name index."""
+        for index in (self.live, self.stale, self.large):
+            index.pop(tool_use_id, None)
+        self.names.forget(tool_use_id)
 
     def tokens_of(self, message: Message) -> int:
         """A message's estimate: its characters by token_of, its images by their pixels (images.py)."""
@@ -324,8 +335,7 @@ class History:
         record.chars = len(text)
         record.state = state
         record.rewritten = True
-        for index in (self.live, self.stale, self.large):
-            index.pop(tool_use_id, None)
+        self.retire(tool_use_id)
         return before - self.total_tokens
 
     def rewrite_input(self, tool_use_id: str, new_input: dict[str, Any]) -> int:
@@ -356,8 +366,7 @@ class History:
             record.chars = len(result_text(new_block))
             record.state = record.state or "truncated"
             record.rewritten = True
-            for index in (self.live, self.stale, self.large):
-                index.pop(record.id, None)
+            self.retire(record.id)
         return before - self.total_tokens
 
     def rewrite_prose(self, msg_index: int, placeholder: str, keep_thinking: bool = False) -> int:
@@ -393,8 +402,8 @@ class History:
         lowest = min(self.records[i].seq for i in dropped)
         for tool_use_id in dropped:
             del self.records[tool_use_id]
-            for candidates in (self.live, self.stale, self.large, self.live_inputs):
-                candidates.pop(tool_use_id, None)
+            self.retire(tool_use_id)
+            self.live_inputs.pop(tool_use_id, None)
         self.results[lowest:] = [i for i in self.results[lowest:] if i not in dropped]
         for seq, tool_use_id in enumerate(self.results[lowest:], lowest):
             self.records[tool_use_id].seq = seq
@@ -436,9 +445,9 @@ class History:
             record.input_cleared = old.input_cleared
             if old.rewritten:
                 record.rewritten = True
-                for index in (fresh.live, fresh.stale, fresh.large):
-                    index.pop(tool_use_id, None)
+                fresh.retire(tool_use_id)
             if old.input_cleared:  # the original input, key and size, as the clearing engine judged them
                 record.input, record.key, record.input_chars = old.input, old.key, old.input_chars
                 fresh.live_inputs.pop(tool_use_id, None)
+        self.names.carried_into(fresh.names)
         return fresh

@@ -153,7 +153,8 @@ def candidates(history: History, config: ContextConfig, estimate: int, *, idle: 
         _gather(plan_microcompact(history, config, unseen), claimed)
     if utilization >= config.clear_at:
         keep = config.clear_keep_recent
-        _gather(chain(plan_clear_results(history, config, keep, unseen=unseen),
+        _gather(chain(plan_clear_results(history, config, keep, unseen=unseen,
+                                         keep_named=config.clear_keep_named_turns),
                       plan_clear_inputs(history, config, config.written_keep_recent),
                       plan_clear_prose(history, config, config.written_keep_recent)), claimed)
     after = (estimate - sum(r.saves for r in claimed.values())) / window

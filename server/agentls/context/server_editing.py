@@ -66,14 +66,14 @@ def context_management(config: ContextConfig) -> dict[str, Any] | None:
         return None
     window = config.effective_window
     trigger = int(config.budget_hard_at * window)
-    growth = config.clear_recent_fraction * window / max(1, config.clear_keep_recent)
+    growth = config.clear_recent_fraction * window / max(1, config.server_keep_recent)
     wanted = clear_at_least(trigger, growth, config.read_price, config.write_price)
     clearable = trigger - config.clear_recent_fraction * window
     amount = int(max(config.min_cacheable_tokens, min(wanted, clearable)))
     edit: dict[str, Any] = {
         "type": CLEAR_TOOL_USES,
         "trigger": {"type": "input_tokens", "value": trigger},
-        "keep": {"type": "tool_uses", "value": config.clear_keep_recent},
+        "keep": {"type": "tool_uses", "value": config.server_keep_recent},
         "clear_at_least": {"type": "input_tokens", "value": amount},
     }
     if config.protected_tools:
@@ -87,10 +87,10 @@ def editing_figures(config: ContextConfig, history: History) -> tuple[float, flo
     the first result it clears. Work: one pass over the tool records, as the report does."""
     eligible = [r for r in history.records.values()
                 if r.result_msg is not None and r.name not in config.protected_tools]
-    if len(eligible) <= config.clear_keep_recent:
+    if len(eligible) <= config.server_keep_recent:
         return 0.0, 0.0
-    first_kept = eligible[-config.clear_keep_recent].use_msg if config.clear_keep_recent else len(history.messages)
-    cleared_results = eligible[:len(eligible) - config.clear_keep_recent]
+    first_kept = eligible[-config.server_keep_recent].use_msg if config.server_keep_recent else len(history.messages)
+    cleared_results = eligible[:len(eligible) - config.server_keep_recent]
     tail = sum(history.msg_tokens[first_kept:])
     cleared = sum(history.msg_tokens[r.result_msg] for r in cleared_results if r.result_msg is not None)
     extra = config.write_price - config.read_price
