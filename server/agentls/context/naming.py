@@ -31,14 +31,14 @@ def names_in(text: str) -> set[str]:
     return set(NAME.findall(text))
 
 
-def written_text(message: Message) -> str:
-    """What the model wrote in a reply: its text, its thinking and its tool inputs."""
+def written_text(message: Message, thinking: bool = True) -> str:
+    """What the model wrote in a reply: its text, its thinking (unless `thinking` is False), its tool inputs."""
     parts: list[str] = []
     for block in blocks_of(message):
         kind = block.get("type")
         if kind == "text":
             parts.append(str(block.get("text", "")))
-        elif kind == "thinking":
+        elif kind == "thinking" and thinking:
             parts.append(str(block.get("thinking", "")))
         elif kind == "tool_use":
             parts.append(str(block.get("input", "")))

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..context.blocks import Message, blocks_of, result_text
+from ..context.naming import written_text
 from ..context.tokens import CHARS_PER_TOKEN
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]{7,}")
@@ -33,16 +34,8 @@ def message_text(message: Message) -> str:
     """Every text a message carries: prose, thinking, tool inputs, results."""
     if isinstance(message.get("content"), str):
         return str(message["content"])
-    parts = []
-    for block in blocks_of(message):
-        kind = block.get("type")
-        if kind == "text":
-            parts.append(str(block.get("text", "")))
-        elif kind == "tool_use":
-            parts.append(str(block.get("input", "")))
-        elif kind == "tool_result":
-            parts.append(result_text(block))
-    return "\n".join(parts)
+    results = [result_text(b) for b in blocks_of(message) if b.get("type") == "tool_result"]
+    return "\n".join([written_text(message, thinking=False), *results])
 
 
 @dataclass
