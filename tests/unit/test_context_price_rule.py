@@ -4,7 +4,7 @@ write_price): a session that fits the window is rewritten only when the rewrite 
 from hypothesis import given, settings, strategies as st
 
 from agentls.context import ContextConfig, ContextEngine, MemoryStore
-from agentls.context.policy import expected_remaining
+from agentls.context.policy import expected_remaining, plan_batch
 from agentls.context.tokens import Usage
 from synth import assistant_text, read_turn, user
 
@@ -81,3 +81,47 @@ def test_a_short_session_that_fits_never_pays_a_rewrite():
 
 def test_the_remaining_length_is_estimated_as_the_length_so_far():
     assert [expected_remaining(n) for n in (0, 1, 5, 40)] == [1, 1, 5, 40]
+
+
+def over_the_window(results: int, size: int) -> ContextEngine:
+    config = ContextConfig(window=20_000, output_reserve=0, system_tokens=0, clear_keep_recent=1,
+                           clear_keep_named_turns=0)
+    engine = ContextEngine(config=config, store=MemoryStore())
+    engine.append(user("start"))
+    for n in range(results):
+        read_turn(engine, f"src/f{n}.py", "x" * size)
+        engine.append(assistant_text(f"step {n}"))
+        engine.append(user("go on"))
+    return engine
+
+
+def test_over_the_window_a_batch_replaces_the_summary_only_when_it_makes_room_for_a_few_requests():
+    engine = over_the_window(40, 2_000)  # ~21K tokens in a 20K window: over it
+    config, estimate = engine.config, engine.estimate()
+    assert estimate >= config.effective_window
+    plan = lambda growth: plan_batch(engine.history, config, estimate, cold=False, idle=False,  # noqa: E731
+                                     calls=engine.calls, growth=growth)
+    room = config.effective_window - (estimate - plan(0.0).saves)
+    assert room > 0
+    assert plan(room / config.pressure_min_requests).reason == "pressure"  # room for the next few requests
+    assert plan(room / config.pressure_min_requests * 1.01).reason == ""  # it would only postpone the summary
+
+
+def test_a_session_growing_past_the_window_compacts_instead_of_a_batch_that_buys_a_request_or_two():
+    # Each turn adds ~3K tokens, 2K of them the user's own words (which no layer clears), 1K a result
+    config = ContextConfig(window=24_000, output_reserve=0, system_tokens=0)
+    engine = ContextEngine(config=config, store=MemoryStore())
+    engine.append(user("start"))
+    steps = []  # per request: (a pressure batch, a summary)
+    for n in range(12):
+        read_turn(engine, f"src/f{n}.py", "r" * 4_000)
+        prepared = engine.prepare(now=10.0 * n)
+        steps.append((prepared.batch is not None and prepared.batch.reason == "pressure", prepared.compaction_due))
+        if prepared.compaction_due:
+            engine.apply_summary(engine.summary_request(), "<summary>work so far</summary>")
+        engine.record_usage(Usage(cache_read_input_tokens=engine.raw_estimate), now=10.0 * n)
+        engine.append(assistant_text(f"step {n}"))
+        engine.append(user(f"note {n}: " + "u" * 8_000))
+    assert engine.compactions >= 1
+    for n, (pressure, _) in enumerate(steps):  # a batch whose rewrite a summary two requests later undoes: none
+        assert not (pressure and any(summary for _, summary in steps[n + 1:n + 3])), steps

@@ -1,7 +1,8 @@
 """Property: whatever happens, every request is valid and nothing rewritten is lost.
 
 Random sequences of user turns, tool rounds (several tools, duplicate paths,
-huge results, large inputs, the assistant's reasoning before the calls),
+huge results, large inputs, the assistant's reasoning before the calls, a harness's state block
+beside the results),
 answers (some larger than the whole window), idle gaps, automatic and manual
 compactions (some summaries failing), including compactions in the middle
 of a tool loop. Every ref a placeholder names reads back, and what it reads
@@ -124,6 +125,11 @@ class Driver:
                     self.originals[tool_use_id] = text
                     self.inputs[tool_use_id] = tool_input
                     answers.append({"type": "tool_result", "tool_use_id": tool_use_id, "content": text})
+                if prose == 150:  # a harness's state block, restated every such turn (superseded.py)
+                    state = "<environment_details>\n" + "\n".join(f"tab {n}" for n in range(40)) \
+                        + f"\ntime {self.counter}\n</environment_details>"
+                    self.written.append(state)
+                    answers.append({"type": "text", "text": state})
                 engine.append({"role": "assistant", "content": blocks})
                 engine.append({"role": "user", "content": answers})
             elif kind == "answer" and last == "user":

@@ -142,6 +142,7 @@ const LAYER_LABELS: Record<string, string> = {
   clearProse: "clear prose (old assistant reasoning dropped)",
   microcompact: "microcompact (idle cleanup)",
   fold: "fold (spent turns become index lines)",
+  supersede: "supersede (a harness state block a newer one restates)",
   compact: "L3 compact (conversation summarised)",
 };
 

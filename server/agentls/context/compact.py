@@ -18,7 +18,8 @@ from .config import ContextConfig
 from .fold import FOLD_MARK, Fold
 from .history import History, ToolRecord, last_turn_of
 from .images import IMAGE_MARK, image_of_block, image_ref, is_image
-from .placeholders import cut_middle
+from .placeholders import cut_middle, is_superseded
+from .superseded import state_tag
 from .store import ResultStore, result_ref
 
 SUMMARY_MARK = "[Conversation summary: earlier turns were compacted; the full transcript is kept on disk]"
@@ -215,14 +216,16 @@ def is_generated(text: str) -> bool:
 
 
 def user_texts_before(history: History, cut: int) -> list[str]:
-    """The user's own words before the cut: no generated marks, no attachments."""
+    """The user's own words before the cut: no generated marks, no attachments, no harness state blocks
+    (superseded.py) nor what stands for a superseded one."""
     texts = []
     for message in history.messages[:cut]:
         if message["role"] != "user":
             continue
         for block in blocks_of(message):
             text = block.get("text") if block.get("type") == "text" else None
-            if text and not is_generated(text) and not is_attachment(block):
+            if (text and not is_generated(text) and not is_attachment(block) and state_tag(block) is None
+                    and not is_superseded(text)):
                 texts.append(text)
     return texts
 

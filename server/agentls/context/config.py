@@ -60,6 +60,9 @@ class ContextConfig:
     batch_payoff: float = 1.0
     # ...and frees at least this much (cf. clear_at_least; the price rule needs no floor).
     min_batch_tokens: int = 0
+    # Over the window, a batch instead of the summary only when it makes room for this many requests at the
+    # session's mean growth per request (policy.py); less room only postpones the summary.
+    pressure_min_requests: float = 3.0
     # How the next request's write after a batch is priced: "anthropic" (read
     # only up to the newest breakpoint before the change) or "ideal".
     cache_model: str = "anthropic"
@@ -97,6 +100,8 @@ class ContextConfig:
     priced_compaction: bool = True
     # A compaction folds the settled turns at the start of its verbatim tail into an index (fold.py).
     fold_settled: bool = True
+    # A harness state block a newer one restates (<environment_details>…) goes to the store (superseded.py).
+    supersede_states: bool = True
 
     # Status levels for the editor.
     warn_at: float = 0.60

@@ -34,11 +34,12 @@ class EngineCore:
         self.meter = TokenMeter()
         self.stats: dict[str, LayerStat] = {name: LayerStat() for name in (
             rw.TRUNCATE, rw.BUDGET, rw.SNIP, rw.CLEAR, rw.CLEAR_INPUT, rw.CLEAR_PROSE, rw.MICROCOMPACT, rw.FOLD,
-            rw.COMPACT)}
+            rw.SUPERSEDE, rw.COMPACT)}
         self.last_call_at: float | None = None
         self.cache_ttl = FIVE_MINUTES  # the TTL the last request gave the head and the stable frontier
         self.cache_cold = True  # nothing cached yet: rewrites cost nothing extra
         self.calls = 0  # requests answered this session: what the policy estimates the rest from
+        self.appended = 0  # tokens of every message appended this session: its growth per request (policy.py)
         self.waste = 0.0  # rent paid since the last batch for blocks a batch could have freed (policy.py)
         self.summary_failures = 0
         self.compactions = 0

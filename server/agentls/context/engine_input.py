@@ -30,6 +30,7 @@ class EngineInput(EngineCore):
         message, cut_blocks = cut_oversized(message, self.config.oversized_chars, self.store)
         self.stats[rw.TRUNCATE].count += cut_blocks
         self.history.append(message)
+        self.appended += self.history.msg_tokens[-1]
         self._place_pending_system()
         if message.get("role") == "assistant":
             self.unseen.clear()  # a reply answers a request that carried every result before it

@@ -83,6 +83,7 @@ def engine_state(engine: ContextEngine) -> JSON:
         "cache_cold": engine.cache_cold,
         "waste": engine.waste,
         "calls": engine.calls,
+        "appended": engine.appended,
         "summary_failures": engine.summary_failures,
         "compactions": engine.compactions,
         "carried_user_texts": list(engine._carried_user_texts),
@@ -143,6 +144,7 @@ def _restore(engine: ContextEngine, rows: Sequence[Mapping[str, Any]], state: Ma
     engine.cache_cold = bool(state["cache_cold"])
     engine.waste = float(state["waste"])
     engine.calls = _int(state.get("calls", 0))  # absent from a state saved before it was kept
+    engine.appended = _int(state.get("appended", history.total_tokens))  # as calls
     engine.summary_failures = _int(state["summary_failures"])
     engine.compactions = _int(state["compactions"])
     texts = state["carried_user_texts"]

@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from .blocks import Block, Message, block_chars, blocks_of, message_chars, result_text
 from .images import image_data_chars, is_image, message_image_tokens
 from .naming import NameIndex
+from .superseded import StateBlocks
 from .tokens import estimate_tokens
 
 
@@ -118,6 +119,7 @@ class History:
     image_chars: int = 0
     _latest_by_key: dict[str, str] = field(default_factory=dict)
     names: NameIndex = field(default_factory=NameIndex)  # which verbatim results the model named lately
+    states: StateBlocks = field(default_factory=StateBlocks)  # harness state blocks and the superseded ones
     protected_tools: frozenset[str] = frozenset({"edit_file", "write_file"})
     protected_max_chars: int = 1_000  # a protected tool's result longer than this is not protected
     kept_input_tools: frozenset[str] = frozenset()  # their inputs are never cleared
@@ -198,6 +200,7 @@ class History:
         self.total_tokens += tokens
         self._count(message, +1, chars)
         self._index_images(index, message, blocks)
+        self.states.add(index, message)
         if role == "assistant" and prose_chars(message) >= self.large_input_chars:
             self.live_texts[index] = None
         if role == "assistant":
@@ -313,6 +316,7 @@ class History:
         self._count(new_message, +1)
         self.messages[msg_index] = new_message
         self._index_images(msg_index, new_message, blocks_of(new_message))
+        self.states.replaced(msg_index, new_message)
         tokens = self.tokens_of(new_message)
         self.total_tokens += tokens - self.msg_tokens[msg_index]
         self.msg_tokens[msg_index] = tokens
@@ -369,6 +373,13 @@ class History:
             self.retire(record.id)
         return before - self.total_tokens
 
+    def rewrite_state(self, msg_index: int, block_index: int, placeholder: str) -> int:
+        """Replace a superseded state block (superseded.py) by its placeholder; returns the tokens freed."""
+        before = self.total_tokens
+        old = blocks_of(self.messages[msg_index])[block_index]
+        self._replace_block(msg_index, lambda b: b is old, {"type": "text", "text": placeholder})
+        return before - self.total_tokens
+
     def rewrite_prose(self, msg_index: int, placeholder: str, keep_thinking: bool = False) -> int:
         """Replace the text and thinking blocks of an assistant message by one placeholder block
         (`keep_thinking`: its thinking stays, for binding.release_thinking to let go and count)."""
@@ -413,6 +424,7 @@ class History:
         self.msg_tokens[first:] = [self.msg_tokens[i] for i in kept]
         self.live_texts = {moved.get(i, i): None for i in self.live_texts if i not in gone}
         self.images = {moved.get(i, i): found for i, found in self.images.items()}
+        self.states.renumbered(moved, set(gone))
         for position in range(first, len(self.messages)):  # the records of the moved messages point to them
             for block in blocks_of(self.messages[position]):
                 if block.get("type") == "tool_use":

@@ -98,7 +98,8 @@ class ContextEngine(EngineInput):
         # Bound thinking: no batch of old messages at all (policy.py); results were shaped at append.
         batch = None if self.config.thinking_bound else plan_batch(
             self.history, self.config, self.estimate(), cold=cold, idle=idle, waste=self.waste,
-            cached_ends=self.cached_ends, unseen=self.unseen, calls=self.calls)
+            cached_ends=self.cached_ends, unseen=self.unseen, calls=self.calls,
+            growth=self.appended / (self.calls + 1))
         if batch is not None and batch.reason:
             with self.rewriting():
                 self._apply(batch)

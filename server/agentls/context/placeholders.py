@@ -93,6 +93,18 @@ def clear_saving(record: ToolRecord, tokens_of: Callable[[int], int], ref: str) 
     return tokens_of(record.chars) - tokens_of(len(cleared(record, ref)))
 
 
+SUPERSEDED_MARK = " superseded by a newer one ("
+
+
+def superseded(tag: str, chars: int, ref: str) -> str:
+    """What stands for a state block a newer one restates (superseded.py)."""
+    return f"[<{tag}>{SUPERSEDED_MARK}{chars:,} chars); this one: {reread_hint(ref)}]"
+
+
+def is_superseded(text: str) -> bool:
+    return text.startswith("[<") and SUPERSEDED_MARK in text.split("\n", 1)[0]
+
+
 PROSE_MARK = "[earlier reasoning cleared to save context"
 _PROSE = re.compile(re.escape(PROSE_MARK) + r' \(([\d,]+) chars\); full text: read_file path="([^"]+)"\]')
 

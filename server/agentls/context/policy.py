@@ -55,7 +55,11 @@ A batch also folds the turns it would leave as husks (fold_turns.py): each fold 
 priced and timed with the rest.
 
 Two overrides: under window pressure a batch that avoids a summary is
-always cheaper than the summary (which rewrites everything and adds a call);
+cheaper than the summary (which rewrites everything and adds a call), when it
+makes room for ``pressure_min_requests`` requests at the session's mean growth
+per request; one that makes less room only postpones the summary by a request
+or two and pays a rewrite of the whole tail for nothing (issue 31: "clearing
+that forces a later compaction anyway"), so the summary comes now.
 ``batch_payoff`` scales the price (0: rewrite as soon as there is anything).
 
 On a model whose thinking is bound to its prefix (``thinking_bound``) there
@@ -76,6 +80,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from collections.abc import Collection, Iterable, Sequence
 
+from .blocks import blocks_of
 from .budget import plan_budget
 from .clearing import plan_clear_inputs, plan_clear_results
 from .config import ContextConfig
@@ -84,7 +89,8 @@ from .history import History
 from .microcompact import plan_microcompact
 from .prompt_cache import rewrite_cost
 from .prose import plan_clear_prose
-from .rewrite import Rewrite
+from .placeholders import PLACEHOLDER_TOKENS, worth_rewriting
+from .rewrite import SUPERSEDE, Rewrite
 from .snip import plan_snip
 
 READ, WRITE = 0.10, 1.25  # the default prices of a cached / a written input token (ContextConfig)
@@ -135,6 +141,18 @@ def rewrite_price(history: History, first_change: int, saves: int, *, cold: bool
     return (write - read) * max(0.0, written - saves)
 
 
+def plan_superseded(history: History, config: ContextConfig) -> Iterable[Rewrite]:
+    """Each state block a newer one restates (superseded.py), in a message the model has answered."""
+    if not config.supersede_states:
+        return
+    answered = history.last_turn()
+    for message, block, _ in history.states.candidates(answered):
+        text = str(blocks_of(history.messages[message])[block].get("text", ""))
+        saves = config.tokens(len(text)) - PLACEHOLDER_TOKENS
+        if worth_rewriting(saves):
+            yield Rewrite("", SUPERSEDE, saves, message=message, block=block)
+
+
 def _gather(sources: Iterable[Rewrite], claimed: dict[tuple[str, str, int], Rewrite]) -> None:
     for rewrite in sources:
         claimed.setdefault(rewrite.key, rewrite)
@@ -153,7 +171,8 @@ def candidates(history: History, config: ContextConfig, estimate: int, *, idle: 
         _gather(plan_microcompact(history, config, unseen), claimed)
     if utilization >= config.clear_at:
         keep = config.clear_keep_recent
-        _gather(chain(plan_clear_results(history, config, keep, unseen=unseen,
+        _gather(chain(plan_superseded(history, config),
+                      plan_clear_results(history, config, keep, unseen=unseen,
                                          keep_named=config.clear_keep_named_turns),
                       plan_clear_inputs(history, config, config.written_keep_recent),
                       plan_clear_prose(history, config, config.written_keep_recent)), claimed)
@@ -169,10 +188,11 @@ def candidates(history: History, config: ContextConfig, estimate: int, *, idle: 
 
 def plan_batch(history: History, config: ContextConfig, estimate: int, *,
                cold: bool, idle: bool, waste: float = 0.0, cached_ends: Sequence[int] = (),
-               unseen: Collection[str] = (), calls: int = 0) -> Batch | None:
+               unseen: Collection[str] = (), calls: int = 0, growth: float = 0.0) -> Batch | None:
     """The batch to carry out now (reason set), a deferred one (reason ""), or None when nothing is eligible.
 
-    calls: the requests answered so far this session (the estimate of what is left, expected_remaining)."""
+    calls: the requests answered so far this session (the estimate of what is left, expected_remaining);
+    growth: the tokens the history grows by per request, on average this session (a pressure batch's room)."""
     rewrites = candidates(history, config, estimate, idle=idle, unseen=unseen)
     if not rewrites:
         return None
@@ -187,7 +207,9 @@ def plan_batch(history: History, config: ContextConfig, estimate: int, *,
         batch.reason = "cold"
     elif batch.saves >= config.min_batch and batch.pays(waste, calls, config.batch_payoff):
         batch.reason = "payback"
-    elif utilization >= config.compact_at and (estimate - batch.saves) / config.effective_window < config.compact_at:
+    elif (utilization >= config.compact_at
+          and config.compact_at * config.effective_window - (estimate - batch.saves)
+          >= config.pressure_min_requests * growth):
         batch.reason = "pressure"  # this batch alone avoids a summary: cheaper than one
     return batch
 

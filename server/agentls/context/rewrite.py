@@ -12,11 +12,13 @@ from .history import History
 from .store import ResultStore, input_ref, result_ref, text_ref
 
 # Layers that rewrite a block, and the badge the editor shows for each.
-TRUNCATE, BUDGET, SNIP, CLEAR, CLEAR_INPUT, CLEAR_PROSE, MICROCOMPACT, COMPACT, FOLD = (
+TRUNCATE, BUDGET, SNIP, CLEAR, CLEAR_INPUT, CLEAR_PROSE, MICROCOMPACT, COMPACT, FOLD, SUPERSEDE = (
     "truncate", "budget", "snip", "clear", "clearInputs", "clearProse", "microcompact", "compact", "fold",
+    "supersede",
 )
 MARKER = {TRUNCATE: "truncated", BUDGET: "budgeted", SNIP: "snipped", CLEAR: "cleared",
-          MICROCOMPACT: "cleared", CLEAR_INPUT: "cleared", CLEAR_PROSE: "cleared", FOLD: "folded"}
+          MICROCOMPACT: "cleared", CLEAR_INPUT: "cleared", CLEAR_PROSE: "cleared", FOLD: "folded",
+          SUPERSEDE: "superseded"}
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,8 @@ class Rewrite:
     layer: str
     saves: int  # estimated tokens freed
     limit: int = 0  # chars kept, for budget
-    message: int = -1  # the assistant message, for prose (which has no tool_use id)
+    message: int = -1  # the assistant message, for prose (which has no tool_use id); the user message of a state
+    block: int = -1  # a superseded state block's index in its message (superseded.py)
 
     @property
     def on_input(self) -> bool:
@@ -36,12 +39,14 @@ class Rewrite:
         """What the rewrite changes: a result, an input, or a message's prose (at most one rewrite each)."""
         if self.layer == FOLD:
             return self.tool_use_id, "fold", self.message
+        if self.layer == SUPERSEDE:
+            return str(self.block), "state", self.message
         kind = "prose" if self.layer == CLEAR_PROSE else "input" if self.on_input else "result"
         return self.tool_use_id, kind, self.message
 
     def position(self, history: History) -> int:
         """Index of the message this rewrite changes: the cache is lost from there on."""
-        if self.layer in (CLEAR_PROSE, FOLD):
+        if self.layer in (CLEAR_PROSE, FOLD, SUPERSEDE):
             return self.message
         record = history.records[self.tool_use_id]
         return record.use_msg if self.on_input else record.result_msg  # type: ignore[return-value]
@@ -62,6 +67,8 @@ def apply(rewrite: Rewrite, history: History, store: ResultStore, keep_thinking:
     keep_thinking (bound thinking): prose clearing leaves thinking blocks to binding.release_thinking."""
     if rewrite.layer == CLEAR_PROSE:
         return _clear_prose(history, rewrite.message, store, keep_thinking)
+    if rewrite.layer == SUPERSEDE:
+        return _supersede(history, rewrite.message, rewrite.block, store)
     record = history.records[rewrite.tool_use_id]
     if rewrite.on_input:
         ref = input_ref(record.id)
@@ -104,6 +111,15 @@ def message_prose(message: Message) -> str:
         elif kind == "redacted_thinking":
             parts.append("<redacted thinking>")
     return "\n\n".join(parts)
+
+
+def _supersede(history: History, msg_index: int, block_index: int, store: ResultStore) -> int:
+    block = blocks_of(history.messages[msg_index])[block_index]
+    tag = history.states.superseded[(msg_index, block_index)]
+    text = str(block.get("text", ""))
+    ref = text_ref(text)
+    store.put(ref, text)
+    return history.rewrite_state(msg_index, block_index, placeholders.superseded(tag, len(text), ref))
 
 
 def _clear_prose(history: History, msg_index: int, store: ResultStore, keep_thinking: bool) -> int:
