@@ -98,3 +98,23 @@ async def test_slash_model_lists_the_endpoints_models_and_switches(workspace, da
     assert [b["model"] for b in bodies] == ["acme-sonnet-9", "acme-deep-9"]
     assert bodies[1]["thinking"]["type"] == "adaptive"
     assert "price unknown for acme-sonnet-9, acme-deep-9" in out  # /cost: tokens counted, no borrowed price
+
+
+async def test_a_models_api_slower_than_a_configured_models_wait_still_decides_the_model(workspace, data_dir):
+    """With no model configured, the endpoint's list decides it: /model and the first turn wait for the list
+    (its own LIST_TIMEOUT bounds it), so neither depends on how busy the machine is nor guesses a model from
+    the offline table that this endpoint does not offer (it answered 404 when a loaded CI machine let the
+    10 s wait for a configured model run out)."""
+    from agentls.agent.endpoint_models import CATALOG_WAIT
+    from agentls.mock_api import MockAnthropicServer, mock_model
+    from agentls.model.models_api import LIST_TIMEOUT
+
+    with MockAnthropicServer(models=[mock_model("acme-slow-9", window=500_000)], responder=demo_reply) as api:
+        api.models_delay = (CATALOG_WAIT + LIST_TIMEOUT) / 2  # past the configured model's wait, within the list's
+        api.script(Reply([Text("one")]))
+        env = server_env(data_dir, ANTHROPIC_BASE_URL=api.base_url, ANTHROPIC_API_KEY=SECRET)
+        out, err, code = await run_chat(workspace, env, ["/model", "first", "/quit"], "--new")
+        bodies = api.message_bodies
+    assert code == 0, err
+    assert "models offered by the endpoint:" in out and " * acme-slow-9" in out
+    assert [b["model"] for b in bodies] == ["acme-slow-9"] and "one" in out

@@ -138,7 +138,7 @@ class AcpSession:
             raise RequestError.invalid_params({"prompt": str(error)}) from None
         if not given.text.strip() and not given.attachments and not given.images:
             raise RequestError.invalid_params({"prompt": "the prompt has no text"})
-        await self.runtime.settle_models()  # a model list being fetched decides the model (a bounded wait)
+        await self.runtime.settle_models()  # a model list being fetched decides the model (runtime.settle_models)
         notes, self.notes = self.notes + given.notes + self.runtime.untold_warnings(), []
         if self.runtime.demo is not None and not self._demo_told and not self.agent.history():
             # Once per conversation, not per process: a client that starts the agent for every prompt

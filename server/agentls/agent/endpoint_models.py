@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     from ..model.catalog import ModelChoice
     from ..model.settings import ModelSettings
 
-# A turn waits this long at most for a list being fetched (the endpoint's first answer, or the
-# one after a base URL / key change); a failed or slow list falls back, it never blocks a turn.
+# A turn with a configured model waits this long at most for a list being fetched (the endpoint's first
+# answer, or the one after a base URL / key change): the list only checks that choice. A turn whose model the
+# list decides waits for the fetch to end (runtime.settle_models); a failed list falls back.
 CATALOG_WAIT = 10.0
 # How messages name the settings (VS Code's names; other front ends pass their own, e.g. the
 # terminal's `--model`).
@@ -103,8 +104,9 @@ class EndpointModels:
     def fetching(self) -> bool:
         return self._endpoint is not None and self.catalog.fetching(self._endpoint)
 
-    async def settle(self, seconds: float = CATALOG_WAIT) -> None:
-        """Wait (at most `seconds`) for the list of the endpoint in use if it is being fetched."""
+    async def settle(self, seconds: float | None = CATALOG_WAIT) -> None:
+        """Wait (at most `seconds`; None: until the fetch ends) for the list of the endpoint in use if it is
+        being fetched."""
         if self.fetching():
             await self.catalog.wait(self._endpoint, seconds)  # type: ignore[arg-type]
 

@@ -131,16 +131,21 @@ class AgentRuntime:
             self._reconfigure(await self._model_settings(settings))
             return self.demo is not None and not was_demo
 
-    async def settle_models(self) -> None:
-        """Before a turn: a model list being fetched (first start, a new endpoint or key) is waited for,
-        at most a bounded time, and applied, so the turn uses a model the endpoint offers."""
+    async def settle_models(self, *, listing: bool = False) -> None:
+        """Before a turn: a model list being fetched (first start, a new endpoint or key) is waited for and
+        applied, so the turn uses a model the endpoint offers. When the list decides the model (none is
+        configured) or is what was asked for (`listing`: /model, the picker), until the fetch ends: a
+        guess from the offline table would be a model this endpoint may not have (a 404), and a clock
+        bound would make the answer depend on how busy the machine is; the fetch's own connect and read
+        timeouts bound it. Otherwise (a configured model) at most CATALOG_WAIT."""
         if self._models is not None and self._models.fetching():
             from ..model.client import sdk_loaded
+            from .endpoint_models import CATALOG_WAIT
 
             # The fetch imports the SDK first (local work the turn needs anyway, slow on a loaded machine):
-            # the bounded wait is for the endpoint's answer, not for the import.
+            # the wait is for the endpoint's answer, not for the import.
             await sdk_loaded()
-            await self._models.settle()
+            await self._models.settle(None if listing or not self.settings.model else CATALOG_WAIT)
             await self._apply_list()
         elif self._applying is not None and not self._applying.done():
             await asyncio.shield(self._applying)  # a list that just arrived: the agent follows it first

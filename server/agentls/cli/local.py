@@ -102,7 +102,7 @@ class LocalBackend:
         return self.runtime.agent
 
     async def chat(self, prompt: str) -> None:
-        await self.runtime.settle_models()  # a list being fetched decides the model (a bounded wait)
+        await self.runtime.settle_models()  # a list being fetched decides the model (runtime.settle_models)
         self._tell_warnings()
         self._turn = asyncio.ensure_future(self.agent.run_turn(prompt, self.renderer))
         try:
@@ -122,7 +122,7 @@ class LocalBackend:
 
     async def models(self) -> ModelsView:
         self.runtime.models.refresh()
-        await self.runtime.settle_models()
+        await self.runtime.settle_models(listing=True)
         active = self.runtime.model_info()
         return models_view(self.runtime.models.models, active.model, self.runtime.settings.model or "",
                            active.demo, self.agent.model_settings.prices)
@@ -206,7 +206,7 @@ async def _start(args: argparse.Namespace, renderer: Renderer) -> LocalBackend:
     runtime = AgentRuntime(Workspace([workspace]), policy, session_root=workspace, new_session=args.new,
                            setting_names=TERMINAL_SETTING_NAMES)
     await runtime.start(settings)
-    await runtime.settle_models()  # the terminal shows its prompt with the endpoint's model (a bounded wait)
+    await runtime.settle_models()  # the terminal shows its prompt with the endpoint's model (runtime.settle_models)
     if runtime.demo is not None:
         print(DEMO_NOTICE, file=sys.stderr, flush=True)
     for warning in runtime.untold_warnings():  # e.g. a --model the endpoint does not offer

@@ -210,10 +210,10 @@ class AgentHost:
             return ActiveModel(self.settings.model or "", False)
         return self.runtime.model_info()
 
-    async def settle_models(self) -> None:
-        """Before a turn: a model list being fetched decides the model (a bounded wait)."""
+    async def settle_models(self, *, listing: bool = False) -> None:
+        """Before a turn (or a look at the list: `listing`): a model list being fetched decides the model."""
         if self.runtime is not None:
-            await self.runtime.settle_models()
+            await self.runtime.settle_models(listing=listing)
 
     def _models_changed(self) -> None:
         self._tell_model_warning()

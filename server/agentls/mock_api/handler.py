@@ -35,6 +35,7 @@ class Answering(Protocol):
     """What the handler asks of its server (MockAnthropicServer): the answer to each request, and its settings."""
 
     models: list[dict[str, Any]] | None
+    models_delay: float
     verbose: bool
     on_first_text_delta: Callable[[], None] | None
     max_prompt_tokens: int | None
@@ -107,6 +108,8 @@ class Handler(BaseHTTPRequestHandler):
         elif mock.models is None or not path.startswith("/v1/models"):
             self._send_error(404, "not_found_error", f"Not found: {path}")
         elif path == "/v1/models":
+            if mock.wait(mock.models_delay):  # a slow Models API (models_delay seconds per page)
+                return
             self._send_json(*models_page(mock.models, query))
         else:
             self._send_json(*model_entry(mock.models, unquote(path[len("/v1/models/"):])))

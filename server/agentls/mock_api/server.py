@@ -73,6 +73,7 @@ class MockAnthropicServer:
         self._responder = responder
         # The Models API's entries (mock_model(...)); None: an endpoint without a Models API.
         self.models: list[dict[str, Any]] | None = list(models) if models is not None else None
+        self.models_delay = 0.0  # seconds the Models API takes to answer each page (a slow endpoint)
         self.verbose = verbose
         self.requests: list[RecordedRequest] = []
         self.answered: list[tuple[dict, dict]] = []  # (request body, the message answered): usage per request

@@ -163,8 +163,8 @@ class ModelCatalog:
         cached = self._cache.get(endpoint_key(settings))
         return cached[1] if cached is not None else None
 
-    async def wait(self, settings: ModelSettings, seconds: float) -> Catalog | None:
-        """The list of this endpoint, waiting up to `seconds` for a fetch under way."""
+    async def wait(self, settings: ModelSettings, seconds: float | None) -> Catalog | None:
+        """The list of this endpoint, waiting up to `seconds` (None: until it ends) for a fetch under way."""
         task = self._tasks.get(endpoint_key(settings))
         if task is not None:
             await asyncio.wait([task], timeout=seconds)

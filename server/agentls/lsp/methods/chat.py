@@ -110,7 +110,7 @@ async def handle(ls, params: Any) -> protocol.ChatResult:
     request = parse(params)
     host = ls.host
     agent = await host.agent()
-    await host.settle_models()  # a list being fetched decides the model (bounded wait)
+    await host.settle_models()  # a list being fetched decides the model (runtime.settle_models)
     with agent.exclusive("turn"):
         attachments = [protocol.attachment(item) for item in await resolve_attachments(host.workspace,
                                                                                         request.attachments)]

@@ -19,7 +19,7 @@ async def handle(ls, params: Any) -> protocol.ModelsResult:
     agent = await host.agent()  # the demo model is known to run (or not) once the agent is ready
     runtime = host.runtime
     runtime.models.refresh()  # a stale list is fetched again in the background
-    await host.settle_models()
+    await host.settle_models(listing=True)
     active = host.model_info()
     return protocol.models(models_view(runtime.models.models, active.model, host.settings.model or "", active.demo,
                                        agent.model_settings.prices))
