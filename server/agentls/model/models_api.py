@@ -100,9 +100,10 @@ def parse_model(raw: dict[str, Any]) -> ModelInfo | None:
 
 async def fetch_catalog(settings: ModelSettings) -> Catalog:
     """The endpoint's list, else the fallback table with the reason (never raises for the API's sake)."""
-    from .client import ModelClient  # the client imports the SDK; keep this module light to import
+    from .client import ModelClient, sdk_loaded  # the client imports the SDK; keep this module light to import
 
     host = settings.endpoint_host
+    await sdk_loaded()  # local work, slow on a loaded machine: LIST_TIMEOUT is for the endpoint's answer
     # One attempt, no retries: a list that fails falls back at once and is tried again later.
     client = ModelClient(replace(settings, max_retries=0, catalog=None))
     try:
