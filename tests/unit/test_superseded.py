@@ -10,7 +10,7 @@ from agentls.context.engine_state import engine_state, message_row, restore
 from agentls.context.history import History
 from agentls.context.placeholders import is_superseded
 from agentls.context.structure import request_problems
-from agentls.context.superseded import state_tag
+from agentls.context.state_blocks import state_tag
 from agentls.context.tokens import Usage
 from agentls.evaluation.replay import replay_trace
 from agentls.evaluation.shaped_traces import environment_every_turn

@@ -19,7 +19,7 @@ from .fold import FOLD_MARK, Fold
 from .history import History, ToolRecord, last_turn_of
 from .images import IMAGE_MARK, image_of_block, image_ref, is_image
 from .placeholders import cut_middle, is_superseded
-from .superseded import state_tag
+from .state_blocks import state_tag
 from .store import ResultStore, result_ref
 
 SUMMARY_MARK = "[Conversation summary: earlier turns were compacted; the full transcript is kept on disk]"

@@ -24,7 +24,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from .blocks import Block, Message, block_chars, blocks_of, message_chars, result_text
 from .images import image_data_chars, is_image, message_image_tokens
 from .naming import NameIndex
-from .superseded import StateBlocks
+from .state_blocks import StateBlocks
 from .tokens import estimate_tokens
 
 
@@ -361,7 +361,8 @@ class History:
         return before - self.total_tokens
 
     def cut_block(self, msg_index: int, block_index: int, new_block: Block) -> int:
-        """Last resort (fit.py): replace any block, even one rewritten before; returns the tokens freed."""
+        """Replace any block, even one rewritten before (the last resort, fit.py; an image, keep_images.py; a
+        superseded state block, superseded.py); returns the tokens freed."""
         before = self.total_tokens
         old = blocks_of(self.messages[msg_index])[block_index]
         self._replace_block(msg_index, lambda b: b is old, new_block)
@@ -371,13 +372,6 @@ class History:
             record.state = record.state or "truncated"
             record.rewritten = True
             self.retire(record.id)
-        return before - self.total_tokens
-
-    def rewrite_state(self, msg_index: int, block_index: int, placeholder: str) -> int:
-        """Replace a superseded state block (superseded.py) by its placeholder; returns the tokens freed."""
-        before = self.total_tokens
-        old = blocks_of(self.messages[msg_index])[block_index]
-        self._replace_block(msg_index, lambda b: b is old, {"type": "text", "text": placeholder})
         return before - self.total_tokens
 
     def rewrite_prose(self, msg_index: int, placeholder: str, keep_thinking: bool = False) -> int:

@@ -80,7 +80,6 @@ from dataclasses import dataclass, field
 from itertools import chain
 from collections.abc import Collection, Iterable, Sequence
 
-from .blocks import blocks_of
 from .budget import plan_budget
 from .clearing import plan_clear_inputs, plan_clear_results
 from .config import ContextConfig
@@ -89,9 +88,9 @@ from .history import History
 from .microcompact import plan_microcompact
 from .prompt_cache import rewrite_cost
 from .prose import plan_clear_prose
-from .placeholders import PLACEHOLDER_TOKENS, worth_rewriting
-from .rewrite import SUPERSEDE, Rewrite
+from .rewrite import Rewrite
 from .snip import plan_snip
+from .superseded import plan_superseded
 
 READ, WRITE = 0.10, 1.25  # the default prices of a cached / a written input token (ContextConfig)
 
@@ -139,18 +138,6 @@ def rewrite_price(history: History, first_change: int, saves: int, *, cold: bool
         return 0.0
     _, written = rewrite_cost(history.msg_tokens, first_change, cached_ends, cache_model)
     return (write - read) * max(0.0, written - saves)
-
-
-def plan_superseded(history: History, config: ContextConfig) -> Iterable[Rewrite]:
-    """Each state block a newer one restates (superseded.py), in a message the model has answered."""
-    if not config.supersede_states:
-        return
-    answered = history.last_turn()
-    for message, block, _ in history.states.candidates(answered):
-        text = str(blocks_of(history.messages[message])[block].get("text", ""))
-        saves = config.tokens(len(text)) - PLACEHOLDER_TOKENS
-        if worth_rewriting(saves):
-            yield Rewrite("", SUPERSEDE, saves, message=message, block=block)
 
 
 def _gather(sources: Iterable[Rewrite], claimed: dict[tuple[str, str, int], Rewrite]) -> None:

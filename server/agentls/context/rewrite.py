@@ -27,7 +27,7 @@ class Rewrite:
     layer: str
     saves: int  # estimated tokens freed
     limit: int = 0  # chars kept, for budget
-    message: int = -1  # the assistant message, for prose (which has no tool_use id); the user message of a state
+    message: int = -1  # the assistant message of prose (which has no tool_use id), the user message of a state block
     block: int = -1  # a superseded state block's index in its message (superseded.py)
 
     @property
@@ -119,7 +119,8 @@ def _supersede(history: History, msg_index: int, block_index: int, store: Result
     text = str(block.get("text", ""))
     ref = text_ref(text)
     store.put(ref, text)
-    return history.rewrite_state(msg_index, block_index, placeholders.superseded(tag, len(text), ref))
+    placeholder = {"type": "text", "text": placeholders.superseded(tag, len(text), ref)}
+    return history.cut_block(msg_index, block_index, placeholder)
 
 
 def _clear_prose(history: History, msg_index: int, store: ResultStore, keep_thinking: bool) -> int:
