@@ -125,3 +125,51 @@ def test_a_session_growing_past_the_window_compacts_instead_of_a_batch_that_buys
     assert engine.compactions >= 1
     for n, (pressure, _) in enumerate(steps):  # a batch whose rewrite a summary two requests later undoes: none
         assert not (pressure and any(summary for _, summary in steps[n + 1:n + 3])), steps
+
+
+def test_over_the_window_a_batch_dearer_per_request_than_a_summary_gives_way_to_it():
+    engine = over_the_window(40, 2_000)
+    config, estimate = engine.config, engine.estimate()
+    batch = plan_batch(engine.history, config, estimate, cold=False, idle=False, calls=engine.calls, growth=100.0)
+    assert batch is not None and batch.reason == "pressure" and batch.price > 0  # no summary to weigh: taken
+    carried = estimate - batch.saves
+    threshold = config.compact_at * config.effective_window
+
+    def with_summary(price: float, kept: float) -> str:
+        planned = plan_batch(engine.history, config, estimate, cold=False, idle=False, calls=engine.calls,
+                             growth=100.0, summary=lambda: (price, kept))
+        assert planned is not None
+        return planned.reason
+
+    # a summary costing what the batch costs and keeping the same: a tie goes to the batch
+    assert with_summary(batch.price, carried) == "pressure"
+    # one that leaves a tenth as much for the same price is cheaper per request: the summary comes now
+    assert with_summary(batch.price, carried / 10) == ""
+    # one that leaves a tenth but costs ten times the whole window to write is not
+    assert with_summary(10 * config.write_price * threshold, carried / 10) == "pressure"
+
+
+def test_a_results_as_user_text_session_takes_no_pressure_batch_that_a_summary_soon_undoes(monkeypatch):
+    # Classic Cline: no layer clears its results (they are user text); a batch of the little it can clear
+    # rewrote the whole tail for a few requests before the summary came anyway (checked: with the summary
+    # left out of the rule, seeds 0 and 1 both do)
+    from agentls.evaluation import replay
+    from agentls.evaluation.shaped_traces import results_as_user_text
+
+    steps: list[str] = []
+    prepare = replay.PolicyRunner.prepare
+
+    def recording(runner, now):
+        out = prepare(runner, now)
+        batch = runner.prepared.batch
+        steps.append("S" if out[1] else "P" if batch is not None and batch.reason == "pressure" else ".")
+        return out
+
+    monkeypatch.setattr(replay.PolicyRunner, "prepare", recording)
+    for seed in (0, 1):
+        steps.clear()
+        trace = results_as_user_text(seed)
+        replay.replay_trace(trace["id"], trace["messages"], "default", 32_000)
+        assert "S" in steps
+        undone = [n for n, step in enumerate(steps) if step == "P" and "S" in steps[n + 1:n + 11]]
+        assert not undone, "".join(steps)

@@ -73,6 +73,22 @@ def compaction_price(config: ContextConfig, summary_tokens: float, kept: float) 
     return config.output_price * summary_tokens + config.write_price * kept
 
 
+def summary_now(history: History, config: ContextConfig, summary_tokens: float, held: int | None,
+                fold: bool = True) -> tuple[float, float] | None:
+    """(what a summary now costs beyond the requests it replaces, the message tokens carried right after it);
+    None when there is nothing to summarise. fold: count the fold the compaction makes of its settled turns.
+    Also what a pressure batch is weighed against (policy.py)."""
+    cut, kept = kept_after(history, config, summary_tokens)
+    if cut is None:
+        return None
+    if fold and config.fold_settled:
+        planned = plan_fold(history, cut, config.tokens)
+        if planned is not None:
+            kept -= planned.folded_tokens - config.tokens(len(planned.text))
+    gap = unread_before(history, cut, held)
+    return compaction_price(config, summary_tokens, kept) + config.write_price * gap, kept
+
+
 @dataclass
 class CompactionClock:
     """The rent paid since the last compaction for carrying what a summary would have let go."""
@@ -89,18 +105,13 @@ class CompactionClock:
         the summary call writes what lies between it and the cut."""
         if not config.priced_compaction:
             return False
-        cut, kept = kept_after(history, config, summary_tokens)
-        if cut is None:
+        # the fold is planned only once the rent paid could reach a price (it exceeds the summary's output)
+        option = summary_now(history, config, summary_tokens, held,
+                             fold=self.rent_paid >= config.output_price * summary_tokens)
+        if option is None:
             return False
-        if config.fold_settled and self.rent_paid >= config.output_price * summary_tokens:
-            # the price can be reached: what the compaction keeps, its settled turns folded (fold.py)
-            fold = plan_fold(history, cut, config.tokens)
-            if fold is not None:
-                kept -= fold.folded_tokens - config.tokens(len(fold.text))
-        carried = history.total_tokens
-        rent = config.read_price * max(0.0, carried - kept)
-        gap = unread_before(history, cut, held)
-        price = compaction_price(config, summary_tokens, kept) + config.write_price * gap
+        price, kept = option
+        rent = config.read_price * max(0.0, history.total_tokens - kept)
         if rent > 0 and self.rent_paid >= price and (expected_remaining(calls) - 1) * rent >= price:
             return True
         self.rent_paid += rent

@@ -27,6 +27,7 @@ from .blocks import Block, Message, result_text, shown_text
 from .compact import (PINNED_MARK, SummaryError, SummaryRequest, build_summary_request, choose_cut,
                       compacted_messages, parse_summary, restated_system, server_instructions,
                       user_texts_before)
+from .compaction_timing import summary_now
 from .engine_input import EngineInput
 from .fit import fit_to_window
 from .fold import Fold, plan_fold, store_folded
@@ -99,7 +100,8 @@ class ContextEngine(EngineInput):
         batch = None if self.config.thinking_bound else plan_batch(
             self.history, self.config, self.estimate(), cold=cold, idle=idle, waste=self.waste,
             cached_ends=self.cached_ends, unseen=self.unseen, calls=self.calls,
-            growth=self.appended / (self.calls + 1))
+            growth=self.appended / (self.calls + 1),
+            summary=self._summary_option)
         if batch is not None and batch.reason:
             with self.rewriting():
                 self._apply(batch)
@@ -134,6 +136,12 @@ class ContextEngine(EngineInput):
         editing = self.editing.decide(self.config, self.history, estimate, compaction_possible=summarisable)
         return Prepared(list(self.history.messages), estimate, estimate / self.config.effective_window, due,
                         batch, frontier, previous, context_management(self.config) if editing else None, held)
+
+    def _summary_option(self) -> tuple[float, float] | None:
+        """(price, tokens kept) of a summary now; None when none can be had (what a pressure batch beats)."""
+        if not self.config.auto_compact or self.summary_failures >= self.config.breaker_failures:
+            return None
+        return summary_now(self.history, self.config, self.expected_summary_tokens(), self.sent_frontier)
 
     def _last_resort(self) -> Batch | None:
         """No summary can be had and the request is over the window: clear everything clearable, cut the

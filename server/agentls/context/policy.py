@@ -59,7 +59,11 @@ cheaper than the summary (which rewrites everything and adds a call), when it
 makes room for ``pressure_min_requests`` requests at the session's mean growth
 per request; one that makes less room only postpones the summary by a request
 or two and pays a rewrite of the whole tail for nothing (issue 31: "clearing
-that forces a later compaction anyway"), so the summary comes now.
+that forces a later compaction anyway"), so the summary comes now. Nor may the batch cost more per
+request than the summary it stands in for (:func:`cycle_cost`: a rewrite's price spread over the requests
+until the history is back at the threshold, plus what each of them reads): a batch that frees little and
+rewrites a long tail (a harness whose results are user text, which no layer clears) buys a few requests at
+the price of a summary that would have bought many.
 ``batch_payoff`` scales the price (0: rewrite as soon as there is anything).
 
 On a model whose thinking is bound to its prefix (``thinking_bound``) there
@@ -78,7 +82,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from .budget import plan_budget
 from .clearing import plan_clear_inputs, plan_clear_results
@@ -175,11 +179,13 @@ def candidates(history: History, config: ContextConfig, estimate: int, *, idle: 
 
 def plan_batch(history: History, config: ContextConfig, estimate: int, *,
                cold: bool, idle: bool, waste: float = 0.0, cached_ends: Sequence[int] = (),
-               unseen: Collection[str] = (), calls: int = 0, growth: float = 0.0) -> Batch | None:
+               unseen: Collection[str] = (), calls: int = 0, growth: float = 0.0,
+               summary: Callable[[], tuple[float, float] | None] | None = None) -> Batch | None:
     """The batch to carry out now (reason set), a deferred one (reason ""), or None when nothing is eligible.
 
     calls: the requests answered so far this session (the estimate of what is left, expected_remaining);
-    growth: the tokens the history grows by per request, on average this session (a pressure batch's room)."""
+    growth: the tokens the history grows by per request, on average this session (a pressure batch's room);
+    summary: what a summary now would cost and leave (compaction_timing.summary_now), asked only under pressure."""
     rewrites = candidates(history, config, estimate, idle=idle, unseen=unseen)
     if not rewrites:
         return None
@@ -194,11 +200,38 @@ def plan_batch(history: History, config: ContextConfig, estimate: int, *,
         batch.reason = "cold"
     elif batch.saves >= config.min_batch and batch.pays(waste, calls, config.batch_payoff):
         batch.reason = "payback"
-    elif (utilization >= config.compact_at
-          and config.compact_at * config.effective_window - (estimate - batch.saves)
-          >= config.pressure_min_requests * growth):
+    elif utilization >= config.compact_at and relieves_pressure(batch, config, estimate, growth,
+                                                                 summary() if summary else None,
+                                                                 estimate - history.total_tokens):
         batch.reason = "pressure"  # this batch alone avoids a summary: cheaper than one
     return batch
+
+
+def relieves_pressure(batch: Batch, config: ContextConfig, estimate: int, growth: float,
+                      summary: tuple[float, float] | None, overhead: int = 0) -> bool:
+    """Whether `batch`, over the compaction threshold, beats the summary it stands in for (module docstring):
+    it makes room for ``pressure_min_requests`` requests and costs no more per request than the summary
+    (its price over the requests it makes room for, plus what each of them reads). summary: (price, message
+    tokens carried after it) of a summary now, None when none could be had; overhead: the request's tokens
+    outside the messages."""
+    threshold = config.compact_at * config.effective_window
+    growth = max(1.0, growth)
+    carried = estimate - batch.saves
+    if threshold - carried < config.pressure_min_requests * growth:
+        return False
+    if summary is None:
+        return True
+    price, kept = summary
+    return cycle_cost(batch.price, carried, threshold, growth, config.read_price) <= cycle_cost(
+        price, overhead + kept, threshold, growth, config.read_price)
+
+
+def cycle_cost(price: float, carried: float, threshold: float, growth: float, read: float) -> float:
+    """Per request, from a rewrite that leaves `carried` tokens until the history grows to `threshold`: the
+    rewrite's price spread over those requests, and what each reads on average."""
+    room = max(0.0, threshold - carried)
+    requests = max(1.0, room / growth)
+    return price / requests + read * (carried + room / 2)
 
 
 def plan_emergency(history: History, config: ContextConfig, unseen: Collection[str] = ()) -> Batch:

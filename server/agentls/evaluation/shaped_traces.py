@@ -2,7 +2,8 @@
 
 The 49 shared traces are mostly SWE-style sessions of a few harnesses. Sessions of other harnesses differ:
 many small shell calls (Codex), a few huge MCP results (Gemini CLI), long assistant prose, whole files
-written in tool inputs (Cline, Roo), a short session that fits any window, several user prompts. Each
+written in tool inputs (Cline, Roo), a short session that fits any window, several user prompts, results
+sent back as user text (classic Cline: no tool_use blocks). Each
 generator here builds one such session from a seed, in the trace format ``agentls replay`` reads, with
 replies that name what earlier results showed (paths, symbols) at every distance back, so reference recall
 has something to measure. `write_traces` writes one file per shape; the policy test replays them all.
@@ -164,9 +165,29 @@ def several_prompts(seed: int) -> dict[str, Any]:
     return s.trace("shape-several-prompts")
 
 
+def results_as_user_text(seed: int) -> dict[str, Any]:
+    """A classic Cline session: no tool_use blocks; each reply ends in an XML tool call written as text and
+    the harness answers with a user message of the result as text, beside its environment details."""
+    s = SessionBuilder(seed, "<task>\nPort the settings page.\n</task>")
+    for i in range(40):
+        names = [s.name(), s.name("path/src")]
+        s.shown.append(names)
+        call = f"\n<read_file>\n<path>src/File{i}.cs</path>\n</read_file>"
+        s.messages.append({"role": "assistant", "content": [{"type": "text", "text": s.prose(300) + call}]})
+        size = s.rng.choice([60, s.rng.randint(2_000, 12_000)])
+        tabs = "\n".join(f"src/File{j}.cs" for j in range(40))
+        s.messages.append({"role": "user", "content": [
+            {"type": "text", "text": f"[read_file for 'src/File{i}.cs'] Result:"},
+            {"type": "text", "text": s.body(size, names)},
+            {"type": "text", "text": f"<environment_details>\n# Open tabs\n{tabs}\n# Time\n10:{i:02d}\n"
+                                     "</environment_details>"}]})
+    s.answer(500)
+    return s.trace("shape-results-as-user-text")
+
+
 SHAPES: tuple[Callable[[int], dict[str, Any]], ...] = (
     many_small_shell_calls, few_huge_mcp_results, long_assistant_prose, whole_files_in_inputs,
-    environment_every_turn, short_session, several_prompts)
+    environment_every_turn, short_session, several_prompts, results_as_user_text)
 
 
 def write_traces(directory: Path, seed: int = 7) -> list[Path]:
