@@ -557,7 +557,7 @@ export interface ContextCategories {
   toolResults: number;
 }
 
-/** one per layer: truncate, budget, snip, clear, clearInputs, clearProse, microcompact, fold, supersede, compact */
+/** one per layer: truncate, budget, snip, clear, clearInputs, clearProse, microcompact, fold, supersede, clearTextResults, compact */
 export interface LayerStat {
   layer: string;
   count: number;

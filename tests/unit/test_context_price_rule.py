@@ -150,7 +150,7 @@ def test_over_the_window_a_batch_dearer_per_request_than_a_summary_gives_way_to_
 
 
 def test_a_results_as_user_text_session_takes_no_pressure_batch_that_a_summary_soon_undoes(monkeypatch):
-    # Classic Cline: no layer clears its results (they are user text); a batch of the little it can clear
+    # Classic Cline, its results as user text left verbatim; a batch of the little it can clear
     # rewrote the whole tail for a few requests before the summary came anyway (checked: with the summary
     # left out of the rule, seeds 0 and 1 both do)
     from agentls.evaluation import replay
@@ -169,7 +169,9 @@ def test_a_results_as_user_text_session_takes_no_pressure_batch_that_a_summary_s
     for seed in (0, 1):
         steps.clear()
         trace = results_as_user_text(seed)
-        replay.replay_trace(trace["id"], trace["messages"], "default", 32_000)
+        # with its results left as they are (text_results.py would clear them): a summary is due
+        replay.replay_trace(trace["id"], trace["messages"], "default", 32_000,
+                            config=ContextConfig(clear_text_results=False))
         assert "S" in steps
         undone = [n for n, step in enumerate(steps) if step == "P" and "S" in steps[n + 1:n + 11]]
         assert not undone, "".join(steps)

@@ -143,6 +143,7 @@ const LAYER_LABELS: Record<string, string> = {
   microcompact: "microcompact (idle cleanup)",
   fold: "fold (spent turns become index lines)",
   supersede: "supersede (a harness state block a newer one restates)",
+  clearTextResults: "clear text results (old results a harness sent as user text)",
   compact: "L3 compact (conversation summarised)",
 };
 

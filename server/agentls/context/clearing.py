@@ -1,4 +1,4 @@
-"""Clearing: results and large tool inputs older than the most recent few.
+"""Clearing: results (also those a harness sent as user text) and large tool inputs older than the most recent few.
 
 Tool results are most of a long session; tool inputs (file contents written,
 edit strings) are most of the rest. Both are re-readable from the store, so
@@ -14,7 +14,8 @@ from collections.abc import Collection, Iterator
 from .config import ContextConfig
 from .history import History
 from .placeholders import PLACEHOLDER_TOKENS, clear_saving, worth_rewriting
-from .rewrite import CLEAR, CLEAR_INPUT, Rewrite
+from .blocks import blocks_of
+from .rewrite import CLEAR, CLEAR_INPUT, CLEAR_TEXT, Rewrite
 from .store import result_ref
 
 
@@ -77,3 +78,15 @@ def plan_clear_inputs(history: History, config: ContextConfig, keep_recent: int)
         saves = config.tokens(record.input_chars) - PLACEHOLDER_TOKENS
         if worth_rewriting(saves):
             yield Rewrite(tool_use_id, CLEAR_INPUT, saves)
+
+
+def plan_clear_text_results(history: History, config: ContextConfig, keep_recent: int) -> Iterator[Rewrite]:
+    """Results the harness sent as user text (text_results.py) outside the keep_recent newest, in a session
+    that has made no tool call (where there are tool calls, user text is the user's own words)."""
+    if not config.clear_text_results or not history.text_results.active:
+        return
+    for message, block in history.text_results.candidates(max(1, keep_recent)):
+        text = str(blocks_of(history.messages[message])[block].get("text", ""))
+        saves = config.tokens(len(text)) - PLACEHOLDER_TOKENS
+        if worth_rewriting(saves):
+            yield Rewrite("", CLEAR_TEXT, saves, message=message, block=block)

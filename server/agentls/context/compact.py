@@ -217,15 +217,18 @@ def is_generated(text: str) -> bool:
 
 def user_texts_before(history: History, cut: int) -> list[str]:
     """The user's own words before the cut: no generated marks, no attachments, no harness state blocks
-    (superseded.py) nor what stands for a superseded one."""
+    (a tag that repeats, superseded.py) nor what stands for a superseded one, no results a harness sent as text
+    (text_results.py). A tagged block whose tag came once is the user's (Cline's ``<task>``)."""
     texts = []
-    for message in history.messages[:cut]:
-        if message["role"] != "user":
+    harness_text = history.text_results.active  # no tool call ever: its text results are no one's words
+    for index, message in enumerate(history.messages[:cut]):
+        if message["role"] != "user" or (harness_text and history.text_results.is_result(index)):
             continue
         for block in blocks_of(message):
             text = block.get("text") if block.get("type") == "text" else None
-            if (text and not is_generated(text) and not is_attachment(block) and state_tag(block) is None
-                    and not is_superseded(text)):
+            tag = state_tag(block)
+            if (text and not is_generated(text) and not is_attachment(block) and not is_superseded(text)
+                    and (tag is None or not history.states.repeated(tag))):
                 texts.append(text)
     return texts
 

@@ -102,6 +102,8 @@ class ContextConfig:
     fold_settled: bool = True
     # A harness state block a newer one restates (<environment_details>…) goes to the store (superseded.py).
     supersede_states: bool = True
+    # A result a harness sent as user text (classic Cline, SWE-agent) is cleared like a result (text_results.py).
+    clear_text_results: bool = True
 
     # Status levels for the editor.
     warn_at: float = 0.60

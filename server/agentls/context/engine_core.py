@@ -34,7 +34,7 @@ class EngineCore:
         self.meter = TokenMeter()
         self.stats: dict[str, LayerStat] = {name: LayerStat() for name in (
             rw.TRUNCATE, rw.BUDGET, rw.SNIP, rw.CLEAR, rw.CLEAR_INPUT, rw.CLEAR_PROSE, rw.MICROCOMPACT, rw.FOLD,
-            rw.SUPERSEDE, rw.COMPACT)}
+            rw.SUPERSEDE, rw.CLEAR_TEXT, rw.COMPACT)}
         self.last_call_at: float | None = None
         self.cache_ttl = FIVE_MINUTES  # the TTL the last request gave the head and the stable frontier
         self.cache_cold = True  # nothing cached yet: rewrites cost nothing extra

@@ -98,6 +98,7 @@ def engine_state(engine: ContextEngine) -> JSON:
         "summary_tokens": engine.summary_tokens,
         "folded_lines": dict(engine.folded_lines),
         "names": engine.history.names.state(),
+        "tool_calls": engine.history.text_results.tool_calls,
     }
 
 
@@ -173,6 +174,7 @@ def _restore(engine: ContextEngine, rows: Sequence[Mapping[str, Any]], state: Ma
         raise StateError("the folded calls' index lines are not strings by tool_use id")
     engine.folded_lines = dict(folded)
     history.names.restore(state.get("names"))  # absent before naming: each result counts as named on arrival
+    history.text_results.tool_calls |= state.get("tool_calls") is True  # absent before: what the messages show
     cleared = state.get("cleared_by_api", [])
     if not isinstance(cleared, list) or not all(isinstance(i, str) and i in history.records for i in cleared):
         raise StateError("the results cleared by the API are not tool_use ids of this history")

@@ -40,7 +40,8 @@ from .clearing import older_than
 from .fold import FOLD_MARK, index_lines, index_text, is_index
 from .history import History
 from .placeholders import clear_saving, parse_cleared_prose, worth_rewriting
-from .rewrite import CLEAR, CLEAR_PROSE, FOLD, MICROCOMPACT, SNIP, SUPERSEDE, Rewrite, message_prose, readable_input
+from .rewrite import (CLEAR, CLEAR_PROSE, CLEAR_TEXT, FOLD, MICROCOMPACT, SNIP, SUPERSEDE, Rewrite, message_prose,
+                      readable_input)
 from .store import ResultStore, input_ref, result_ref, text_ref
 
 FOLDED_STATES = ("cleared", "snipped")  # results that are already no more than a placeholder
@@ -62,8 +63,8 @@ def plan_turn_folds(history: History, config: ContextConfig, claimed: Mapping[Ke
            else len(history.messages))
     freed: dict[int, int] = {}  # what the batch's other rewrites free in each turn, by its call
     for rewrite in claimed.values():
-        if rewrite.layer == SUPERSEDE:
-            continue  # a state block is not the user's own words, but a turn carrying one is not folded
+        if rewrite.layer in (SUPERSEDE, CLEAR_TEXT):
+            continue  # not the user's own words, but a turn of text (no tool call) is not folded
         call = rewrite.message if rewrite.layer == CLEAR_PROSE else history.records[rewrite.tool_use_id].use_msg
         freed[call] = freed.get(call, 0) + rewrite.saves
     folds: list[Rewrite] = []

@@ -25,6 +25,7 @@ from .blocks import Block, Message, block_chars, blocks_of, message_chars, resul
 from .images import image_data_chars, is_image, message_image_tokens
 from .naming import NameIndex
 from .state_blocks import StateBlocks
+from .text_results import TextResults
 from .tokens import estimate_tokens
 
 
@@ -120,6 +121,7 @@ class History:
     _latest_by_key: dict[str, str] = field(default_factory=dict)
     names: NameIndex = field(default_factory=NameIndex)  # which verbatim results the model named lately
     states: StateBlocks = field(default_factory=StateBlocks)  # harness state blocks and the superseded ones
+    text_results: TextResults = field(default_factory=TextResults)  # results a harness sent as user text
     protected_tools: frozenset[str] = frozenset({"edit_file", "write_file"})
     protected_max_chars: int = 1_000  # a protected tool's result longer than this is not protected
     kept_input_tools: frozenset[str] = frozenset()  # their inputs are never cleared
@@ -193,6 +195,8 @@ class History:
             if answered - waiting:
                 # key=str: a tool_result without an id (None) is reported, not a TypeError
                 raise ValueError(f"tool_result without tool_use: {sorted(answered - waiting, key=str)}")
+        turn = last_turn_of(self.messages)
+        self.text_results.add(index, message, self.messages[turn] if turn >= 0 else None)
         self.messages.append(message)
         chars = message_chars(message)
         tokens = self.token_of(chars) + message_image_tokens(blocks)
@@ -317,6 +321,7 @@ class History:
         self.messages[msg_index] = new_message
         self._index_images(msg_index, new_message, blocks_of(new_message))
         self.states.replaced(msg_index, new_message)
+        self.text_results.replaced(msg_index, new_message)
         tokens = self.tokens_of(new_message)
         self.total_tokens += tokens - self.msg_tokens[msg_index]
         self.msg_tokens[msg_index] = tokens
@@ -419,6 +424,7 @@ class History:
         self.live_texts = {moved.get(i, i): None for i in self.live_texts if i not in gone}
         self.images = {moved.get(i, i): found for i, found in self.images.items()}
         self.states.renumbered(moved, set(gone))
+        self.text_results.renumbered(moved, set(gone))
         for position in range(first, len(self.messages)):  # the records of the moved messages point to them
             for block in blocks_of(self.messages[position]):
                 if block.get("type") == "tool_use":
@@ -456,4 +462,5 @@ class History:
                 record.input, record.key, record.input_chars = old.input, old.key, old.input_chars
                 fresh.live_inputs.pop(tool_use_id, None)
         self.names.carried_into(fresh.names)
+        fresh.text_results.tool_calls |= self.text_results.tool_calls  # a tail without calls is still that session
         return fresh

@@ -34,6 +34,11 @@ def cleared(record: ToolRecord, ref: str) -> str:
     return f"[old result cleared ({record.chars:,} chars); full text: {reread_hint(ref)}]"
 
 
+def cleared_text(chars: int, ref: str) -> str:
+    """What stands for a result the harness sent as user text (text_results.py)."""
+    return f"[old result cleared ({chars:,} chars); full text: {reread_hint(ref)}]"
+
+
 def snipped(record: ToolRecord, ref: str) -> str:
     return (
         f"[stale result: a newer {_what(record)} comes later; "

@@ -85,7 +85,7 @@ from itertools import chain
 from collections.abc import Callable, Collection, Iterable, Sequence
 
 from .budget import plan_budget
-from .clearing import plan_clear_inputs, plan_clear_results
+from .clearing import plan_clear_inputs, plan_clear_results, plan_clear_text_results
 from .config import ContextConfig
 from .fold_turns import plan_turn_folds
 from .history import History
@@ -165,6 +165,7 @@ def candidates(history: History, config: ContextConfig, estimate: int, *, idle: 
         _gather(chain(plan_superseded(history, config),
                       plan_clear_results(history, config, keep, unseen=unseen,
                                          keep_named=config.clear_keep_named_turns),
+                      plan_clear_text_results(history, config, keep),
                       plan_clear_inputs(history, config, config.written_keep_recent),
                       plan_clear_prose(history, config, config.written_keep_recent)), claimed)
     after = (estimate - sum(r.saves for r in claimed.values())) / window
@@ -239,6 +240,7 @@ def plan_emergency(history: History, config: ContextConfig, unseen: Collection[s
     no summary could be had."""
     newest = len(history.open_results_of_last())
     rewrites = list(chain(plan_clear_results(history, config, newest, unseen=unseen),
+                          plan_clear_text_results(history, config, 1),
                           plan_clear_inputs(history, config, 0), plan_clear_prose(history, config, 0)))
     limit_budget = plan_budget(history, config, 1.0, exempt=set(unseen))
     taken = {r.tool_use_id for r in rewrites if r.key[1] == "result"}

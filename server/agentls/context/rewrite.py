@@ -16,9 +16,10 @@ TRUNCATE, BUDGET, SNIP, CLEAR, CLEAR_INPUT, CLEAR_PROSE, MICROCOMPACT, COMPACT, 
     "truncate", "budget", "snip", "clear", "clearInputs", "clearProse", "microcompact", "compact", "fold",
     "supersede",
 )
+CLEAR_TEXT = "clearTextResults"  # a result the harness sent as user text (text_results.py)
 MARKER = {TRUNCATE: "truncated", BUDGET: "budgeted", SNIP: "snipped", CLEAR: "cleared",
           MICROCOMPACT: "cleared", CLEAR_INPUT: "cleared", CLEAR_PROSE: "cleared", FOLD: "folded",
-          SUPERSEDE: "superseded"}
+          SUPERSEDE: "superseded", CLEAR_TEXT: "cleared"}
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class Rewrite:
     saves: int  # estimated tokens freed
     limit: int = 0  # chars kept, for budget
     message: int = -1  # the assistant message of prose (which has no tool_use id), the user message of a state block
-    block: int = -1  # a superseded state block's index in its message (superseded.py)
+    block: int = -1  # a superseded state block's or a text result's index in its message
 
     @property
     def on_input(self) -> bool:
@@ -41,12 +42,14 @@ class Rewrite:
             return self.tool_use_id, "fold", self.message
         if self.layer == SUPERSEDE:
             return str(self.block), "state", self.message
+        if self.layer == CLEAR_TEXT:
+            return str(self.block), "text", self.message
         kind = "prose" if self.layer == CLEAR_PROSE else "input" if self.on_input else "result"
         return self.tool_use_id, kind, self.message
 
     def position(self, history: History) -> int:
         """Index of the message this rewrite changes: the cache is lost from there on."""
-        if self.layer in (CLEAR_PROSE, FOLD, SUPERSEDE):
+        if self.layer in (CLEAR_PROSE, FOLD, SUPERSEDE, CLEAR_TEXT):
             return self.message
         record = history.records[self.tool_use_id]
         return record.use_msg if self.on_input else record.result_msg  # type: ignore[return-value]
@@ -69,6 +72,8 @@ def apply(rewrite: Rewrite, history: History, store: ResultStore, keep_thinking:
         return _clear_prose(history, rewrite.message, store, keep_thinking)
     if rewrite.layer == SUPERSEDE:
         return _supersede(history, rewrite.message, rewrite.block, store)
+    if rewrite.layer == CLEAR_TEXT:
+        return _clear_text_result(history, rewrite.message, rewrite.block, store)
     record = history.records[rewrite.tool_use_id]
     if rewrite.on_input:
         ref = input_ref(record.id)
@@ -120,6 +125,14 @@ def _supersede(history: History, msg_index: int, block_index: int, store: Result
     ref = text_ref(text)
     store.put(ref, text)
     placeholder = {"type": "text", "text": placeholders.superseded(tag, len(text), ref)}
+    return history.cut_block(msg_index, block_index, placeholder)
+
+
+def _clear_text_result(history: History, msg_index: int, block_index: int, store: ResultStore) -> int:
+    text = str(blocks_of(history.messages[msg_index])[block_index].get("text", ""))
+    ref = text_ref(text)
+    store.put(ref, text)
+    placeholder = {"type": "text", "text": placeholders.cleared_text(len(text), ref)}
     return history.cut_block(msg_index, block_index, placeholder)
 
 

@@ -46,6 +46,7 @@ class StateBlocks:
     recent: dict[str, list[tuple[int, int, frozenset[str]]]] = field(default_factory=dict)  # tag -> newest blocks
     superseded: dict[tuple[int, int], str] = field(default_factory=dict)  # (message, block) -> tag, not yet rewritten
     known: dict[int, dict[int, str]] = field(default_factory=dict)  # message -> {block: tag} of those above
+    seen: dict[str, int] = field(default_factory=dict)  # tag -> blocks of it appended (a harness repeats its own)
 
     def add(self, index: int, message: Message, skip: frozenset[int] = frozenset()) -> None:
         """A user message joins at position `index` (blocks at `skip` are known already)."""
@@ -64,6 +65,12 @@ class StateBlocks:
                     kept.append(older)
             self.recent[tag] = [*kept, (index, position, lines)][-COMPARED:]
             self.known.setdefault(index, {})[position] = tag
+            self.seen[tag] = self.seen.get(tag, 0) + 1
+
+    def repeated(self, tag: str) -> bool:
+        """Whether more than one block of `tag` came: a harness's state, not a user's one tagged message
+        (Cline's ``<task>``)."""
+        return self.seen.get(tag, 0) > 1
 
     def replaced(self, index: int, message: Message) -> None:
         """Message `index` was rewritten: a state block it no longer holds is forgotten, a new one added."""

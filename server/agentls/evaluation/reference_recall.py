@@ -1,6 +1,7 @@
 """Reference recall: of what the recorded replies use from earlier results, how much each request still carries.
 
-A recorded reply *references* an earlier tool result when it names something (a path, a symbol, a number
+A recorded reply *references* an earlier tool result (or a result the harness sent as user text,
+text_results.py) when it names something (a path, a symbol, a number
 long enough to be specific: an identifier-like word of 8+ characters) that the conversation first showed
 in that result and that few messages had shown by then (rare words only: a word in most results names
 nothing in particular). The reference is *kept* when every such word of that result is still somewhere in
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 
 from ..context.blocks import Message, blocks_of, result_text
 from ..context.naming import written_text
+from ..context.text_results import clearable_text, ends_in_call
 from ..context.tokens import CHARS_PER_TOKEN
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]{7,}")
@@ -53,14 +55,24 @@ class ReferenceTracker:
     shown_in: dict[str, int] = field(default_factory=dict)  # word -> messages that showed it so far
     result_tokens: dict[str, float] = field(default_factory=dict)  # result id -> its size as recorded
     _memo: dict[int, tuple[Message, set[str]]] = field(default_factory=dict)
+    _previous: Message | None = None  # the last user or assistant message observed
+    _tool_calls: bool = False  # the session has made a tool call (its user text is then the user's)
+    _observed: int = 0
 
     def observe(self, message: Message) -> None:
         """A recorded message joins the conversation (before the request that carries it)."""
-        results = [b for b in blocks_of(message) if b.get("type") == "tool_result"]
-        if message["role"] == "user" and results:
-            for block in results:
-                text = result_text(block)
-                tool_use_id = str(block.get("tool_use_id", ""))
+        blocks = blocks_of(message)
+        self._tool_calls = self._tool_calls or any(b.get("type") == "tool_use" for b in blocks)
+        results = [(str(b.get("tool_use_id", "")), result_text(b)) for b in blocks if b.get("type") == "tool_result"]
+        if (message["role"] == "user" and not results and not self._tool_calls and self._previous is not None
+                and ends_in_call(self._previous)):  # a result the harness sent as text (text_results.py)
+            texts = [str(b.get("text", "")) for b in blocks if clearable_text(b)]
+            results = [(f"text:{self._observed}", "\n".join(texts))] if texts else []
+        self._observed += 1
+        if message["role"] != "system":
+            self._previous = message
+        if message["role"] == "user":
+            for tool_use_id, text in results:
                 self.result_tokens[tool_use_id] = len(text) / CHARS_PER_TOKEN
                 for word in words_of(text):
                     self.origin.setdefault(word, tool_use_id)

@@ -1,0 +1,181 @@
+"""Results a harness sends as user text (text_results.py): through the real engine, history, compaction,
+restore and replay."""
+
+from hypothesis import given, settings, strategies as st
+
+from agentls.context import ContextConfig, ContextEngine, MemoryStore
+from agentls.context import rewrite as rw
+from agentls.context.blocks import blocks_of
+from agentls.context.clearing import plan_clear_text_results
+from agentls.context.compact import user_texts_before
+from agentls.context.engine_state import engine_state, message_row, restore
+from agentls.context.structure import request_problems
+from agentls.context.text_results import ends_in_call
+from agentls.context.tokens import Usage
+from agentls.evaluation.replay import replay_trace
+from agentls.evaluation.shaped_traces import results_as_user_text
+from synth import assistant_text, results, tool_call, user
+
+OFF = 10.0
+ENVIRONMENT = "<environment_details>\n" + "\n".join(f"src/File{j}.cs" for j in range(30)) + "\n</environment_details>"
+
+
+def engine_with(**settings) -> ContextEngine:
+    base = dict(window=200_000, output_reserve=0, clear_at=0.0, snip_at=OFF, budget_soft_at=OFF,
+                budget_hard_at=OFF, compact_at=OFF, min_batch_tokens=0, batch_payoff=0.0, clear_keep_recent=2)
+    base.update(settings)
+    engine = ContextEngine(config=ContextConfig(**base), store=MemoryStore())
+    engine.append(user("<task>\nPort the settings page.\n" + "The page must keep its layout. " * 40 + "</task>"))
+    return engine
+
+
+def output(turn: int) -> str:
+    return "\n".join(f"{n:4}  setting_{turn}_{n} = load(SettingsPage{turn})" for n in range(60))
+
+
+def cline_turn(engine: ContextEngine, turn: int) -> None:
+    """A reply ending in an XML call, and the harness's answer: a header, the result, the environment."""
+    engine.append(assistant_text(f"Reading file {turn}.\n<read_file>\n<path>src/File{turn}.cs</path>\n</read_file>"))
+    engine.append({"role": "user", "content": [
+        {"type": "text", "text": f"[read_file for 'src/File{turn}.cs'] Result:"},
+        {"type": "text", "text": output(turn)},
+        {"type": "text", "text": ENVIRONMENT}]})
+
+
+def run(engine: ContextEngine, turns: int, turn=cline_turn) -> list:
+    sent = []
+    for n in range(turns):
+        turn(engine, n)
+        prepared = engine.prepare(float(n))
+        assert request_problems(prepared.messages) == []
+        sent.append(prepared)
+        engine.record_usage(Usage(cache_read_input_tokens=prepared.estimate), float(n))
+    return sent
+
+
+def user_texts(engine: ContextEngine) -> list[str]:
+    return [b["text"] for m in engine.history.messages if m["role"] == "user" for b in blocks_of(m)
+            if b.get("type") == "text"]
+
+
+def test_a_call_written_as_text_is_recognised_by_how_the_reply_ends():
+    assert ends_in_call(assistant_text("Let me look.\n<read_file>\n<path>a.cs</path>\n</read_file>\n"))
+    assert ends_in_call(assistant_text("DISCUSSION\nRun the tests.\n```\npytest -q\n```"))
+    assert not ends_in_call(assistant_text("The tests pass now; the fix is in `a.py`."))
+    assert not ends_in_call(user("<task>x</task>"))
+    with_tool, _ = tool_call("read_file", {"path": "a.py"}, text="```\nx\n```")
+    assert not ends_in_call(with_tool), "a harness with tool_use blocks sends its results in them"
+
+
+def test_old_text_results_go_to_the_store_the_newest_and_the_task_stay():
+    engine = engine_with()
+    sent = run(engine, 6)
+    texts = user_texts(engine)
+    outputs = [t for t in texts if "setting_" in t or "old result cleared" in t]
+    assert [t for t in outputs if t.startswith("[old result cleared")] == outputs[:4]
+    assert outputs[4:] == [output(4), output(5)], "the newest keep_recent stay verbatim"
+    for turn, text in enumerate(outputs[:4]):
+        ref = text.split('read_file path="')[1].split('"')[0]
+        assert engine.store.get(ref) == output(turn), "lossless: the original reads back by its ref"
+    assert texts[0].startswith("<task>"), "the task is the user's own words"
+    assert "[read_file for 'src/File0.cs'] Result:" in texts, "a short header is not worth a placeholder"
+    assert engine.stats[rw.CLEAR_TEXT].count == 4
+    assert any(p.batch is not None for p in sent)
+    off = engine_with(clear_text_results=False)
+    run(off, 6)
+    assert [t for t in user_texts(off) if "setting_" in t] == [output(n) for n in range(6)]
+
+
+def test_in_a_session_with_tool_calls_user_text_is_the_users_own_words():
+    def mixed_turn(engine: ContextEngine, turn: int) -> None:
+        message, tool_use_id = tool_call("run_shell", {"command": "make"})
+        engine.append(message)
+        engine.append(results([(tool_use_id, "ok")]))
+        engine.append(assistant_text("Here is the plan:\n```\nmake check\n```"))
+        engine.append(user(output(turn)))  # the user pastes a log
+
+    engine = engine_with()
+    run(engine, 6, turn=mixed_turn)
+    assert [t for t in user_texts(engine) if "setting_" in t] == [output(n) for n in range(6)]
+    assert engine.stats[rw.CLEAR_TEXT].count == 0
+
+
+def test_a_reply_that_ends_without_a_call_is_answered_by_the_user_not_the_harness():
+    def chat_turn(engine: ContextEngine, turn: int) -> None:
+        engine.append(assistant_text("I think the layout comes from the grid."))
+        engine.append(user(output(turn)))
+
+    engine = engine_with()
+    run(engine, 6, turn=chat_turn)
+    assert engine.stats[rw.CLEAR_TEXT].count == 0
+
+
+def test_a_compaction_does_not_quote_text_results_as_the_users_words():
+    engine = engine_with(clear_text_results=False)
+    run(engine, 6)
+    quoted = user_texts_before(engine.history, len(engine.history.messages) - 1)
+    assert quoted[0].startswith("<task>")
+    assert not any("setting_" in t or "Result:" in t for t in quoted)
+
+
+def test_a_restart_finds_the_same_text_results():
+    engine = engine_with(clear_keep_recent=3, batch_payoff=1.0)  # deferred: some still verbatim to find
+    run(engine, 7)
+    rows = [message_row(engine, i) for i in range(len(engine.history.messages))]
+    again = ContextEngine(config=engine.config, store=engine.store)
+    restore(again, rows, engine_state(engine))
+    assert again.history.text_results == engine.history.text_results
+    assert engine.history.text_results.live and len(engine.history.text_results.order) == 7
+    assert list(again.history.text_results.candidates(3)) == list(engine.history.text_results.candidates(3))
+
+
+def test_a_cline_session_costs_less_than_the_seed_and_than_itself_with_the_layer_off():
+    for seed in (0, 1, 2):
+        trace = results_as_user_text(seed)
+        on = replay_trace(trace["id"], trace["messages"], "default", 32_000)
+        off = replay_trace(trace["id"], trace["messages"], "default", 32_000,
+                           config=ContextConfig(clear_text_results=False))
+        baseline = replay_trace(trace["id"], trace["messages"], "seed", 32_000)
+        assert on.invalid_requests == 0 and on.over_window == 0
+        assert on.cost + on.reread_cost < 0.95 * (baseline.cost + baseline.reread_cost), seed
+        assert on.cost < 0.9 * off.cost, seed
+
+
+@settings(max_examples=40, deadline=None)
+@given(sizes=st.lists(st.integers(min_value=0, max_value=30_000), min_size=1, max_size=30),
+       window=st.sampled_from([16_000, 32_000, 64_000]), keep=st.integers(min_value=0, max_value=5))
+def test_any_text_result_session_stays_valid_within_the_window_and_every_ref_reads_back(sizes, window, keep):
+    engine = ContextEngine(config=ContextConfig(window=window, system_tokens=2_000, clear_keep_recent=keep),
+                           store=MemoryStore())
+    engine.append(user("<task>\nFix it.\n</task>"))
+    for n, size in enumerate(sizes):
+        engine.append(assistant_text(f"Step {n}.\n```\ncat part{n}.txt\n```"))
+        engine.append({"role": "user", "content": [{"type": "text", "text": f"OBSERVATION:\n{'x' * size} {n}"}]})
+        prepared = engine.prepare(10.0 * n)
+        if prepared.compaction_due:
+            engine.apply_summary(engine.summary_request(), "<summary>the work so far</summary>")
+            prepared = engine.prepare(10.0 * n, allow_compaction=False)
+        assert request_problems(prepared.messages) == []
+        assert prepared.estimate <= engine.config.effective_window
+        engine.record_usage(Usage(cache_read_input_tokens=prepared.estimate), 10.0 * n)
+    for text in user_texts(engine):
+        if text.startswith("[old result cleared"):
+            ref = text.split('read_file path="')[1].split('"')[0]
+            assert engine.store.get(ref) is not None
+
+
+def test_a_session_that_made_a_tool_call_keeps_its_user_text_after_a_compaction_and_a_restart():
+    engine = engine_with()
+    message, tool_use_id = tool_call("run_shell", {"command": "make"})
+    engine.append(message)
+    engine.append(results([(tool_use_id, "ok")]))
+    assert not engine.history.text_results.active
+    rebuilt = engine.history.rebuilt([user("<summary>make ran</summary>"),
+                                      assistant_text("Next:\n```\nmake check\n```"), user(output(0))])
+    assert rebuilt.records == {} and not rebuilt.text_results.active, "the tail has no call; the session had"
+    engine.history = rebuilt
+    rows = [message_row(engine, i) for i in range(len(engine.history.messages))]
+    again = ContextEngine(config=engine.config, store=engine.store)
+    restore(again, rows, engine_state(engine))
+    assert not again.history.text_results.active
+    assert list(plan_clear_text_results(again.history, again.config, 0)) == []
