@@ -143,14 +143,16 @@ def test_a_cline_session_costs_less_than_the_seed_and_than_itself_with_the_layer
 
 @settings(max_examples=40, deadline=None)
 @given(sizes=st.lists(st.integers(min_value=0, max_value=30_000), min_size=1, max_size=30),
-       window=st.sampled_from([16_000, 32_000, 64_000]), keep=st.integers(min_value=0, max_value=5))
-def test_any_text_result_session_stays_valid_within_the_window_and_every_ref_reads_back(sizes, window, keep):
+       window=st.sampled_from([16_000, 32_000, 64_000]), keep=st.integers(min_value=0, max_value=5),
+       bare=st.booleans())
+def test_any_text_result_session_stays_valid_within_the_window_and_every_ref_reads_back(sizes, window, keep, bare):
     engine = ContextEngine(config=ContextConfig(window=window, system_tokens=2_000, clear_keep_recent=keep),
                            store=MemoryStore())
     engine.append(user("<task>\nFix it.\n</task>"))
     for n, size in enumerate(sizes):
         engine.append(assistant_text(f"Step {n}.\n```\ncat part{n}.txt\n```"))
-        engine.append({"role": "user", "content": [{"type": "text", "text": f"OBSERVATION:\n{'x' * size} {n}"}]})
+        observation = f"OBSERVATION:\n{'x' * size} {n}"  # a bare string (SWE-agent) or a text block
+        engine.append({"role": "user", "content": observation if bare else [{"type": "text", "text": observation}]})
         prepared = engine.prepare(10.0 * n)
         if prepared.compaction_due:
             engine.apply_summary(engine.summary_request(), "<summary>the work so far</summary>")
@@ -179,3 +181,18 @@ def test_a_session_that_made_a_tool_call_keeps_its_user_text_after_a_compaction_
     restore(again, rows, engine_state(engine))
     assert not again.history.text_results.active
     assert list(plan_clear_text_results(again.history, again.config, 0)) == []
+
+
+def test_a_text_result_sent_as_a_bare_string_is_cleared_once():
+    # SWE-agent style: string content throughout. A block of a bare string is made anew each time it is
+    # read, so a rewrite that looked it up by identity changed nothing and counted a saving (fixed)
+    engine = engine_with()
+    for n in range(5):
+        engine.append({"role": "assistant", "content": f"DISCUSSION\nOpen it.\n```\nopen file{n}.py\n```"})
+        engine.append({"role": "user", "content": "OBSERVATION:\n" + output(n)})
+        prepared = engine.prepare(float(n))
+        assert request_problems(prepared.messages) == []
+        engine.record_usage(Usage(cache_read_input_tokens=prepared.estimate), float(n))
+    texts = [t for t in user_texts(engine) if "OBSERVATION" in t or "old result cleared" in t]
+    assert [t.startswith("[old result cleared") for t in texts] == [True, True, True, False, False]
+    assert engine.stats[rw.CLEAR_TEXT].count == 3

@@ -367,10 +367,12 @@ class History:
 
     def cut_block(self, msg_index: int, block_index: int, new_block: Block) -> int:
         """Replace any block, even one rewritten before (the last resort, fit.py; an image, keep_images.py; a
-        superseded state block, superseded.py); returns the tokens freed."""
+        superseded state block, superseded.py; a text result, text_results.py); returns the tokens freed."""
         before = self.total_tokens
-        old = blocks_of(self.messages[msg_index])[block_index]
-        self._replace_block(msg_index, lambda b: b is old, new_block)
+        message = self.messages[msg_index]
+        blocks = blocks_of(message)  # by position: a bare string's block is made anew by every call
+        blocks[block_index] = new_block
+        self.replace_message(msg_index, {**message, "content": blocks})
         if new_block.get("type") == "tool_result":
             record = self.records[new_block["tool_use_id"]]
             record.chars = len(result_text(new_block))
