@@ -196,3 +196,17 @@ def test_a_text_result_sent_as_a_bare_string_is_cleared_once():
     texts = [t for t in user_texts(engine) if "OBSERVATION" in t or "old result cleared" in t]
     assert [t.startswith("[old result cleared") for t in texts] == [True, True, True, False, False]
     assert engine.stats[rw.CLEAR_TEXT].count == 3
+
+
+def test_an_old_text_result_the_model_named_lately_stays_when_its_neighbours_go():
+    def naming_turn(engine: ContextEngine, turn: int) -> None:
+        said = "SettingsPage1 holds it. " if turn >= 2 else ""  # a name only output(1) shows
+        engine.append(assistant_text(f"{said}Reading {turn}.\n<read_file>\n<path>src/F{turn}.cs</path>\n</read_file>"))
+        engine.append({"role": "user", "content": [{"type": "text", "text": output(turn)}]})
+
+    for keep_named, survives in ((2, True), (0, False)):
+        engine = engine_with(clear_keep_named_turns=keep_named)
+        run(engine, 7, turn=naming_turn)
+        texts = [t for t in user_texts(engine) if "setting_" in t or "old result cleared" in t]
+        assert (texts[1] == output(1)) is survives
+        assert all(t.startswith("[old result cleared") for n, t in enumerate(texts[:5]) if n != 1)

@@ -15,6 +15,7 @@ from .config import ContextConfig
 from .history import History
 from .placeholders import PLACEHOLDER_TOKENS, clear_saving, worth_rewriting
 from .blocks import blocks_of
+from .naming import names_in, written_text
 from .rewrite import CLEAR, CLEAR_INPUT, CLEAR_TEXT, Rewrite
 from .store import result_ref
 
@@ -80,13 +81,38 @@ def plan_clear_inputs(history: History, config: ContextConfig, keep_recent: int)
             yield Rewrite(tool_use_id, CLEAR_INPUT, saves)
 
 
-def plan_clear_text_results(history: History, config: ContextConfig, keep_recent: int) -> Iterator[Rewrite]:
+def plan_clear_text_results(history: History, config: ContextConfig, keep_recent: int,
+                            keep_named: int = 0) -> Iterator[Rewrite]:
     """Results the harness sent as user text (text_results.py) outside the keep_recent newest, in a session
-    that has made no tool call (where there are tool calls, user text is the user's own words)."""
-    if not config.clear_text_results or not history.text_results.active:
+    that has made no tool call (where there are tool calls, user text is the user's own words). keep_named:
+    those the last that many replies named stay too (newest first, within the recent results' share)."""
+    index = history.text_results
+    if not config.clear_text_results or not index.active:
         return
-    for message, block in history.text_results.candidates(max(1, keep_recent)):
-        text = str(blocks_of(history.messages[message])[block].get("text", ""))
-        saves = config.tokens(len(text)) - PLACEHOLDER_TOKENS
-        if worth_rewriting(saves):
+    written = replies_words(history, keep_named)
+    budget = config.clear_recent_fraction * config.effective_window
+    planned = []
+    for message, block in index.candidates(max(1, keep_recent)):
+        tokens = config.tokens(len(str(blocks_of(history.messages[message])[block].get("text", ""))))
+        planned.append((message, block, tokens))
+    kept = set()
+    for message, block, tokens in reversed(planned):  # the newest named first
+        if written and index.named((message, block), written) and tokens <= budget:
+            budget -= tokens
+            kept.add((message, block))
+    for message, block, tokens in planned:
+        saves = tokens - PLACEHOLDER_TOKENS
+        if (message, block) not in kept and worth_rewriting(saves):
             yield Rewrite("", CLEAR_TEXT, saves, message=message, block=block)
+
+
+def replies_words(history: History, replies: int) -> set[str]:
+    """The names the last `replies` replies wrote (naming.py). Work: those replies and what lies between."""
+    words: set[str] = set()
+    for message in reversed(history.messages):
+        if replies <= 0:
+            break
+        if message["role"] == "assistant":
+            words |= names_in(written_text(message))
+            replies -= 1
+    return words

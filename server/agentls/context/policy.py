@@ -165,7 +165,7 @@ def candidates(history: History, config: ContextConfig, estimate: int, *, idle: 
         _gather(chain(plan_superseded(history, config),
                       plan_clear_results(history, config, keep, unseen=unseen,
                                          keep_named=config.clear_keep_named_turns),
-                      plan_clear_text_results(history, config, keep),
+                      plan_clear_text_results(history, config, keep, config.clear_keep_named_turns),
                       plan_clear_inputs(history, config, config.written_keep_recent),
                       plan_clear_prose(history, config, config.written_keep_recent)), claimed)
     after = (estimate - sum(r.saves for r in claimed.values())) / window

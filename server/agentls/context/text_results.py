@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .blocks import Block, Message, blocks_of
+from .naming import RARE_HOLDERS, names_in
 from .state_blocks import state_tag
 
 MIN_CHARS = 400  # a shorter text result is not worth a placeholder
@@ -50,12 +51,15 @@ def clearable_text(block: Block) -> bool:
 
 @dataclass
 class TextResults:
-    """The user messages that answer a call written as text, and their blocks not yet cleared."""
+    """The user messages that answer a call written as text, their blocks not yet cleared, and the words
+    each of those shows (which ones a reply names: naming.py's rule, kept here since these have no id)."""
 
     order: list[int] = field(default_factory=list)  # every text-result message, in order
     live: dict[int, tuple[int, ...]] = field(default_factory=dict)  # message -> its blocks still verbatim
     # the session has made a tool call (before a compaction or a restart too): its user text is the user's
     tool_calls: bool = False
+    words: dict[tuple[int, int], frozenset[str]] = field(default_factory=dict)  # (message, block) -> its names
+    holders: dict[str, int] = field(default_factory=dict)  # word -> verbatim blocks showing it
 
     @property
     def active(self) -> bool:
@@ -64,14 +68,28 @@ class TextResults:
 
     def add(self, index: int, message: Message, previous: Message | None) -> None:
         """A message joins at `index`; `previous` is the turn before it (None at the start)."""
-        if any(b.get("type") == "tool_use" for b in blocks_of(message)):
+        blocks_list = blocks_of(message)
+        if any(b.get("type") == "tool_use" for b in blocks_list):
             self.tool_calls = True
         if message.get("role") != "user" or previous is None or not ends_in_call(previous):
             return
         self.order.append(index)
-        blocks = tuple(i for i, block in enumerate(blocks_of(message)) if clearable_text(block))
+        blocks = tuple(i for i, block in enumerate(blocks_list) if clearable_text(block))
         if blocks:
             self.live[index] = blocks
+        for position in blocks:
+            self._hold((index, position), frozenset(names_in(str(blocks_list[position].get("text", "")))))
+
+    def _hold(self, key: tuple[int, int], words: frozenset[str]) -> None:
+        self.words[key] = words
+        for word in words:
+            self.holders[word] = self.holders.get(word, 0) + 1
+
+    def _release(self, key: tuple[int, int]) -> None:
+        for word in self.words.pop(key, ()):
+            self.holders[word] -= 1
+            if not self.holders[word]:
+                del self.holders[word]
 
     def replaced(self, index: int, message: Message) -> None:
         """Message `index` was rewritten: a block that is no longer a long text is no candidate any more."""
@@ -80,6 +98,8 @@ class TextResults:
             return
         blocks = blocks_of(message)
         kept = tuple(i for i in held if i < len(blocks) and clearable_text(blocks[i]))
+        for position in set(held) - set(kept):
+            self._release((index, position))
         if kept:
             self.live[index] = kept
         else:
@@ -87,12 +107,19 @@ class TextResults:
 
     def renumbered(self, moved: dict[int, int], gone: set[int]) -> None:
         """Messages left (`gone`) and the ones after moved down (old index -> new)."""
+        for key in [k for k in self.words if k[0] in gone]:
+            self._release(key)
         self.order = [moved.get(m, m) for m in self.order if m not in gone]
         self.live = {moved.get(m, m): blocks for m, blocks in self.live.items() if m not in gone}
+        self.words = {(moved.get(m, m), b): words for (m, b), words in self.words.items()}
 
     def is_result(self, index: int) -> bool:
         found = bisect_left(self.order, index)
         return found < len(self.order) and self.order[found] == index
+
+    def named(self, key: tuple[int, int], written: set[str]) -> bool:
+        """Whether `written` (a reply's words) names this block: a word at most RARE_HOLDERS blocks show."""
+        return any(self.holders.get(word, 0) <= RARE_HOLDERS for word in self.words.get(key, frozenset()) & written)
 
     def candidates(self, keep_recent: int) -> Iterator[tuple[int, int]]:
         """(message, block) of each verbatim text result outside the `keep_recent` newest, oldest first."""
