@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 
+from .blocks import blocks_of
 from .config import ContextConfig
 from .history import History
-from .placeholders import PLACEHOLDER_TOKENS, clear_saving, worth_rewriting
-from .blocks import blocks_of
 from .naming import names_in, written_text
+from .placeholders import PLACEHOLDER_TOKENS, clear_saving, worth_rewriting
 from .rewrite import CLEAR, CLEAR_INPUT, CLEAR_TEXT, Rewrite
 from .store import result_ref
 

@@ -31,11 +31,11 @@ def cut_middle(text: str, limit: int, ref: str, label: str) -> str:
 
 def cleared(record: ToolRecord, ref: str) -> str:
     # The tool_use block above still names the tool and its input: no need to repeat them.
-    return f"[old result cleared ({record.chars:,} chars); full text: {reread_hint(ref)}]"
+    return cleared_text(record.chars, ref)
 
 
 def cleared_text(chars: int, ref: str) -> str:
-    """What stands for a result the harness sent as user text (text_results.py)."""
+    """What stands for a cleared result, also one the harness sent as user text (text_results.py)."""
     return f"[old result cleared ({chars:,} chars); full text: {reread_hint(ref)}]"
 
 
