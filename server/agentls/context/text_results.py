@@ -29,6 +29,7 @@ from .naming import RARE_HOLDERS, names_in
 from .state_blocks import state_tag
 
 MIN_CHARS = 400  # a shorter text result is not worth a placeholder
+TAIL_CHARS = 400  # where a reply's call must end: the work per reply stays flat, whatever its length
 _CALL_END = re.compile(r"(```|</[A-Za-z_][\w:.-]*>)\s*\Z")
 
 
@@ -40,7 +41,7 @@ def ends_in_call(message: Message) -> bool:
     if any(b.get("type") == "tool_use" for b in blocks):
         return False
     texts = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
-    return bool(texts) and _CALL_END.search(texts[-1]) is not None
+    return bool(texts) and _CALL_END.search(texts[-1][-TAIL_CHARS:]) is not None
 
 
 def clearable_text(block: Block) -> bool:
