@@ -210,3 +210,16 @@ def test_an_old_text_result_the_model_named_lately_stays_when_its_neighbours_go(
         texts = [t for t in user_texts(engine) if "setting_" in t or "old result cleared" in t]
         assert (texts[1] == output(1)) is survives
         assert all(t.startswith("[old result cleared") for n, t in enumerate(texts[:5]) if n != 1)
+
+
+def test_the_report_lists_every_cleared_text_result_and_superseded_block_with_its_original():
+    engine = engine_with(clear_keep_recent=1)
+    run(engine, 4)
+    listed = {p.layer: [] for p in engine.placeholders()}
+    for p in engine.placeholders():
+        listed[p.layer].append(p)
+    assert [engine.store.get(p.ref) for p in listed["clearedTextResult"]] == [output(n) for n in range(3)]
+    assert [p.original_chars for p in listed["clearedTextResult"]] == [len(output(n)) for n in range(3)]
+    assert all(p.tool == "(result as user text)" and p.tool_use_id == "" for p in listed["clearedTextResult"])
+    assert [p.tool for p in listed["superseded"]] == ["<environment_details>"] * 3
+    assert all(engine.store.get(p.ref) == ENVIRONMENT for p in listed["superseded"])

@@ -122,3 +122,20 @@ def parse_cleared_prose(text: str) -> tuple[str, int] | None:
     """(ref, original chars) of a cleared-prose placeholder, None for any other text."""
     found = _PROSE.fullmatch(text)
     return (found.group(2), int(found.group(1).replace(",", ""))) if found else None
+
+
+_SUPERSEDED = re.compile(r"\[<([A-Za-z][\w-]*)>" + re.escape(SUPERSEDED_MARK)
+                         + r'([\d,]+) chars\); this one: read_file path="([^"]+)"\]')
+_CLEARED = re.compile(r'\[old result cleared \(([\d,]+) chars\); full text: read_file path="([^"]+)"\]')
+
+
+def parse_user_placeholder(text: str) -> tuple[str, str, int] | None:
+    """(what it stood for, ref, original chars) of a superseded state block's or a cleared text result's
+    placeholder in a user message (superseded.py, text_results.py); None for any other text."""
+    found = _SUPERSEDED.fullmatch(text)
+    if found:
+        return f"<{found.group(1)}>", found.group(3), int(found.group(2).replace(",", ""))
+    found = _CLEARED.fullmatch(text)
+    if found:
+        return "(result as user text)", found.group(2), int(found.group(1).replace(",", ""))
+    return None

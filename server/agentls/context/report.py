@@ -65,9 +65,11 @@ NEXT_REQUEST = (NONE, COMPACT, TRIM, TOO_LARGE)
 class Placeholder:
     """A rewritten block whose full text is re-readable by its ref."""
 
-    tool_use_id: str  # "" for assistant prose
+    tool_use_id: str  # "" for assistant prose and the user-message placeholders
     tool: str
-    layer: str  # the state it is in: truncated, budgeted, snipped, cleared, clearedInput, clearedProse
+    # the state it is in: truncated, budgeted, snipped, cleared, clearedInput, clearedProse, superseded,
+    # clearedTextResult
+    layer: str
     ref: str
     original_chars: int
 

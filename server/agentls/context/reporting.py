@@ -13,7 +13,7 @@ from .blocks import blocks_of
 from .compact import choose_cut
 from .config import ContextConfig
 from .history import History
-from .placeholders import parse_cleared_prose
+from .placeholders import parse_cleared_prose, parse_user_placeholder
 from .policy import plan_emergency
 from .report import COMPACT, NONE, TOO_LARGE, TRIM, Categories, LayerFigure, Placeholder
 from .store import input_ref, result_ref
@@ -67,10 +67,12 @@ def placeholders(history: History, cleared_by_api: Collection[str] = ()) -> list
             found.append(Placeholder(record.id, record.name, "clearedInput", input_ref(record.id),
                                      record.input_chars))
     for message in history.messages:  # the report is rare: a scan is fine
-        if message["role"] != "assistant":
-            continue
         for block in blocks_of(message):
-            cleared = parse_cleared_prose(block.get("text", "")) if block.get("type") == "text" else None
-            if cleared:
+            text = str(block.get("text", "")) if block.get("type") == "text" else ""
+            if message["role"] == "assistant" and (cleared := parse_cleared_prose(text)):
                 found.append(Placeholder("", "(assistant text)", "clearedProse", cleared[0], cleared[1]))
+            elif message["role"] == "user" and (stood := parse_user_placeholder(text)):
+                what, ref, chars = stood
+                layer = "clearedTextResult" if what.startswith("(") else "superseded"
+                found.append(Placeholder("", what, layer, ref, chars))
     return found
