@@ -6,7 +6,8 @@ no sooner; the summary call reads its prefix from the cache (the frontier sits a
 from hypothesis import given, settings, strategies as st
 
 from agentls.context import ContextConfig, ContextEngine, MemoryStore
-from agentls.context.compaction_timing import compaction_price, kept_after, unread_before
+from agentls.context.compaction_timing import compaction_price, kept_after, summary_input_limit, summary_now, \
+    unread_before
 from agentls.context.policy import expected_remaining
 from agentls.context.structure import request_problems
 from agentls.context.tokens import Usage
@@ -37,11 +38,11 @@ def run(sizes, window=200_000, read=0.05, write=1.25, output=5.0, **more):
         engine.append(results([(tool_use_id, f"case{n} line\n" * (size // 11))]))
         config, history = engine.config, engine.history
         summary = engine.expected_summary_tokens()
-        cut, kept = kept_after(history, config, summary)
-        price = compaction_price(config, summary, kept) + write * unread_before(history, cut, engine.sent_frontier) \
-            if cut is not None else None
-        rent = read * (history.total_tokens - kept)
         paid, calls, before = engine.compaction_clock.rent_paid, engine.calls, engine.utilization()
+        # the price as the rule sees it (compaction_timing.summary_now: the fold once the rent could reach it)
+        option = summary_now(history, config, summary, engine.sent_frontier, fold=paid >= output * summary)
+        price, kept = option if option is not None else (None, 0.0)
+        rent = read * (history.total_tokens - kept)
         prepared = engine.prepare(now=10.0 * n)
         if prepared.compaction_due:
             upto = engine.compaction_cut()
@@ -126,3 +127,32 @@ def test_the_window_forces_a_summary_only_when_the_request_would_not_fit():
     assert engine.compactions == 1
     assert seen[-1][0] > 1.0  # what the fifth request would have been without the summary
     assert engine.utilization() <= 1.0
+
+
+def test_a_summary_that_can_carry_the_whole_history_is_priced_as_reading_it_from_the_cache():
+    # compact.build_summary_request sends the whole history (an extension of the last request, read from its
+    # cache) when it fits the summary call; only past that does it stop at the cut and write the messages
+    # between the cached frontier and the cut. The price once counted that write in both cases.
+    config = ContextConfig(window=32_000, system_tokens=3_000, priced_compaction=False, clear_at=10.0,
+                           snip_at=10.0, budget_soft_at=10.0, budget_hard_at=10.0)
+    engine = ContextEngine(config=config, store=MemoryStore())
+    engine.append(user("fix the failing test"))
+    prices = []
+    for n in range(40):
+        call, tool_use_id = tool_call("read_file", {"path": f"src/m{n}.py"})
+        engine.append(call)
+        engine.append(results([(tool_use_id, f"def f{n}(): pass\n" * 300)]))
+        history, summary, held = engine.history, engine.expected_summary_tokens(), engine.sent_frontier
+        option = summary_now(history, config, summary, held, fold=False)
+        if option is not None:
+            cut, kept = kept_after(history, config, summary)
+            gap = config.write_price * unread_before(history, cut, held)
+            fits = history.total_tokens <= summary_input_limit(config)
+            assert option == (compaction_price(config, summary, kept) + (0.0 if fits else gap), kept)
+            prices.append((fits, gap))
+        prepared = engine.prepare(now=10.0 * n)
+        if prepared.compaction_due:
+            break
+        engine.record_usage(Usage(cache_read_input_tokens=engine.raw_estimate), now=10.0 * n)
+    assert any(fits and gap > 0 for fits, gap in prices), "a gap that the whole history's summary does not write"
+    assert any(not fits and gap > 0 for fits, gap in prices), "past the limit it is written"

@@ -175,3 +175,17 @@ def test_a_results_as_user_text_session_takes_no_pressure_batch_that_a_summary_s
         assert "S" in steps
         undone = [n for n, step in enumerate(steps) if step == "P" and "S" in steps[n + 1:n + 11]]
         assert not undone, "".join(steps)
+
+
+def test_the_summary_a_pressure_batch_is_weighed_against_counts_the_user_texts_it_would_really_quote():
+    # the budgets (3,000 tokens of quotes, the files' share) are what a summary may add at most; the user
+    # here wrote two words, so a summary keeps far less than the budgets say, and is that much cheaper
+    from agentls.context.compaction_timing import summary_now
+
+    engine = over_the_window(40, 2_000)
+    config, summary = engine.config, engine.expected_summary_tokens()
+    price, kept = engine._summary_option()
+    budgeted_price, budgeted = summary_now(engine.history, config, summary, engine.sent_frontier)
+    quoted = config.tokens(len("start")) + config.tokens(len("go on"))  # each text once (compact.once)
+    assert kept == budgeted - config.user_text_budget_tokens - config.reattach_total_tokens + quoted
+    assert price == budgeted_price - config.write_price * (budgeted - kept)

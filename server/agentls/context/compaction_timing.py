@@ -40,24 +40,31 @@ of the window), not by the length of the session; the rent is one running sum.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from .compact import auto_cut
+from .compact import auto_cut, summary_input_limit
 from .config import ContextConfig
 from .fold import plan_fold
 from .history import History
 from .policy import expected_remaining
 
 
-def kept_after(history: History, config: ContextConfig, summary_tokens: float) -> tuple[int | None, float]:
+def kept_after(history: History, config: ContextConfig, summary_tokens: float,
+               extras: Callable[[int], float] | None = None) -> tuple[int | None, float]:
     """(the cut a compaction would make now, the message tokens carried right after it); (None, 0) when
-    there is nothing worth summarising (compact.choose_cut's cut)."""
+    there is nothing worth summarising (compact.choose_cut's cut). extras: what a client summary adds at
+    that cut (the quoted user texts, the re-attached files); None: their budgets, at most."""
     best, tail = auto_cut(history, config)
     if best is None:
         return None, 0.0
-    extras = 0.0 if config.thinking_bound and config.server_compaction else (
-        config.user_text_budget_tokens + config.reattach_total_tokens)
-    return best, summary_tokens + tail + extras
+    if config.thinking_bound and config.server_compaction:
+        added = 0.0
+    elif extras is not None:
+        added = extras(best)
+    else:
+        added = config.user_text_budget_tokens + config.reattach_total_tokens
+    return best, summary_tokens + tail + added
 
 
 def unread_before(history: History, cut: int, held: int | None) -> float:
@@ -74,18 +81,20 @@ def compaction_price(config: ContextConfig, summary_tokens: float, kept: float) 
 
 
 def summary_now(history: History, config: ContextConfig, summary_tokens: float, held: int | None,
-                fold: bool = True) -> tuple[float, float] | None:
+                fold: bool = True, extras: Callable[[int], float] | None = None) -> tuple[float, float] | None:
     """(what a summary now costs beyond the requests it replaces, the message tokens carried right after it);
-    None when there is nothing to summarise. fold: count the fold the compaction makes of its settled turns.
-    Also what a pressure batch is weighed against (policy.py)."""
-    cut, kept = kept_after(history, config, summary_tokens)
+    None when there is nothing to summarise. fold: count the fold the compaction makes of its settled turns;
+    extras: as kept_after. Also what a pressure batch is weighed against (policy.py)."""
+    cut, kept = kept_after(history, config, summary_tokens, extras)
     if cut is None:
         return None
     if fold and config.fold_settled:
         planned = plan_fold(history, cut, config.tokens)
         if planned is not None:
             kept -= planned.folded_tokens - config.tokens(len(planned.text))
-    gap = unread_before(history, cut, held)
+    # a history the summary call can carry whole is sent whole: it extends the last request and reads its
+    # cache (compact.build_summary_request); else it stops at the cut and writes what lies past the frontier
+    gap = 0.0 if history.total_tokens <= summary_input_limit(config) else unread_before(history, cut, held)
     return compaction_price(config, summary_tokens, kept) + config.write_price * gap, kept
 
 

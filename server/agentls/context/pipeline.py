@@ -25,8 +25,8 @@ from . import rewrite as rw
 from .binding import binding_end, first_changed, released_messages
 from .blocks import Block, Message, result_text, shown_text
 from .compact import (PINNED_MARK, SummaryError, SummaryRequest, build_summary_request, choose_cut,
-                      compacted_messages, parse_summary, restated_system, server_instructions,
-                      user_texts_before)
+                      compacted_messages, once, parse_summary, reattached_files, restated_system,
+                      select_user_texts, server_instructions, user_texts_before)
 from .compaction_timing import summary_now
 from .engine_input import EngineInput
 from .fit import fit_to_window
@@ -138,10 +138,20 @@ class ContextEngine(EngineInput):
                         batch, frontier, previous, context_management(self.config) if editing else None, held)
 
     def _summary_option(self) -> tuple[float, float] | None:
-        """(price, tokens kept) of a summary now; None when none can be had (what a pressure batch beats)."""
+        """(price, tokens kept) of a summary now; None when none can be had (what a pressure batch beats).
+        Asked only over the threshold, where a summary is due unless the batch wins: the user texts and
+        files it would add are counted as they are, not at their budgets."""
         if not self.config.auto_compact or self.summary_failures >= self.config.breaker_failures:
             return None
-        return summary_now(self.history, self.config, self.expected_summary_tokens(), self.sent_frontier)
+        return summary_now(self.history, self.config, self.expected_summary_tokens(), self.sent_frontier,
+                           extras=self._summary_extras)
+
+    def _summary_extras(self, cut: int) -> float:
+        """The tokens a client summary at `cut` adds: the user texts it quotes, the files it re-attaches."""
+        quoted = select_user_texts(once(self._carried_user_texts + user_texts_before(self.history, cut)),
+                                   self.config)
+        files = reattached_files(self.history, self.config, cut, self.store)
+        return float(sum(self.config.tokens(len(text)) for text in [*quoted, *files]))
 
     def _last_resort(self) -> Batch | None:
         """No summary can be had and the request is over the window: clear everything clearable, cut the
