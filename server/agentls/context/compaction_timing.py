@@ -6,8 +6,10 @@ summary. What it costs and saves, in uncached-input-token units at the model's p
 right after it (the summary ``s``, the kept tail, and for a client summary the quoted user texts and
 re-attached files at most), ``N`` the requests still to come:
 
-- compacting: the summary call reads ``H`` from the cache up to the stable frontier (frontier.py: on a
-  bound model the last cut), writes the gap ``G`` from there to the cut and ``s`` tokens of output; the
+- compacting: the summary call reads ``H`` from the cache; when ``H`` fits the summary call it is sent
+  whole, an extension of the last request, and ``G = 0`` (compact.build_summary_request); else it stops at
+  the cut, reads up to the stable frontier (frontier.py: on a bound model the last cut) and writes the gap
+  ``G`` from there to the cut; and ``s`` tokens of output; the
   first request after it writes ``S`` anew; the ``N - 1`` after that read ``S``:
   ``read H + write G + output s + write S + (N - 1) read S``;
 - not compacting: ``N`` requests read ``H``: ``N read H``.

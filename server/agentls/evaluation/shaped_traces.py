@@ -3,7 +3,7 @@
 The 49 shared traces are mostly SWE-style sessions of a few harnesses. Sessions of other harnesses differ:
 many small shell calls (Codex), a few huge MCP results (Gemini CLI), long assistant prose, whole files
 written in tool inputs (Cline, Roo), a short session that fits any window, several user prompts, results
-sent back as user text (classic Cline: no tool_use blocks). Each
+sent back as user text (classic Cline: no tool_use blocks), whole files written in a reply's own text. Each
 generator here builds one such session from a seed, in the trace format ``agentls replay`` reads, with
 replies that name what earlier results showed (paths, symbols) at every distance back, so reference recall
 has something to measure. `write_traces` writes one file per shape; the policy test replays them all.
@@ -185,9 +185,35 @@ def results_as_user_text(seed: int) -> dict[str, Any]:
     return s.trace("shape-results-as-user-text")
 
 
+def text_protocol_whole_files(seed: int) -> dict[str, Any]:
+    """A Roo-style session in the same text protocol: reads of 5–15K characters answered as user text, and
+    every third reply writes a whole file of 4–12K characters in its own text (``<write_to_file>``)."""
+    s = SessionBuilder(seed, "<task>\nPort the settings page to the new component library.\n</task>")
+    tabs = "\n".join(f"src/Settings{j}.cs" for j in range(6))
+    for i in range(30):
+        path = f"src/Settings{i % 6}.cs"
+        names = [s.name(), s.name("path/src")]
+        s.shown.append(names)
+        if i % 3 == 2:
+            content = s.body(s.rng.randint(4_000, 12_000), [s.name()])
+            call = f"<write_to_file>\n<path>{path}</path>\n<content>\n{content}\n</content>\n</write_to_file>"
+            text = s.prose(400) + "\n" + call
+            result = f"[write_to_file for '{path}'] Result:\nThe content was successfully saved to {path}."
+        else:
+            text = s.prose(300) + f"\n<read_file>\n<path>{path}</path>\n</read_file>"
+            result = f"[read_file for '{path}'] Result:\n" + s.body(s.rng.randint(5_000, 15_000), names)
+        environment = (f"<environment_details>\n# VSCode Open Tabs\n{tabs}\n# Current Time\n10:{i:02d}\n"
+                       "</environment_details>")
+        s.messages.append({"role": "assistant", "content": [{"type": "text", "text": text}]})
+        s.messages.append({"role": "user", "content": [{"type": "text", "text": result},
+                                                        {"type": "text", "text": environment}]})
+    s.answer(800)
+    return s.trace("shape-text-protocol-whole-files")
+
+
 SHAPES: tuple[Callable[[int], dict[str, Any]], ...] = (
     many_small_shell_calls, few_huge_mcp_results, long_assistant_prose, whole_files_in_inputs,
-    environment_every_turn, short_session, several_prompts, results_as_user_text)
+    environment_every_turn, short_session, several_prompts, results_as_user_text, text_protocol_whole_files)
 
 
 def write_traces(directory: Path, seed: int = 7) -> list[Path]:
