@@ -111,8 +111,7 @@ class ContextEngine(EngineInput):
             batch = None
         estimate = self.estimate()
         over = estimate / self.config.effective_window >= self.config.compact_at
-        can_summarise = (allow_compaction and self.config.auto_compact
-                         and self.summary_failures < self.config.breaker_failures)
+        can_summarise = allow_compaction and self._summarisable
         if can_summarise and not over and not cold:  # a summary brought forward when it pays (compaction_timing.py)
             over = self.compaction_clock.due(self.config, self.history, self.expected_summary_tokens(), self.calls,
                                              held=self.sent_frontier)
@@ -132,24 +131,32 @@ class ContextEngine(EngineInput):
         held = self.sent_frontier if self.config.thinking_bound else None
         self.cached_ends = message_breakpoints(self.history.messages, frontier, previous_frontier=previous)
         self.sent_frontier = frontier
-        summarisable = self.config.auto_compact and self.summary_failures < self.config.breaker_failures
-        editing = self.editing.decide(self.config, self.history, estimate, compaction_possible=summarisable)
+        editing = self.editing.decide(self.config, self.history, estimate, compaction_possible=self._summarisable)
         return Prepared(list(self.history.messages), estimate, estimate / self.config.effective_window, due,
                         batch, frontier, previous, context_management(self.config) if editing else None, held)
+
+    @property
+    def _summarisable(self) -> bool:
+        """An automatic summary may be asked for: allowed, and the breaker has not tripped."""
+        return self.config.auto_compact and self.summary_failures < self.config.breaker_failures
+
+    def _user_texts_before(self, cut: int) -> list[str]:
+        """The user's words a summary at `cut` would quote from: those earlier summaries carried, then the
+        ones before the cut (compact.user_texts_before)."""
+        return self._carried_user_texts + user_texts_before(self.history, cut)
 
     def _summary_option(self) -> tuple[float, float] | None:
         """(price, tokens kept) of a summary now; None when none can be had (what a pressure batch beats).
         Asked only over the threshold, where a summary is due unless the batch wins: the user texts and
         files it would add are counted as they are, not at their budgets."""
-        if not self.config.auto_compact or self.summary_failures >= self.config.breaker_failures:
+        if not self._summarisable:
             return None
         return summary_now(self.history, self.config, self.expected_summary_tokens(), self.sent_frontier,
                            extras=self._summary_extras)
 
     def _summary_extras(self, cut: int) -> float:
         """The tokens a client summary at `cut` adds: the user texts it quotes, the files it re-attaches."""
-        quoted = select_user_texts(once(self._carried_user_texts + user_texts_before(self.history, cut)),
-                                   self.config)
+        quoted = select_user_texts(once(self._user_texts_before(cut)), self.config)
         files = reattached_files(self.history, self.config, cut, self.store)
         return float(sum(self.config.tokens(len(text)) for text in [*quoted, *files]))
 
@@ -232,7 +239,7 @@ class ContextEngine(EngineInput):
         except SummaryError:
             self.summary_failed()
             raise
-        texts = self._carried_user_texts + user_texts_before(self.history, request.cut)
+        texts = self._user_texts_before(request.cut)
         raw_before = self.raw_estimate
         rebuilt = None
         fold = self._fold(request.cut)

@@ -129,13 +129,14 @@ _SUPERSEDED = re.compile(r"\[<([A-Za-z][\w-]*)>" + re.escape(SUPERSEDED_MARK)
 _CLEARED = re.compile(r'\[old result cleared \(([\d,]+) chars\); full text: read_file path="([^"]+)"\]')
 
 
-def parse_user_placeholder(text: str) -> tuple[str, str, int] | None:
-    """(what it stood for, ref, original chars) of a superseded state block's or a cleared text result's
-    placeholder in a user message (superseded.py, text_results.py); None for any other text."""
+def parse_user_placeholder(text: str) -> tuple[str, str, str, int] | None:
+    """(its layer as the report names it, what it stood for, ref, original chars) of a superseded state
+    block's or a cleared text result's placeholder in a user message (superseded.py, text_results.py); None
+    for any other text."""
     found = _SUPERSEDED.fullmatch(text)
     if found:
-        return f"<{found.group(1)}>", found.group(3), int(found.group(2).replace(",", ""))
+        return "superseded", f"<{found.group(1)}>", found.group(3), int(found.group(2).replace(",", ""))
     found = _CLEARED.fullmatch(text)
     if found:
-        return "(result as user text)", found.group(2), int(found.group(1).replace(",", ""))
+        return "clearedTextResult", "(result as user text)", found.group(2), int(found.group(1).replace(",", ""))
     return None

@@ -72,7 +72,6 @@ def placeholders(history: History, cleared_by_api: Collection[str] = ()) -> list
             if message["role"] == "assistant" and (cleared := parse_cleared_prose(text)):
                 found.append(Placeholder("", "(assistant text)", "clearedProse", cleared[0], cleared[1]))
             elif message["role"] == "user" and (stood := parse_user_placeholder(text)):
-                what, ref, chars = stood
-                layer = "clearedTextResult" if what.startswith("(") else "superseded"
+                layer, what, ref, chars = stood
                 found.append(Placeholder("", what, layer, ref, chars))
     return found
