@@ -24,7 +24,7 @@ from typing import Any
 from acp import RequestError
 
 from ..agent.workspace import EditRejected, Workspace, WorkspaceError
-from .client_wait import client_seconds
+from .client_wait import client_answer, client_seconds
 
 
 class ClientWorkspace(Workspace):
@@ -40,7 +40,7 @@ class ClientWorkspace(Workspace):
             return disk
         seconds = client_seconds()
         try:
-            response = await asyncio.wait_for(
+            response = await client_answer(
                 self.client.read_text_file(session_id=self.session_id, path=str(path)), seconds)
         except RequestError as error:
             raise WorkspaceError(f"the editor could not read {self.display(path)}: {error}") from None

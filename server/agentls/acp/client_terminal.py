@@ -24,7 +24,7 @@ from acp.schema import EnvVariable
 
 from ..agent.shell_runner import ShellRun
 from ..agent.tools.run_shell import strip_colours
-from .client_wait import client_seconds
+from .client_wait import client_answer, client_seconds, raise_if_cancelled
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,7 @@ class ClientTerminal:
                           "whether the command started is not known") from None
         terminal_id = created.terminal_id
         try:
+            raise_if_cancelled()  # stopped as the terminal was made: it is killed and released below
             with contextlib.suppress(Exception):  # showing it is a nicety; running it is the point
                 await self.started(terminal_id)
             exited = await self._wait(session_id, terminal_id, timeout)
@@ -80,7 +81,7 @@ class ClientTerminal:
     async def _wait(self, session_id: str, terminal_id: str, timeout: float) -> Any:
         """The exit status, or None after a timeout (the command is then killed)."""
         try:
-            return await asyncio.wait_for(
+            return await client_answer(
                 self.client.wait_for_terminal_exit(session_id=session_id, terminal_id=terminal_id), timeout)
         except asyncio.TimeoutError:
             await self.client.kill_terminal(session_id=session_id, terminal_id=terminal_id)

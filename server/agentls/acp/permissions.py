@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from ..agent.approval import ApprovalDecision, ApprovalRequest
 from . import protocol
+from .client_wait import client_answer
 from .stream import UpdateStream
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ class PermissionAsker:
             self._asked += 1
             tool_use_id = f"approval-{self._asked}"
         try:
-            response = await asyncio.wait_for(self.client.request_permission(
+            response = await client_answer(self.client.request_permission(
                 session_id=self.stream.session_id, tool_call=protocol.permission_tool_call(tool_use_id, request, seen),
                 options=protocol.permission_options(request)), self.timeout())
         except asyncio.TimeoutError:
