@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
 from pathlib import Path
 
 import pytest
 
 from agentls.agent.approval import auto_approve
-from agentls.agent.tools import ToolContext, run_tool
+from agentls.agent.tools import ToolContext, run_shell, run_tool
+from agentls.agent.tools.run_shell import DETACHED
 from agentls.agent.workspace import Workspace
 
 # They measure how long things take: one at a time under pytest-xdist (./run test), never side by side.
@@ -80,13 +83,57 @@ async def test_timeout_from_input(tmp_path: Path) -> None:
     assert out.text == "(no output)\n[exit code 0]"  # the model may ask for longer than the default
 
 
+async def _background_readers_done() -> None:
+    """The detached readers have read their output to its end (before the test's loop closes)."""
+    await asyncio.wait_for(asyncio.gather(*list(run_shell._DETACHED_READERS)), 30)
+    assert not run_shell._DETACHED_READERS
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 async def test_background_child_does_not_hold_the_call(tmp_path: Path) -> None:
-    started = time.monotonic()
-    out = await run_tool("run_shell", {"command": "sleep 0.8 & echo hi"}, _ctx(tmp_path))
-    assert time.monotonic() - started < 0.6
-    assert out.text.startswith("hi\n[background processes still hold the output")
-    assert out.text.endswith("[exit code 0]")
-    await asyncio.sleep(0.6)  # let the background sleep end before the loop closes
+    # A hang fails here instead of blocking the suite; passing means the call returned while the child runs.
+    out = await asyncio.wait_for(
+        run_tool("run_shell", {"command": "sleep 60 & echo $!"}, _ctx(tmp_path)), 30)
+    pid = int(out.text.split("\n", 1)[0])
+    try:
+        assert _alive(pid)
+        assert out.text == f"{pid}\n{DETACHED}\n[exit code 0]"
+    finally:
+        os.kill(pid, signal.SIGKILL)
+    await _background_readers_done()  # the child's end of the pipe closed with it
+
+
+async def test_a_background_child_may_write_more_than_a_pipe_holds_after_the_call(tmp_path: Path) -> None:
+    # A server started with `&` logs on: its output is still read (and dropped), so it neither blocks on a
+    # full pipe nor dies of a closed one. `head` fails on either, and `done` is then never written.
+    command = "(sleep 0.3; head -c 1000000 /dev/zero && touch done) & echo started"
+    out = await asyncio.wait_for(run_tool("run_shell", {"command": command}, _ctx(tmp_path)), 30)
+    assert out.text.startswith("started\n[background processes still hold the output")
+    await _wait_for(tmp_path / "done", 30)
+    await _background_readers_done()
+    assert out.text.count("started") == 1  # what came after the call is not in its result
+
+
+async def test_a_slow_reader_is_not_taken_for_a_background_child(tmp_path: Path, monkeypatch) -> None:
+    # On a busy machine the reader may not have reached the end of the output when the shell exits. Only a
+    # process of the command's group still alive makes the output "held"; otherwise the reader finishes
+    # and all of it is returned. Here the reader starts a second after the command.
+    real_pump = run_shell._pump
+
+    async def late_pump(proc, sink) -> None:
+        await asyncio.sleep(1.0)
+        await real_pump(proc, sink)
+
+    monkeypatch.setattr(run_shell, "_pump", late_pump)
+    out = await run_tool("run_shell", {"command": "echo FIRST; echo LAST"}, _ctx(tmp_path))
+    assert out.text == "FIRST\nLAST\n[exit code 0]"
 
 
 async def test_api_key_is_not_inherited(tmp_path: Path, monkeypatch) -> None:

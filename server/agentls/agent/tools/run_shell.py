@@ -2,7 +2,10 @@
 
 Here (`run_here`), the command runs in its own process group (new session)
 so a timeout or a cancelled turn can kill everything it started, not just
-the shell. A front end may run it elsewhere instead (the ACP front end uses
+the shell. A command that leaves background processes (`server &`) returns
+when the shell exits and the pipe is drained of what the command wrote; what
+they print later is read on and dropped, so they never block on a full pipe.
+A front end may run it elsewhere instead (the ACP front end uses
 the editor's terminal when the client offers one): any `ShellRunner` in the
 ToolContext; approval, timeout and the text the model gets stay the same.
 """
@@ -23,9 +26,13 @@ from ..shell_runner import ShellRun
 from .base import Tool, ToolContext, ToolOutput, error, one_line
 
 MAX_TIMEOUT = 600.0
-# After the shell exits, how long to wait for the output pipe to close; only
-# background children still holding it keep it open longer.
+# After the shell exits, how long to wait for the output pipe to close while
+# processes of its group (background children: `server &`) are still alive.
 DRAIN_GRACE = 0.2
+# With the group gone the pipe closes as soon as the reader has read what is
+# buffered (a busy machine may take a while to get there); only a process that
+# left the group (setsid, a daemon) can hold it longer.
+ESCAPED_GRACE = 5.0
 
 DESCRIPTION = (
     "Run a shell command (bash) in the workspace root and return its combined "
@@ -60,8 +67,11 @@ class _HeadTail:
         self.tail: deque[bytes] = deque()
         self.tail_size = 0
         self.total = 0
+        self.closed = False  # the call has returned: what still comes is read and dropped
 
     def add(self, chunk: bytes) -> None:
+        if self.closed:
+            return
         self.total += len(chunk)
         room = self.half - len(self.head)
         if room > 0:
@@ -108,6 +118,43 @@ async def _pump(proc: asyncio.subprocess.Process, sink: _HeadTail) -> None:
         sink.add(chunk)
 
 
+# Readers of the output of background children after their call has returned.
+# They read to the end, so a background server that logs more than a pipe
+# holds never blocks on a full pipe (or dies of a closed one); held here so
+# they are not collected while they run.
+_DETACHED_READERS: set[asyncio.Task[None]] = set()
+
+
+def _keep_reading(reader: asyncio.Task[None], sink: _HeadTail) -> None:
+    sink.closed = True
+    _DETACHED_READERS.add(reader)
+    reader.add_done_callback(_DETACHED_READERS.discard)
+
+
+def _group_alive(proc: asyncio.subprocess.Process) -> bool:
+    """Whether a process of the command's group (pgid == the shell's pid) still runs."""
+    try:
+        os.killpg(proc.pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def _drained(proc: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> bool:
+    """After the shell has exited: whether the output was read to its end, or (False) background
+    processes still hold it. Waits while only the reader is behind (a busy machine), not for them."""
+    waited = 0.0
+    while True:
+        done, _ = await asyncio.wait({reader}, timeout=DRAIN_GRACE)
+        if done:
+            return True
+        waited += DRAIN_GRACE
+        if _group_alive(proc) or waited >= ESCAPED_GRACE:
+            return False
+
+
 async def _exit_code(proc: asyncio.subprocess.Process) -> int:
     # Not proc.wait(): that also waits for the output pipe to close, which a
     # background child (`server &`) may hold open for as long as it lives.
@@ -145,6 +192,7 @@ async def _execute(command: str, cwd: str, timeout: float, sink: _HeadTail) -> t
     """Run the command; (exit code or None on timeout, whether children still hold the output)."""
     proc = await _spawn(command, cwd)
     reader = asyncio.create_task(_pump(proc, sink))
+    detached = False
     try:
         code: int | None
         try:
@@ -153,8 +201,10 @@ async def _execute(command: str, cwd: str, timeout: float, sink: _HeadTail) -> t
             _kill_group(proc)
             await _exit_code(proc)
             code = None
-        done, _ = await asyncio.wait({reader}, timeout=DRAIN_GRACE)
-        return code, not done
+        detached = not await _drained(proc, reader)
+        if detached:
+            _keep_reading(reader, sink)
+        return code, detached
     except asyncio.CancelledError:
         _kill_group(proc)
         try:
@@ -163,7 +213,8 @@ async def _execute(command: str, cwd: str, timeout: float, sink: _HeadTail) -> t
             pass
         raise
     finally:
-        reader.cancel()
+        if not detached:
+            reader.cancel()
 
 
 async def run_here(command: str, cwd: str, timeout: float, output_cap: int) -> ShellRun:
