@@ -6,7 +6,8 @@ handed. Read top to bottom to follow a tool result: history -> truncate (L0)
 """
 
 from .config import ContextConfig
-from .history import History, ToolRecord
+from .history import History
+from .tool_record import ToolRecord
 from .pipeline import ContextEngine, Prepared
 from .store import MemoryStore, ResultStore
 from .structure import StructureError, validate_request

@@ -16,7 +16,8 @@ from .attachments import is_attachment
 from .blocks import Message, blocks_of, result_text
 from .config import ContextConfig
 from .fold import FOLD_MARK, Fold
-from .history import History, ToolRecord, last_turn_of
+from .history import History, last_turn_of
+from .tool_record import ToolRecord
 from .images import IMAGE_MARK, image_of_block, image_ref, is_image
 from .placeholders import cut_middle, is_superseded
 from .state_blocks import state_tag

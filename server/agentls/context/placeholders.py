@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .history import ToolRecord
+from .tool_record import ToolRecord
 
 
 def _what(record: ToolRecord) -> str:

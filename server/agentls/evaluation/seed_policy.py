@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 
 from ..context.blocks import Message, blocks_of, result_text
-from ..context.history import dedup_target
+from ..context.tool_record import dedup_target
 
 SNIPPABLE = {"read_file", "grep_search", "list_files", "run_shell"}
 SNIP_TEXT = "[Content snipped - newer version available below]"
