@@ -132,6 +132,26 @@ def test_cli_replay_table_and_errors(tmp_path):
     assert failed.returncode == 2 and "messages" in failed.stderr
 
 
+@pytest.mark.parametrize("text, says", [
+    ("", "not JSON"),
+    ("{\"messages\": [{\"role\": \"assistant\", \"content\": \"hi\"}]}", "message 0: the history must start"),
+    ("{\"messages\": [{\"role\": \"user\", \"content\": \"go\"}, {\"role\": \"assistant\", \"content\": "
+     "[{\"type\": \"text\", \"text\": \"x\"}]}, {\"role\": \"user\", \"content\": [{\"type\": \"tool_result\", "
+     "\"tool_use_id\": \"t9\", \"content\": \"r\"}]}]}", "message 2: tool_result without tool_use"),
+    ("{\"messages\": [{\"role\": \"user\", \"content\": [5]}]}", "message 0: content is neither"),
+    ("{\"messages\": [{\"role\": \"tool\", \"content\": \"x\"}]}", "message 0 is not a user"),
+    ("{\"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": null}]}]}", "message 0:"),
+])
+def test_a_trace_that_is_no_conversation_is_refused_plainly_by_every_mode(tmp_path, text, says):
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    for mode in ([], ["--compare"], ["--compare", "--model", "claude-opus-4-6", "--windows", "32000"]):
+        failed = run_cli(str(bad), *mode)
+        assert failed.returncode == 2, (mode, failed.stderr)
+        assert failed.stderr.startswith(f"agentls replay: {bad}: ") and says in failed.stderr, failed.stderr
+        assert "Traceback" not in failed.stderr
+
+
 def test_none_policy_is_append_only_and_default_keeps_every_request_valid(tmp_path):
     trace_id, messages = load_trace(str(synthetic_trace(tmp_path)))
     everything = replay_trace(trace_id, messages, "none", 20_000)

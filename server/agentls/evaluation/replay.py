@@ -30,6 +30,7 @@ import hashlib
 from ..context.blocks import (Message, block_chars, blocks_of, canonical_json, message_chars, message_sha1,
                               tool_result_ids, tool_use_ids)
 from ..context.config import ContextConfig
+from ..context.history import History
 from ..context.pipeline import ContextEngine, NothingToGain, Prepared
 from ..context.prompt_cache import (DEFAULT_MINIMUM_TOKENS, FIVE_MINUTES, LOOKBACK_BLOCKS, Block, CacheUsage,
                                     can_carry_breakpoint, message_breakpoints, new_cache, stable_ttl)
@@ -347,11 +348,33 @@ def total_of(results: Sequence[TraceResult]) -> TraceResult:
 
 
 def load_trace(path: str) -> tuple[str, list[Message]]:
+    """(id, messages) of a recorded session; ValueError naming the file (and the message) when it is not one."""
     with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
+        try:
+            data = json.load(handle)
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise ValueError(f"{path}: not JSON: {error}") from None
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise ValueError(f"{path}: expected a JSON object with a 'messages' list")
+    check_conversation(path, data["messages"])
     return str(data.get("id") or os.path.basename(path)), data["messages"]
+
+
+def check_conversation(path: str, messages: list[Any]) -> None:
+    """The messages form a conversation the API would take (the history's own rules: roles in turn, every
+    tool result answering a tool call before it); ValueError naming the first message that does not."""
+    history = History()
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant", "system"):
+            raise ValueError(f"{path}: message {index} is not a user, assistant or system message")
+        content = message.get("content", "")
+        if not isinstance(content, (str, list)) or any(not isinstance(b, dict) for b in content if
+                                                         isinstance(content, list)):
+            raise ValueError(f"{path}: message {index}: content is neither text nor a list of blocks")
+        try:
+            history.append(message)
+        except (ValueError, TypeError, KeyError, AttributeError) as error:
+            raise ValueError(f"{path}: message {index}: {error}") from None
 
 
 def format_table(results: list[TraceResult], policy: str, window: int) -> str:
