@@ -150,7 +150,7 @@ async def test_cost_context_and_new(tmp_path, mock_api, workspace):
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=prompt("again")), 60)
         listed = await conn.list_sessions(cwd=str(workspace))
     text = client.text()
-    assert "**Cost of this session:** $" in text and "1 requests" in text
+    assert "**Cost of this session:** $" in text and "- 1 request\n" in text
     assert "**Context:**" in text and "tool definitions:" in text
     assert "New conversation (saved as" in text
     assert len(mock_api.message_bodies) == 2  # the commands asked the model nothing

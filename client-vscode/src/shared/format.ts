@@ -291,7 +291,7 @@ export function costLine(c: CostResult): string {
   const children = subs.length
     ? ` · ${subs.length} subagent${subs.length === 1 ? "" : "s"}: ${subs.map((x) => `${x.name} ${formatTokens(x.inputTokens + x.outputTokens + x.cacheReadTokens + x.cacheWriteTokens)}`).join(", ")}`
     : "";
-  return `Agent cost: ${costAmount(c)}${unpriced ? ` (${unpriced})` : ""} · ${c.model} · ${c.requests} requests · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write, TTL ${c.cacheTtl ?? "5m"})${children}`;
+  return `Agent cost: ${costAmount(c)}${unpriced ? ` (${unpriced})` : ""} · ${c.model} · ${c.requests} request${c.requests === 1 ? "" : "s"} · ${formatTokens(c.inputTokens)} in / ${formatTokens(c.outputTokens)} out (cache ${formatTokens(c.cacheReadTokens)} read, ${formatTokens(c.cacheWriteTokens)} write, TTL ${c.cacheTtl ?? "5m"})${children}`;
 }
 
 export function compactMarkdown(r: CompactResult): string {

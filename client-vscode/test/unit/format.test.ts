@@ -115,6 +115,7 @@ test("usage, cost and compaction formatting", () => {
   assert.match(costMarkdown(cost), /Session cost: \$0\.00.*`demo`, 3 requests/);
   assert.match(costMarkdown(cost), /head and frontier breakpoints: 1h/);
   assert.match(costLine(cost), /^Agent cost: \$0\.00 · demo · 3 requests.*TTL 1h\)$/);
+  assert.match(costLine({ ...cost, requests: 1 }), /^Agent cost: \$0\.00 · demo · 1 request · /);
   assert.equal(compactMarkdown({ tokensBefore: 80_000, tokensAfter: 20_000, summary: "s", compacted: true, note: "" }), "**Conversation compacted:** 80K → 20K tokens (−75%)");
   assert.match(compactMarkdown({ tokensBefore: 3_000, tokensAfter: 3_000, summary: "", compacted: false, note: "Nothing to gain: too short." }), /Nothing compacted:\*\* Nothing to gain: too short\./);
   assert.equal(formatChars(512), "512 chars");

@@ -19,6 +19,7 @@ from ..agent.mcp.search_view import view_text
 from ..agent.commands import CustomCommand
 from ..agent.runtime import ActiveModel
 from ..agent.subagents.costs import cost_lines as subagent_cost_lines
+from ..agent.tools.base import plural
 from ..agent.views import ContextDetails
 from ..context.pipeline import CompactionResult
 from ..model.pricing import CostReport
@@ -56,7 +57,7 @@ def commands(custom: Iterable[CustomCommand] = ()) -> tuple[Command, ...]:
 def cost_text(cost: CostReport, cache: CacheReport | None = None) -> str:
     usage = cost.usage
     text = (f"**Cost of this session:** ${cost.usd:.4f} ({cost.model})\n\n"
-            f"- {cost.requests} requests\n"
+            f"- {plural(cost.requests, 'request')}\n"
             f"- {usage.input_tokens:,} input / {usage.output_tokens:,} output tokens\n"
             f"- prompt cache: {usage.cache_read_input_tokens:,} read, {usage.cache_creation_input_tokens:,} written "
             f"(TTL {cost.cache_ttl}; {usage.cache_write_1h_tokens:,} for 1 h)\n")

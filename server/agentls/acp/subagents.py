@@ -11,6 +11,7 @@ from __future__ import annotations
 from acp.schema import ToolCallProgress
 
 from ..agent import events as ev
+from ..agent.tools.base import plural
 from ..agent.visible import visible
 from . import protocol
 
@@ -37,7 +38,8 @@ class SubagentProgress:
             lines = self._lines.setdefault(event.tool_use_id, [])
             total = event.usage.input_tokens + event.usage.output_tokens + event.usage.cache_read_input_tokens + \
                 event.usage.cache_creation_input_tokens
-            lines.append(f"{'failed' if event.is_error else 'done'}: {event.requests} requests, {total:,} tokens"
+            ended = 'failed' if event.is_error else 'done'
+            lines.append(f"{ended}: {plural(event.requests, 'request')}, {total:,} tokens"
                          + (f"; transcript: {event.transcript}" if event.transcript else ""))
             update = self._content(event.tool_use_id)
             self._lines.pop(event.tool_use_id, None)

@@ -27,6 +27,7 @@ from ..agent.runtime import ActiveModel
 from ..agent.store.sessions import SessionInfo
 from ..agent.subagents.costs import cost_lines as subagent_cost_lines
 from ..agent.todos import TodoItem, progress
+from ..agent.tools.base import plural
 from ..agent.transcript import TranscriptEntry
 from ..agent.mcp.search_view import view_text
 from ..agent.views import ContextDetails, CostDetails
@@ -182,7 +183,7 @@ class Renderer:
     def cost(self, details: CostDetails) -> None:
         cost = details.report
         u = cost.usage
-        self.line(f"{cost.requests} requests · {u.input_tokens:,} in / {u.output_tokens:,} out tokens "
+        self.line(f"{plural(cost.requests, 'request')} · {u.input_tokens:,} in / {u.output_tokens:,} out tokens "
                   f"· cache {u.cache_read_input_tokens:,} read / {u.cache_creation_input_tokens:,} written "
                   f"(TTL {cost.cache_ttl}, {u.cache_write_1h_tokens:,} for 1 h) "
                   f"· {dollars(cost)} ({visible(cost.model)})")

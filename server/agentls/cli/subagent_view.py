@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..agent import events as ev
 from ..agent.subagents.marks import SubagentMark
+from ..agent.tools.base import plural
 from ..agent.visible import visible
 
 BAR = "    │ "
@@ -29,8 +30,8 @@ class SubagentBlocks:
             tokens = (event.usage.input_tokens + event.usage.output_tokens + event.usage.cache_read_input_tokens
                       + event.usage.cache_creation_input_tokens)
             where = f" · {visible(event.transcript)}" if event.transcript else ""
-            end = (f"    └ “{visible(event.name)}” {'failed' if event.is_error else 'done'}: {event.requests} "
-                   f"requests · {tokens:,} tokens · ${event.usd:.4f}{where}")
+            end = (f"    └ “{visible(event.name)}” {'failed' if event.is_error else 'done'}: "
+                   f"{plural(event.requests, 'request')} · {tokens:,} tokens · ${event.usd:.4f}{where}")
             self._names.pop(event.tool_use_id, None)
             return [*self._flush(event.tool_use_id), (end, event.is_error)]
         if not isinstance(event, ev.SubagentStep):
@@ -64,6 +65,6 @@ def mark_lines(mark: SubagentMark, last: int = 8) -> list[str]:
     """A resumed task card's subagent: its last steps and how it ended, as an indented block."""
     rows = [f"{BAR}{'✗' if step.is_error else '✓'} {visible(step.summary or step.tool)}" for step in mark.steps[-last:]]
     more = [f"{BAR}… {len(mark.steps) - last} earlier steps"] if len(mark.steps) > last else []
-    end = f"    └ “{visible(mark.name)}” {'failed' if mark.is_error else 'done'}: {mark.requests} requests · " \
-          f"{mark.tokens:,} tokens"
+    end = (f"    └ “{visible(mark.name)}” {'failed' if mark.is_error else 'done'}: "
+           f"{plural(mark.requests, 'request')} · {mark.tokens:,} tokens")
     return [*more, *rows, end]

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...context.usage import Usage
 from ...model.pricing import CostReport, SubagentCost
+from ..tools.base import plural
 
 SUBAGENT = "subagent"  # a usage record's fact: {"id": the task call, "name": its description, "requests"}
 
@@ -77,7 +78,7 @@ def cost_lines(report: CostReport) -> list[str]:
         total = total + item.usage
 
     def line(name: str, requests: int, usage: Usage, usd: float) -> str:
-        return (f"{name}: {requests} requests · {tokens(usage):,} tokens ({usage.input_tokens:,} in / "
+        return (f"{name}: {plural(requests, 'request')} · {tokens(usage):,} tokens ({usage.input_tokens:,} in / "
                 f"{usage.output_tokens:,} out / {usage.cache_read_input_tokens:,} cache read / "
                 f"{usage.cache_creation_input_tokens:,} cache written) · ${usd:.4f}")
 
