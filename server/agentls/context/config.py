@@ -60,6 +60,9 @@ class ContextConfig:
     batch_payoff: float = 1.0
     # ...and frees at least this much (cf. clear_at_least; the price rule needs no floor).
     min_batch_tokens: int = 0
+    # ...and, were the session to end right after it, leaves it at most this share dearer than sending
+    # everything would have been (risk.py; None: no limit).
+    rewrite_risk: float | None = 0.07
     # Over the window, a batch instead of the summary only when it makes room for this many requests at the
     # session's mean growth per request (policy.py); less room only postpones the summary.
     pressure_min_requests: float = 3.0

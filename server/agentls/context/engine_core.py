@@ -17,6 +17,7 @@ from .config import ContextConfig
 from .frontier import StableFrontier
 from .history import History
 from .prompt_cache import FIVE_MINUTES
+from .risk import RiskLedger
 from .reporting import LayerStat
 from .server_editing import EditingSwitch
 from .store import MemoryStore, ResultStore
@@ -41,6 +42,8 @@ class EngineCore:
         self.calls = 0  # requests answered this session: what the policy estimates the rest from
         self.appended = 0  # tokens of every message appended this session: its growth per request (policy.py)
         self.waste = 0.0  # rent paid since the last batch for blocks a batch could have freed (policy.py)
+        self.risk = RiskLedger()  # what a payback batch may still risk against sending everything (risk.py)
+        self._appended_at_call = 0  # `appended` at the last answered request
         self.summary_failures = 0
         self.compactions = 0
         self._carried_user_texts: list[str] = []
@@ -109,7 +112,12 @@ class EngineCore:
                      cache_ttl: str = FIVE_MINUTES) -> None:
         """After a model call: anchor the estimate on the real prompt size. ``cache_ttl``: the TTL the
         call gave its head and frontier breakpoints (how long a pause leaves that prefix cached)."""
-        self.meter.record(usage, self.raw_estimate if estimate_at_call is None else estimate_at_call)
+        prompt = self.raw_estimate if estimate_at_call is None else estimate_at_call
+        self.risk.request(usage.prompt_tokens or prompt, self.appended - self._appended_at_call,
+                          self.config.read_price, self.config.write_price,
+                          self.config.output_price * usage.output_tokens)
+        self._appended_at_call = self.appended
+        self.meter.record(usage, prompt)
         self.last_call_at = now
         self.calls += 1
         self.cache_ttl = cache_ttl

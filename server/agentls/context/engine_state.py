@@ -30,6 +30,7 @@ from typing import Any
 from .blocks import blocks_of
 from .pipeline import ContextEngine
 from .reporting import LayerStat
+from .risk import RiskLedger
 from .prompt_cache import TTL_SECONDS
 
 VERSION = 1
@@ -82,6 +83,8 @@ def engine_state(engine: ContextEngine) -> JSON:
         "cache_ttl": engine.cache_ttl,
         "cache_cold": engine.cache_cold,
         "waste": engine.waste,
+        "risk": engine.risk.state(),
+        "appended_at_call": engine._appended_at_call,
         "calls": engine.calls,
         "appended": engine.appended,
         "summary_failures": engine.summary_failures,
@@ -146,6 +149,9 @@ def _restore(engine: ContextEngine, rows: Sequence[Mapping[str, Any]], state: Ma
     engine.waste = float(state["waste"])
     engine.calls = _int(state.get("calls", 0))  # absent from a state saved before it was kept
     engine.appended = _int(state.get("appended", history.total_tokens))  # as calls
+    engine._appended_at_call = _int(state.get("appended_at_call", engine.appended))  # as calls
+    # as calls; an older save counts what writing the history once cost and nothing banked (risk.py)
+    engine.risk = RiskLedger.restored(state.get("risk"), engine.config.write_price * history.total_tokens)
     engine.summary_failures = _int(state["summary_failures"])
     engine.compactions = _int(state["compactions"])
     texts = state["carried_user_texts"]

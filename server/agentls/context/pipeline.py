@@ -102,6 +102,10 @@ class ContextEngine(EngineInput):
             cached_ends=self.cached_ends, unseen=self.unseen, calls=self.calls,
             growth=self.appended / (self.calls + 1),
             summary=self._summary_option)
+        if batch is not None and batch.reason == "payback" and not self._within_risk(batch):
+            # a bet the session could not cover if it ended now (risk.py); a part of it would rewrite the same
+            # tail (the cache is read only up to a breakpoint), so all of it waits
+            batch.reason = ""
         if batch is not None and batch.reason:
             with self.rewriting():
                 self._apply(batch)
@@ -179,7 +183,19 @@ class ContextEngine(EngineInput):
             batch = batch or Batch("fit")
         return batch
 
+    def _within_risk(self, batch: Batch) -> bool:
+        """Whether a payback batch is within the risk budget (risk.py; its price scaled by batch_payoff, as
+        in every rule); always once sending everything would be over the compaction threshold (it is then
+        no comparator)."""
+        share = self.config.rewrite_risk
+        everything = self.estimate() + self.risk.removed
+        if share is None or everything >= self.config.compact_at * self.config.effective_window:
+            return True
+        price = self.config.batch_payoff * batch.price
+        return price <= 0 or price <= self.risk.budget(share)  # what costs nothing risks nothing
+
     def _apply(self, batch: Batch) -> None:
+        self.risk.batch(batch.saves, batch.price)
         folds = sorted({item.message for item in batch.rewrites if item.layer == rw.FOLD})
         for item in batch.rewrites:
             if item.layer == rw.FOLD:
@@ -272,6 +288,7 @@ class ContextEngine(EngineInput):
         self.waste = 0.0
         self.summary_failures = 0
         self.compactions += 1
+        self.risk.summarised()
         self.cleared_by_api = {}
         self.folded_lines = {}  # summarised now: the compaction's divider says so
         self.editing.reset()

@@ -51,6 +51,11 @@ one). Both conditions together: a session that fits the window and ends
 before a batch would pay back never rewrites a block it has sent; it only
 pays the rent (what sending everything would have paid).
 
+Both are bets on the session's future; a third condition bounds the loss when it ends at once: the
+engine (pipeline.py) holds a payback batch to the risk budget of risk.py, so that a session that fits the
+window is never made more than ``ContextConfig.rewrite_risk`` dearer than sending everything, wherever it
+ends.
+
 A batch also folds the turns it would leave as husks (fold_turns.py): each fold is one more rewrite,
 priced and timed with the rest.
 

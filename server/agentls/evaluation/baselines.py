@@ -74,8 +74,8 @@ class EngineBaseline:
                 record(applied)
         return Turn(sent, priced, [(s, s) for s in summaries], frontiers)
 
-    def after_call(self, tokens: int, now: float, cache_ttl: str = FIVE_MINUTES) -> None:
-        self.runner.after_call(tokens, now, cache_ttl)
+    def after_call(self, tokens: int, now: float, cache_ttl: str = FIVE_MINUTES, output_tokens: float = 0.0) -> None:
+        self.runner.after_call(tokens, now, cache_ttl, output_tokens)
 
 
 class HeldBaseline:
@@ -110,7 +110,7 @@ class HeldBaseline:
             return Turn(list(self.held.messages), prompt, [(before, s) for s in summaries])
         return Turn(prompt, prompt, [(s, s) for s in summaries])
 
-    def after_call(self, tokens: int, now: float, cache_ttl: str = FIVE_MINUTES) -> None:
+    def after_call(self, tokens: int, now: float, cache_ttl: str = FIVE_MINUTES, output_tokens: float = 0.0) -> None:
         self.held.after_call(tokens)
 
 

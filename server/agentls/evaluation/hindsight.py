@@ -260,7 +260,7 @@ class HindsightBaseline:
             frontier, previous = previous, None  # this rewrite reads up to where it starts
         return Turn(request, request, [], (None, frontier, previous))
 
-    def after_call(self, tokens: int, now: float, cache_ttl: str = "") -> None:
+    def after_call(self, tokens: int, now: float, cache_ttl: str = "", output_tokens: float = 0.0) -> None:
         """Nothing to learn: the plan knew."""
 
 

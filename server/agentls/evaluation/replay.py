@@ -261,12 +261,15 @@ class PolicyRunner:
         self.prepared = prepared
         return prepared.messages, summaries, (frontier, prepared.frontier, prepared.previous_frontier)
 
-    def after_call(self, prompt_tokens: int, now: float, cache_ttl: str = FIVE_MINUTES) -> None:
-        """``cache_ttl``: what the request gave its stable breakpoints (the engine's idle gap follows it)."""
+    def after_call(self, prompt_tokens: int, now: float, cache_ttl: str = FIVE_MINUTES,
+                   output_tokens: float = 0.0) -> None:
+        """``cache_ttl``: what the request gave its stable breakpoints (the engine's idle gap follows it);
+        ``output_tokens``: the reply's, as the replay bills them."""
         if self.policy in HELD:
             self.seed.after_call(prompt_tokens)
         elif self.policy == "default":
-            self.engine.record_usage(Usage(cache_read_input_tokens=prompt_tokens), now, cache_ttl=cache_ttl)
+            usage = Usage(cache_read_input_tokens=prompt_tokens, output_tokens=round(output_tokens))
+            self.engine.record_usage(usage, now, cache_ttl=cache_ttl)
 
 
 def replay_trace(trace_id: str, messages: list[Message], policy: str, window: int,
@@ -311,8 +314,9 @@ def replay_trace(trace_id: str, messages: list[Message], policy: str, window: in
         if check is not None and check(request):
             result.invalid_requests += 1
         result.add_references(references.score(request, messages[index + 1]))
-        pricer.price_output(reply_tokens(messages[index + 1]))
-        runner.after_call(tokens, now, pricer.last_ttl)
+        output = reply_tokens(messages[index + 1])
+        pricer.price_output(output)
+        runner.after_call(tokens, now, pricer.last_ttl, output)
     if policy == "default":
         result.microcompacted = runner.engine.stats["microcompact"].count
     return finished(result)

@@ -92,7 +92,7 @@ def replay_with_thinking(trace_id: str, messages: list[Message], policy: str, wi
         result.usd += prices.usd(pricer.last_usage)
         result.over_window += tokens > window
         result.add_references(references.score(turn.priced, messages[index + 1]))
-        run.after_call(tokens, now, pricer.last_ttl)
+        run.after_call(tokens, now, pricer.last_ttl, reply_tokens(messages[index + 1]))
         request = turn.sent
     result.invalidated_thinking = len(ledger.invalidated)
     result.failing_requests = ledger.failing_requests
