@@ -223,3 +223,22 @@ def test_the_report_lists_every_cleared_text_result_and_superseded_block_with_it
     assert all(p.tool == "(result as user text)" and p.tool_use_id == "" for p in listed["clearedTextResult"])
     assert [p.tool for p in listed["superseded"]] == ["<environment_details>"] * 3
     assert all(engine.store.get(p.ref) == ENVIRONMENT for p in listed["superseded"])
+
+
+def test_nothing_before_the_last_requests_frontier_changes_when_an_old_named_text_result_goes_at_last():
+    # output(1) is named by the replies of turns 2-5 and so kept while its neighbours go; then no longer:
+    # the batch that clears it changes message 4, so the frontier (where the cache is read up to) must
+    # never have passed it.
+    def naming_turn(engine: ContextEngine, turn: int) -> None:
+        said = "SettingsPage1 holds it. " if 2 <= turn <= 5 else ""
+        engine.append(assistant_text(f"{said}Reading {turn}.\n<read_file>\n<path>src/F{turn}.cs</path>\n</read_file>"))
+        engine.append({"role": "user", "content": [{"type": "text", "text": output(turn)}]})
+
+    engine = engine_with(clear_keep_named_turns=2)
+    sent = run(engine, 12, turn=naming_turn)
+    cleared_late = [n for n, p in enumerate(sent) if p.batch is not None and any(
+        r.layer == rw.CLEAR_TEXT and r.message == 4 for r in p.batch.rewrites)]
+    assert cleared_late and cleared_late[0] > 4, "the named result went only once no longer named"
+    for before, after in zip(sent, sent[1:]):
+        if before.frontier is not None:
+            assert after.messages[:before.frontier + 1] == before.messages[:before.frontier + 1]

@@ -2,7 +2,8 @@
 
 Every block before it is in its final form: already rewritten (a block is
 rewritten at most once) or too small for any layer to gain by rewriting it;
-that goes for tool results and inputs and for long assistant text alike.
+that goes for tool results and inputs, for long assistant text and for the
+results a harness sent as user text (text_results.py) alike.
 A cache breakpoint there keeps the prefix readable after a batch of
 rewrites, which can only start after it; it moves forward only when a batch
 rewrites the oldest candidates. Computed from the History without touching
@@ -47,6 +48,9 @@ class StableFrontier:
         prose = next(iter(history.live_texts), None)  # the oldest assistant text the prose layer may clear
         if prose is not None:
             first = min(first, prose)
+        texts = history.text_results  # the oldest result sent as user text that clearing may still take
+        if config.clear_text_results and texts.active and texts.live:
+            first = min(first, next(iter(texts.live)))
         return first - 1 if first > 0 else None
 
     @staticmethod
