@@ -17,7 +17,7 @@ from typing import NoReturn
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from ..evaluation.replay import format_table, load_trace, replay_trace, total_of
+    from ..evaluation.replay import format_table, checked_trace, replay_trace, total_of
 
     if args.subagents:
         return _replay_subagents(args)
@@ -31,7 +31,7 @@ def _replay(args: argparse.Namespace) -> int:
     try:
         for path in args.traces:
             try:
-                trace_id, messages = load_trace(path)
+                trace_id, messages = checked_trace(path)
             except (OSError, ValueError) as error:
                 print(f"agentls replay: {error}", file=sys.stderr)
                 return 2
@@ -53,13 +53,13 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_subagents(args: argparse.Namespace) -> int:
-    from ..evaluation.replay import load_trace
+    from ..evaluation.replay import checked_trace
     from ..evaluation.subagent_bench import compare, format_comparisons
 
     items = []
     for path in args.traces:
         try:
-            trace_id, messages = load_trace(path)
+            trace_id, messages = checked_trace(path)
         except (OSError, ValueError) as error:
             print(f"agentls replay: {error}", file=sys.stderr)
             return 2
@@ -69,12 +69,12 @@ def _replay_subagents(args: argparse.Namespace) -> int:
 
 
 def _replay_compare(args: argparse.Namespace) -> int:
-    from ..evaluation.replay import load_trace
+    from ..evaluation.replay import checked_trace
     from ..evaluation.replay_compare import compare, comparison_json, format_comparison
 
     for path in args.traces:  # fail early and plainly, not inside a worker
         try:
-            load_trace(path)
+            checked_trace(path)
         except (OSError, ValueError) as error:
             print(f"agentls replay: {error}", file=sys.stderr)
             return 2
@@ -87,7 +87,7 @@ def _replay_model(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from ..evaluation.baselines import POLICIES
-    from ..evaluation.replay import load_trace
+    from ..evaluation.replay import checked_trace
     from ..evaluation.thinking_replay import (Settings, bounds_with_thinking, compare_with_thinking, format_thinking,
                                               oracles_with_thinking, thinking_json)
 
@@ -101,7 +101,7 @@ def _replay_model(args: argparse.Namespace) -> int:
         if unknown:
             raise ValueError(f"unknown policies {', '.join(sorted(unknown))}; choose among {', '.join(POLICIES)}")
         for path in args.traces:  # fail early and plainly, not inside a worker
-            load_trace(path)
+            checked_trace(path)
         runs = compare_with_thinking(args.traces, settings, windows, policies, jobs=args.jobs)
         bounds = bounds_with_thinking(args.traces, settings, windows)
         oracles = oracles_with_thinking(args.traces, settings, windows, jobs=args.jobs)

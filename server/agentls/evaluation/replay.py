@@ -351,8 +351,16 @@ def total_of(results: Sequence[TraceResult]) -> TraceResult:
     return finished(total)
 
 
+def checked_trace(path: str) -> tuple[str, list[Message]]:
+    """load_trace, and the messages checked to be a conversation (check_conversation): what a command does
+    once per file before it replays, so no worker meets a broken one."""
+    trace_id, messages = load_trace(path)
+    check_conversation(path, messages)
+    return trace_id, messages
+
+
 def load_trace(path: str) -> tuple[str, list[Message]]:
-    """(id, messages) of a recorded session; ValueError naming the file (and the message) when it is not one."""
+    """(id, messages) of a recorded session file; ValueError naming the file when it is not one."""
     with open(path, encoding="utf-8") as handle:
         try:
             data = json.load(handle)
@@ -360,7 +368,6 @@ def load_trace(path: str) -> tuple[str, list[Message]]:
             raise ValueError(f"{path}: not JSON: {error}") from None
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise ValueError(f"{path}: expected a JSON object with a 'messages' list")
-    check_conversation(path, data["messages"])
     return str(data.get("id") or os.path.basename(path)), data["messages"]
 
 

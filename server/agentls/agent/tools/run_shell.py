@@ -137,8 +137,8 @@ def _group_alive(proc: asyncio.subprocess.Process) -> bool:
         os.killpg(proc.pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
+    except PermissionError:  # a member runs as another user: it still runs
+        pass
     return True
 
 
