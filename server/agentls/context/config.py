@@ -66,6 +66,12 @@ class ContextConfig:
     # Over the window, a batch instead of the summary only when it makes room for this many requests at the
     # session's mean growth per request (policy.py); less room only postpones the summary.
     pressure_min_requests: float = 3.0
+    # Over the window a deeper batch is weighed beside it (policy.pressure_batch): only this many newest results
+    # stay verbatim, with what the last replies named within this share of the window, and the model's own
+    # writing of the newest turn; the one that costs less per request until the threshold is back goes (None:
+    # only the usual batch).
+    pressure_keep_recent: int | None = 1
+    pressure_recent_fraction: float = 0.20
     # How the next request's write after a batch is priced: "anthropic" (read
     # only up to the newest breakpoint before the change) or "ideal".
     cache_model: str = "anthropic"

@@ -195,10 +195,7 @@ def plan_batch(history: History, config: ContextConfig, estimate: int, *,
     rewrites = candidates(history, config, estimate, idle=idle, unseen=unseen)
     if not rewrites:
         return None
-    batch = Batch("", rewrites, read_price=config.read_price)
-    first = min(r.position(history) for r in rewrites)
-    batch.price = rewrite_price(history, first, batch.saves, cold=cold or idle, cached_ends=cached_ends,
-                                cache_model=config.cache_model, read=config.read_price, write=config.write_price)
+    batch = _priced(Batch("", rewrites, read_price=config.read_price), history, config, cached_ends, cold or idle)
     utilization = estimate / config.effective_window
     if idle:
         batch.reason = "idle"
@@ -206,10 +203,50 @@ def plan_batch(history: History, config: ContextConfig, estimate: int, *,
         batch.reason = "cold"
     elif batch.saves >= config.min_batch and batch.pays(waste, calls, config.batch_payoff):
         batch.reason = "payback"
-    elif utilization >= config.compact_at and relieves_pressure(batch, config, estimate, growth,
-                                                                 summary() if summary else None,
-                                                                 estimate - history.total_tokens):
-        batch.reason = "pressure"  # this batch alone avoids a summary: cheaper than one
+    elif utilization >= config.compact_at:
+        return pressure_batch(batch, history, config, estimate, growth=growth, summary=summary,
+                              cached_ends=cached_ends, unseen=unseen)
+    return batch
+
+
+def pressure_batch(batch: Batch, history: History, config: ContextConfig, estimate: int, *, growth: float,
+                   summary: Callable[[], tuple[float, float] | None] | None, cached_ends: Sequence[int] = (),
+                   unseen: Collection[str] = ()) -> Batch:
+    """Over the threshold: `batch` or a deeper one, whichever avoids the summary at the lower cost per request
+    (reason "pressure"); `batch` deferred when neither does.
+
+    The deeper one keeps only ``pressure_keep_recent`` newest results verbatim (and what the last replies named,
+    within ``pressure_recent_fraction`` of the window) and the model's own writing of the newest turn. In a
+    small window whose results are large (a harness that reads whole files) the usual batch frees room for a
+    few requests and rewrites the same long tail each time: a batch every few requests, each priced like a
+    summary. The deeper one rewrites a shorter tail and lasts longer, and it still keeps more than a summary
+    would (prose, placeholders with their refs, the named results)."""
+    offer = summary() if summary else None
+    overhead = estimate - history.total_tokens
+    options = [batch]
+    if config.pressure_keep_recent is not None:
+        deep_config = config.updated(clear_keep_recent=config.pressure_keep_recent, written_keep_recent=1,
+                                     clear_recent_fraction=config.pressure_recent_fraction)
+        rewrites = candidates(history, deep_config, estimate, idle=False, unseen=unseen)
+        if {r.key for r in rewrites} != {r.key for r in batch.rewrites}:
+            options.append(_priced(Batch("", rewrites, read_price=config.read_price), history, config, cached_ends))
+    threshold = config.compact_at * config.effective_window
+    relieving = [option for option in options
+                 if relieves_pressure(option, config, estimate, growth, offer, overhead)]
+    if not relieving:
+        return batch
+    best = min(relieving, key=lambda option: cycle_cost(option.price, estimate - option.saves, threshold,
+                                                         max(1.0, growth), config.read_price))
+    best.reason = "pressure"  # this batch alone avoids a summary: cheaper than one
+    return best
+
+
+def _priced(batch: Batch, history: History, config: ContextConfig, cached_ends: Sequence[int],
+            cold: bool = False) -> Batch:
+    """`batch` with its price: what the next request pays extra for writing again from its first change."""
+    first = min(r.position(history) for r in batch.rewrites)
+    batch.price = rewrite_price(history, first, batch.saves, cold=cold, cached_ends=cached_ends,
+                                cache_model=config.cache_model, read=config.read_price, write=config.write_price)
     return batch
 
 
