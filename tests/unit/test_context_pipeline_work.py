@@ -60,3 +60,59 @@ def test_the_blocks_read_per_call_do_not_grow_with_the_history(counter):
     large = blocks_per_call(counter, 4_000)
     assert small > 0  # the counter sees the pipeline's reads
     assert large <= 2 * small, f"{small:.1f} blocks per call at 250 results, {large:.1f} at 4,000"
+
+
+class CountingMessages(list):
+    """The history's message list, counting the messages read by index or slice, and the walks over it."""
+
+    read = 0
+    walks = 0
+
+    def __getitem__(self, index):
+        found = super().__getitem__(index)
+        CountingMessages.read += len(found) if isinstance(index, slice) else 1
+        return found
+
+    def __iter__(self):
+        CountingMessages.walks += 1
+        return super().__iter__()
+
+
+def messages_per_call(monkeypatch, results: int) -> tuple[float, float]:
+    """(messages and per-message token counts read per call — token_sums.py's lookups and sums included —,
+    walks over the whole message list per call)."""
+    engine = grown_engine(results - COUNTED_CALLS)
+    history = engine.history
+    history.messages = CountingMessages(history.messages)
+    sums = type(history.msg_tokens)
+    reads = {"counts": 0}
+    original_get, original_iter = sums.__getitem__, sums.__iter__
+
+    def get(self, index):
+        found = original_get(self, index)
+        reads["counts"] += len(found) if isinstance(index, slice) else 1
+        return found
+
+    def walk(self):
+        reads["counts"] += len(self)
+        return original_iter(self)
+
+    monkeypatch.setattr(sums, "__getitem__", get)
+    monkeypatch.setattr(sums, "__iter__", walk)
+    CountingMessages.read = CountingMessages.walks = 0
+    for n in range(results - COUNTED_CALLS, results):
+        steady_call(engine, n)
+    assert engine.history is history  # no compaction swapped the counted list out
+    return (CountingMessages.read + reads["counts"]) / COUNTED_CALLS, CountingMessages.walks / COUNTED_CALLS
+
+
+def test_the_messages_read_per_call_do_not_grow_with_the_history(monkeypatch):
+    # the compaction clock asks on every call where a summary would cut: the oldest turn whose tail fits a
+    # share of the window; in this 4M-token window the walk back to it was the whole session (tail_start:
+    # 6,400 messages read per call at 4,000 results before token_sums.py)
+    small, small_walks = messages_per_call(monkeypatch, 250)
+    large, large_walks = messages_per_call(monkeypatch, 4_000)
+    assert small > 0
+    assert large <= 2 * small, f"{small:.1f} messages per call at 250 results, {large:.1f} at 4,000"
+    # one walk per call: the request's own copy of the list (it carries every message by nature)
+    assert small_walks == large_walks == 1

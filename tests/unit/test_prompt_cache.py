@@ -6,6 +6,7 @@ import pytest
 
 from agentls.context.prompt_cache import (FIVE_MINUTES, ONE_HOUR, AnthropicCache, Block, IdealCache,
                                           message_breakpoints, minimum_cacheable_tokens, rewrite_cost, stable_ttl)
+from agentls.context.token_sums import TokenSums
 
 
 def blocks(count: int, tokens: float = 100, marks: dict[int, str] | None = None, tag: str = "b") -> list[Block]:
@@ -142,9 +143,9 @@ def test_message_breakpoints_frontier_and_legacy():
 
 def test_rewrite_cost_reads_up_to_the_newest_breakpoint_before_the_change():
     tokens = [100] * 10
-    assert rewrite_cost(tokens, 6, cached_ends=[2, 8, 9]) == (3, 700)
-    assert rewrite_cost(tokens, 6, cached_ends=[], cache_model="anthropic") == (0, 1000)
-    assert rewrite_cost(tokens, 6, cached_ends=[2], cache_model="ideal") == (6, 400)
+    assert rewrite_cost(TokenSums(tokens), 6, cached_ends=[2, 8, 9]) == (3, 700)
+    assert rewrite_cost(TokenSums(tokens), 6, cached_ends=[], cache_model="anthropic") == (0, 1000)
+    assert rewrite_cost(TokenSums(tokens), 6, cached_ends=[2], cache_model="ideal") == (6, 400)
 
 
 def test_stable_ttl_follows_the_pauses_between_calls():

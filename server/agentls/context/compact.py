@@ -9,6 +9,7 @@ and the files most recently read, so the model does not have to ask again.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -99,18 +100,19 @@ def auto_cut(history: History, config: ContextConfig) -> tuple[int | None, int]:
 
 def tail_start(history: History, budget: float) -> tuple[int | None, int]:
     """(the oldest assistant message whose tail from it fits the budget — the newest one when none does —,
-    the tokens of that tail); (None, 0) without an assistant message. Work: the tail, not the history."""
-    tail = tail_at_best = 0
-    best: int | None = None
-    for index in range(len(history.messages) - 1, 0, -1):
-        tail += history.msg_tokens[index]
-        if history.messages[index]["role"] != "assistant":
-            continue
-        if best is None or tail <= budget:
-            best, tail_at_best = index, tail
-        if tail > budget:
-            break
-    return best, tail_at_best
+    the tokens of that tail); (None, 0) without an assistant message (the first message is never one).
+    Work: logarithmic in the history (token_sums.py), plus the messages up to the nearest assistant one;
+    the compaction clock asks on every request, and in a large window the tail is most of the session."""
+    messages, sums = history.messages, history.msg_tokens
+    total = sums.prefix(len(messages))
+    start = max(1, sums.first_reaching(math.ceil(total - budget)))  # the tail from `start` on fits
+    for index in range(start, len(messages)):
+        if messages[index]["role"] == "assistant":
+            return index, total - sums.prefix(index)
+    for index in range(min(start, len(messages)) - 1, 0, -1):  # none within it: the newest one
+        if messages[index]["role"] == "assistant":
+            return index, total - sums.prefix(index)
+    return None, 0
 
 
 def _prompt(instructions: str | None, images: bool = False, base: str = SUMMARY_PROMPT) -> str:

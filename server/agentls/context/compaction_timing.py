@@ -73,8 +73,8 @@ def unread_before(history: History, cut: int, held: int | None) -> float:
     """What the summary call writes: the messages between the cached frontier `held` and the cut (all of
     them before the cut when nothing is held). Work: the gap, or one subtraction."""
     if held is None or held >= cut:
-        return float(history.total_tokens - sum(history.msg_tokens[cut:])) if held is None else 0.0
-    return float(sum(history.msg_tokens[held + 1:cut]))
+        return float(history.msg_tokens.prefix(cut)) if held is None else 0.0
+    return float(history.msg_tokens.between(held + 1, cut))
 
 
 def compaction_price(config: ContextConfig, summary_tokens: float, kept: float) -> float:

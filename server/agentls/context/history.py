@@ -28,6 +28,7 @@ from .state_blocks import StateBlocks
 from .text_results import TextResults
 from .tokens import estimate_tokens
 from .tool_record import ToolRecord, dedup_key
+from .token_sums import TokenSums
 
 
 PROSE_TYPES = ("text", "thinking", "redacted_thinking")
@@ -65,7 +66,7 @@ class History:
     large_input_chars: int = 400
     token_of: Callable[[int], int] = estimate_tokens
     messages: list[Message] = field(default_factory=list)
-    msg_tokens: list[int] = field(default_factory=list)
+    msg_tokens: TokenSums = field(default_factory=TokenSums)  # per message, with range sums (token_sums.py)
     total_tokens: int = 0
     category_tokens: dict[str, int] = field(
         default_factory=lambda: {"user": 0, "assistant": 0, "tool_results": 0, "system_messages": 0}
@@ -385,7 +386,7 @@ class History:
         kept = [i for i in range(first, len(self.messages)) if i not in gone]
         moved = dict(zip(kept, range(first, first + len(kept))))
         self.messages[first:] = [self.messages[i] for i in kept]
-        self.msg_tokens[first:] = [self.msg_tokens[i] for i in kept]
+        self.msg_tokens.replace_from(first, [self.msg_tokens[i] for i in kept])
         self.live_texts = {moved.get(i, i): None for i in self.live_texts if i not in gone}
         self.images = {moved.get(i, i): found for i, found in self.images.items()}
         self.states.renumbered(moved, set(gone))

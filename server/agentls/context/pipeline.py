@@ -232,7 +232,7 @@ class ContextEngine(EngineInput):
         """What to send the summarizer, or None when there is nothing to summarise."""
         self._keep_images()  # the summary request is a request too
         request = build_summary_request(self.history, self.config, self.estimate(), instructions, manual)
-        if request is not None and sum(self.history.msg_tokens[:request.cut]) < MIN_SUMMARISED_TOKENS:
+        if request is not None and self.history.msg_tokens.prefix(request.cut) < MIN_SUMMARISED_TOKENS:
             return None  # no summary could be shorter than this: nothing to gain
         if request is not None and self.config.thinking_bound:
             # Left out the oldest turns to fit (compact.py): the thinking after the change is not carried.

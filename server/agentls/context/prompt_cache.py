@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 
+from .token_sums import TokenSums
+
 FIVE_MINUTES, ONE_HOUR = "5m", "1h"
 TTL_SECONDS = {FIVE_MINUTES: 300.0, ONE_HOUR: 3600.0}
 READ_PRICE = 0.1
@@ -241,7 +243,7 @@ def stable_ttl(gaps: Sequence[float], setting: str = "auto", long_gap_share: flo
     return ONE_HOUR if gaps and long >= long_gap_share * len(gaps) else FIVE_MINUTES
 
 
-def rewrite_cost(msg_tokens: Sequence[float], first_changed: int, cached_ends: Iterable[int],
+def rewrite_cost(msg_tokens: TokenSums, first_changed: int, cached_ends: Iterable[int],
                  cache_model: str = "anthropic") -> tuple[int, float]:
     """What the next request does if a batch first changes message ``first_changed``:
     (messages read from the cache, tokens written after them).
@@ -255,4 +257,4 @@ def rewrite_cost(msg_tokens: Sequence[float], first_changed: int, cached_ends: I
         read_to = first_changed
     else:
         read_to = max((end + 1 for end in cached_ends if end < first_changed), default=0)
-    return read_to, float(sum(msg_tokens[read_to:]))
+    return read_to, float(msg_tokens.between(read_to, len(msg_tokens)))  # a range sum: not the tail's length

@@ -91,10 +91,10 @@ def editing_figures(config: ContextConfig, history: History) -> tuple[float, flo
         return 0.0, 0.0
     first_kept = eligible[-config.server_keep_recent].use_msg if config.server_keep_recent else len(history.messages)
     cleared_results = eligible[:len(eligible) - config.server_keep_recent]
-    tail = sum(history.msg_tokens[first_kept:])
+    tail = history.msg_tokens.between(first_kept, len(history.msg_tokens))
     cleared = sum(history.msg_tokens[r.result_msg] for r in cleared_results if r.result_msg is not None)
     extra = config.write_price - config.read_price
-    switch = extra * sum(history.msg_tokens[cleared_results[0].use_msg:])
+    switch = extra * history.msg_tokens.between(cleared_results[0].use_msg, len(history.msg_tokens))
     return config.read_price * cleared - extra * tail, switch
 
 
