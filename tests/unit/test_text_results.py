@@ -242,3 +242,40 @@ def test_nothing_before_the_last_requests_frontier_changes_when_an_old_named_tex
     for before, after in zip(sent, sent[1:]):
         if before.frontier is not None:
             assert after.messages[:before.frontier + 1] == before.messages[:before.frontier + 1]
+
+
+def chat_with_code_turn(engine: ContextEngine, turn: int) -> None:
+    """A chat before any tool call: the reply ends in a code block, the user pastes what it printed."""
+    engine.append(assistant_text(f"Try this:\n```\npython settings_{turn}.py\n```"))
+    engine.append(user(f"It printed this, what now?\n{output(turn)}"))
+
+
+def test_in_the_agents_own_sessions_a_paste_after_a_code_block_is_the_users_and_stays():
+    # agentls calls its tools with tool_use blocks: a reply ending in a code block is advice, not a call
+    from agentls.agent.settings import AgentSettings, context_config
+
+    agent_config = context_config(AgentSettings())
+    assert agent_config.text_calls is False
+    engine = engine_with(text_calls=agent_config.text_calls)
+    run(engine, 6, turn=chat_with_code_turn)
+    pastes = [t for t in user_texts(engine) if "setting_" in t]
+    assert pastes == [f"It printed this, what now?\n{output(n)}" for n in range(6)], "verbatim, all of them"
+    assert engine.stats[rw.CLEAR_TEXT].count == 0
+    quoted = user_texts_before(engine.history, len(engine.history.messages) - 1)
+    assert any("setting_0_" in t for t in quoted), "a summary quotes the user's words"
+    # a replayed harness that writes calls as text answered the same way: results, cleared and not quoted
+    harness = engine_with()
+    run(harness, 6, turn=chat_with_code_turn)
+    assert harness.stats[rw.CLEAR_TEXT].count > 0
+    assert not any("setting_0_" in t for t in user_texts_before(harness.history, len(harness.history.messages) - 1))
+
+
+def test_the_agents_setting_survives_a_compaction_and_a_restart():
+    engine = engine_with(text_calls=False, clear_keep_recent=3)
+    run(engine, 4, turn=chat_with_code_turn)
+    engine.history = engine.history.rebuilt(list(engine.history.messages))  # what a compaction installs
+    rows = [message_row(engine, i) for i in range(len(engine.history.messages))]
+    again = ContextEngine(config=engine.config, store=engine.store)
+    restore(again, rows, engine_state(engine))
+    for history in (engine.history, again.history):
+        assert not history.text_results.active and not history.text_results.order

@@ -286,6 +286,9 @@ def context_config(settings: AgentSettings, model: ModelInfo | None = None) -> C
 
     values: dict[str, Any] = dict(settings.thresholds)
     values["window"] = window = working_window(model, settings.context_window)
+    # this agent calls its tools with tool_use blocks: a user message is the user's, also after a reply that
+    # ends in a code block (never a result to clear, always quoted by a summary; text_results.py)
+    values["text_calls"] = False
     if settings.output_reserve is not None:
         values["output_reserve"] = settings.output_reserve
     config = ContextConfig(**values)

@@ -113,6 +113,11 @@ class ContextConfig:
     supersede_states: bool = True
     # A result a harness sent as user text (classic Cline, SWE-agent) is cleared like a result (text_results.py).
     clear_text_results: bool = True
+    # The harness may write a call as text and answer it with a user message (another harness's session, as
+    # the replay has them): such messages are text results. agentls's own agent calls its tools with tool_use
+    # blocks, so its user messages are always the user's words, also after a reply that ends in a code block
+    # (agent/settings.context_config: False).
+    text_calls: bool = True
 
     # Status levels for the editor.
     warn_at: float = 0.60

@@ -69,7 +69,7 @@ class EngineCore:
 
     def _new_history(self) -> History:
         cfg = self.config
-        return History(
+        history = History(
             large_result_chars=cfg.budget_hard_chars,
             large_input_chars=cfg.clear_inputs_min_chars,
             token_of=cfg.tokens,
@@ -77,6 +77,8 @@ class EngineCore:
             protected_max_chars=cfg.protected_max_chars,
             kept_input_tools=cfg.kept_input_tools,
         )
+        history.text_results.enabled = cfg.text_calls
+        return history
 
     # -- settings --------------------------------------------------------------
 
@@ -85,6 +87,7 @@ class EngineCore:
         self.config = config
         self.history.large_result_chars = config.budget_hard_chars
         self.history.large_input_chars = config.clear_inputs_min_chars
+        self.history.text_results.enabled &= config.text_calls  # off stays off: what came before is not indexed
 
     # -- accounting ------------------------------------------------------------
 

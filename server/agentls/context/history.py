@@ -411,6 +411,7 @@ class History:
             protected_max_chars=self.protected_max_chars,
             kept_input_tools=self.kept_input_tools,
         )
+        fresh.text_results.enabled = self.text_results.enabled
         for message in messages:
             fresh.append(message)
         for tool_use_id, record in fresh.records.items():

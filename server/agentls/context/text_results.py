@@ -13,6 +13,10 @@ candidates of the price rule like results: the full text goes to the store and a
 its ref (lossless), the newest ``keep_recent`` such messages stay. A compaction does not quote them as the
 user's words (compact.py).
 
+Only where the harness may write calls as text (``ContextConfig.text_calls``: the replay of other harnesses'
+sessions). agentls's own agent calls its tools with tool_use blocks; there a reply ending in a code block is
+advice, and the user's answer to it is the user's (the index stays empty, ``active`` is False).
+
 Kept in step by History (append, a rewritten message, messages leaving); a restart or a compaction rebuilds
 it from the messages. Work per appended message: its own blocks.
 """
@@ -59,16 +63,19 @@ class TextResults:
     live: dict[int, tuple[int, ...]] = field(default_factory=dict)  # message -> its blocks still verbatim
     # the session has made a tool call (before a compaction or a restart too): its user text is the user's
     tool_calls: bool = False
+    enabled: bool = True  # the harness may write calls as text at all (ContextConfig.text_calls)
     words: dict[tuple[int, int], frozenset[str]] = field(default_factory=dict)  # (message, block) -> its names
     holders: dict[str, int] = field(default_factory=dict)  # word -> verbatim blocks showing it
 
     @property
     def active(self) -> bool:
-        """Whether the session is one of text results (no tool call ever)."""
-        return not self.tool_calls
+        """Whether the session is one of text results (calls as text possible, no tool call ever)."""
+        return self.enabled and not self.tool_calls
 
     def add(self, index: int, message: Message, previous: Message | None) -> None:
         """A message joins at `index`; `previous` is the turn before it (None at the start)."""
+        if not self.enabled:
+            return
         blocks_list = blocks_of(message)
         if any(b.get("type") == "tool_use" for b in blocks_list):
             self.tool_calls = True
