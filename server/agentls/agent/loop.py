@@ -81,7 +81,7 @@ class Agent:
         # the collaborators (agent/turn/), all over one Conversation: each reads the engine, the session
         # and the transcript there, so a new chat or a rewind that replaces them is seen by all at once
         conversation = self._conversation = Conversation(ModelClient(self.model_settings),
-                                                         context or ContextConfig(), session)
+                                                         context or ContextConfig(text_calls=False), session)
         self._claim = Claim()
         head = self._head = PromptHead(conversation, workspace, self.instructions, self.mcp, editor, self.policy,
                                        offers_task=True)
