@@ -17,7 +17,8 @@ from typing import NoReturn
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from ..evaluation.replay import format_table, checked_trace, replay_trace, total_of
+    from ..evaluation.replay import format_table, replay_trace, total_of
+    from ..evaluation.trace_file import checked_trace
 
     if args.subagents:
         return _replay_subagents(args)
@@ -53,7 +54,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_subagents(args: argparse.Namespace) -> int:
-    from ..evaluation.replay import checked_trace
+    from ..evaluation.trace_file import checked_trace
     from ..evaluation.subagent_bench import compare, format_comparisons
 
     items = []
@@ -69,7 +70,7 @@ def _replay_subagents(args: argparse.Namespace) -> int:
 
 
 def _replay_compare(args: argparse.Namespace) -> int:
-    from ..evaluation.replay import checked_trace
+    from ..evaluation.trace_file import checked_trace
     from ..evaluation.replay_compare import compare, comparison_json, format_comparison
 
     for path in args.traces:  # fail early and plainly, not inside a worker
@@ -87,7 +88,7 @@ def _replay_model(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from ..evaluation.baselines import POLICIES
-    from ..evaluation.replay import checked_trace
+    from ..evaluation.trace_file import checked_trace
     from ..evaluation.thinking_replay import (Settings, bounds_with_thinking, compare_with_thinking, format_thinking,
                                               oracles_with_thinking, thinking_json)
 

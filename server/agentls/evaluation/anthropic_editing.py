@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import math
 
-from ..context.blocks import Message, blocks_of, message_chars
-from ..context.tokens import CHARS_PER_TOKEN
+from ..context.blocks import Message, blocks_of
+from .billing import message_tokens
 from .thinking_ledger import strip_thinking
 
 CLEAR_TRIGGER, KEEP_TOOL_USES = 100_000, 3
@@ -57,10 +57,10 @@ class AnthropicEditing:
 
     def append(self, message: Message) -> None:
         self.messages.append(message)
-        self.tokens += message_chars(message) / CHARS_PER_TOKEN
+        self.tokens += message_tokens(message)
 
     def _size(self, messages: list[Message]) -> float:
-        return self.system_tokens + sum(message_chars(m) / CHARS_PER_TOKEN for m in messages)
+        return self.system_tokens + sum(message_tokens(m) for m in messages)
 
     def _edited(self) -> list[Message]:
         """The prompt as the server sees it after clearing tool uses."""
@@ -90,7 +90,7 @@ class AnthropicEditing:
             summary = {"role": "user", "content": [{"type": "text", "text": summarize(prompt)}]}
             kept = self.messages[-2:] if self.kept_thinking else [strip_thinking(m) for m in self.messages[-2:]]
             self.messages = [summary, *kept]
-            self.tokens = sum(message_chars(m) / CHARS_PER_TOKEN for m in self.messages)
+            self.tokens = sum(message_tokens(m) for m in self.messages)
             self._cleared = {}
             prompt = self._edited()
         return prompt, summaries

@@ -19,7 +19,6 @@ re-priced independently.
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import asdict, dataclass
 from typing import IO, Any
@@ -27,16 +26,17 @@ from collections.abc import Callable, Sequence
 
 import hashlib
 
-from ..context.blocks import (Message, block_chars, blocks_of, canonical_json, message_chars, message_sha1,
+from ..context.blocks import (Message, blocks_of, canonical_json, message_chars, message_sha1,
                               tool_result_ids, tool_use_ids)
 from ..context.config import ContextConfig
-from ..context.history import History
 from ..context.pipeline import ContextEngine, NothingToGain, Prepared
 from ..context.prompt_cache import (DEFAULT_MINIMUM_TOKENS, FIVE_MINUTES, LOOKBACK_BLOCKS, Block, CacheUsage,
                                     can_carry_breakpoint, message_breakpoints, new_cache, stable_ttl)
 from ..context.store import MemoryStore
 from ..context.tokens import CHARS_PER_TOKEN, Usage
 from .anthropic_editing import AnthropicEditing
+from .billing import block_tokens
+from .trace_file import check_conversation, checked_trace, load_trace  # noqa: F401 (still importable from here)
 from .reference_recall import ReferenceScore, ReferenceTracker
 from .seed_policy import SeedPolicy
 
@@ -108,7 +108,7 @@ def _facts_of(message: Message) -> _MessageFacts:
     blocks = blocks_of(message)
     hashes = tuple(hashlib.sha1(canonical_json({"role": message["role"], **b}).encode()).hexdigest()[:16]
                    for b in blocks)
-    cached = tuple(Block(h, block_chars(b) / CHARS_PER_TOKEN) for h, b in zip(hashes, blocks))
+    cached = tuple(Block(h, block_tokens(b)) for h, b in zip(hashes, blocks))
     mark = next((j for j in range(len(blocks) - 1, -1, -1) if can_carry_breakpoint(blocks[j])), None)
     return _MessageFacts(message_sha1(message), message_chars(message), cached, hashes, mark)
 
@@ -349,43 +349,6 @@ def total_of(results: Sequence[TraceResult]) -> TraceResult:
         total.peak_tokens = max(total.peak_tokens, r.peak_tokens)
         total.pipeline_ms_max = max(total.pipeline_ms_max, r.pipeline_ms_max)
     return finished(total)
-
-
-def checked_trace(path: str) -> tuple[str, list[Message]]:
-    """load_trace, and the messages checked to be a conversation (check_conversation): what a command does
-    once per file before it replays, so no worker meets a broken one."""
-    trace_id, messages = load_trace(path)
-    check_conversation(path, messages)
-    return trace_id, messages
-
-
-def load_trace(path: str) -> tuple[str, list[Message]]:
-    """(id, messages) of a recorded session file; ValueError naming the file when it is not one."""
-    with open(path, encoding="utf-8") as handle:
-        try:
-            data = json.load(handle)
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise ValueError(f"{path}: not JSON: {error}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-        raise ValueError(f"{path}: expected a JSON object with a 'messages' list")
-    return str(data.get("id") or os.path.basename(path)), data["messages"]
-
-
-def check_conversation(path: str, messages: list[Any]) -> None:
-    """The messages form a conversation the API would take (the history's own rules: roles in turn, every
-    tool result answering a tool call before it); ValueError naming the first message that does not."""
-    history = History()
-    for index, message in enumerate(messages):
-        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant", "system"):
-            raise ValueError(f"{path}: message {index} is not a user, assistant or system message")
-        content = message.get("content", "")
-        if not isinstance(content, (str, list)) or any(not isinstance(b, dict) for b in content if
-                                                         isinstance(content, list)):
-            raise ValueError(f"{path}: message {index}: content is neither text nor a list of blocks")
-        try:
-            history.append(message)
-        except (ValueError, TypeError, KeyError, AttributeError) as error:
-            raise ValueError(f"{path}: message {index}: {error}") from None
 
 
 def format_table(results: list[TraceResult], policy: str, window: int) -> str:

@@ -20,7 +20,8 @@ from typing import Any, TypeVar
 
 from ..context.structure import request_problems
 from .lower_bound import Rates, lower_bound
-from .replay import TraceResult, load_trace, replay_trace, total_of
+from .replay import TraceResult, replay_trace, total_of
+from .trace_file import load_trace
 
 WINDOWS = (32_000, 64_000, 200_000)
 POLICIES = ("none", "seed", "append-only", "anthropic", "default")  # the baselines, then ours

@@ -26,8 +26,9 @@ from .hindsight import HINDSIGHT, HindsightBaseline
 from .lower_bound import Rates, lower_bound
 from .model_prices import ModelPrices
 from .reference_recall import ReferenceTracker
-from .replay import (SUMMARY_OUTPUT_TOKENS, SYSTEM_TOKENS, Pricer, TraceResult, finished, is_call, load_trace,
-                     reply_tokens, total_of)
+from .replay import (SUMMARY_OUTPUT_TOKENS, SYSTEM_TOKENS, Pricer, TraceResult, finished, is_call, reply_tokens,
+                     total_of)
+from .trace_file import load_trace
 from .replay_compare import WINDOWS, cheapest_peer, run_jobs
 from .thinking_ledger import THINKING_CHARS, ThinkingLedger, thinking_text
 
