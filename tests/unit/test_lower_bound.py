@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from agentls.evaluation.lower_bound import Rates, carried_at_least, lower_bound, result_cap_chars
+from agentls.evaluation.hindsight import HINDSIGHT
+from agentls.evaluation.lower_bound import Rates, carried_at_least, lower_bound, required_items, result_cap_chars
 from agentls.evaluation.model_prices import ModelPrices
 from agentls.evaluation.replay import POLICIES, load_trace, replay_trace
 from agentls.evaluation.thinking_replay import Settings, bound_with_thinking, replay_with_thinking
@@ -49,7 +50,7 @@ def test_the_bound_is_below_every_policy_at_a_models_prices_with_thinking():
     messages = session(30, big_every=9)
     settings = Settings("claude-opus-4-6")
     for window in (32_000, 200_000):
-        bound = bound_with_thinking("generated", messages, window, settings)
+        bound = bound_with_thinking("generated", messages, window, settings).total
         for policy in MODEL_POLICIES:
             assert bound <= replay_with_thinking("generated", messages, policy, window, settings).usd, policy
 
@@ -115,3 +116,76 @@ def test_compare_prints_the_bound_beside_the_totals(tmp_path):
     bounds = bounds_with_thinking([str(path)], settings, windows=(32_000,))
     assert bounds[32_000] <= runs[32_000]["agentls"][0].usd
     assert "agentls / bound" in format_thinking(runs, settings, bounds)
+
+
+# issue 31's own bound (kept=True): a reference is carried from its arrival to its last use, the task always
+
+
+def test_a_kept_reference_is_carried_from_its_arrival_to_its_last_use_and_the_task_in_every_request():
+    messages = session(12)
+    requests, sizes, counts = required_items(messages, 64_000, kept=True)
+    _, _, named_only = required_items(messages, 64_000)
+    first_result = messages[2]["content"][0]["tool_use_id"]  # arrives with request 1 (0: the prompt)
+    # result i arrives with request i + 1, answered by step i + 1; step 5 (the reply to request 5) names
+    # symbol_defined_in_001, which result 1 (request 2) showed: kept, it is carried in requests 2..5
+    second = messages[4]["content"][0]["tool_use_id"]
+    assert counts[("result", second)] == 4 and named_only[("result", second)] == 2
+    assert counts[("result", first_result)] == named_only[("result", first_result)] == 1  # never named again
+    assert counts[("block", 0, 0)] == requests == 13 and named_only[("block", 0, 0)] == 1
+    assert sizes[("block", 0, 0)] == pytest.approx(len("fix the parser bug") / 4)
+
+
+@pytest.mark.parametrize("turns,big_every", [(12, 0), (60, 0), (40, 7)])
+def test_the_kept_bound_is_above_the_plain_one_and_below_sending_everything(turns, big_every):
+    messages = session(turns, big_every=big_every)
+    for window in (32_000, 200_000):
+        kept, plain = (lower_bound(messages, window, UNITS, kept=k).total for k in (True, False))
+        assert kept > plain
+    # sending everything keeps every reference from its arrival on
+    for cache in ("anthropic", "ideal"):
+        everything = replay_trace("generated", messages, "none", 200_000, cache=cache)
+        assert everything.recall == 1.0
+        assert lower_bound(messages, 200_000, UNITS, kept=True).total <= everything.cost
+
+
+def test_the_kept_bound_is_below_the_hindsight_oracle_at_a_models_prices():
+    messages = session(40, big_every=7)
+    settings = Settings("claude-opus-4-6")
+    for window in (32_000, 64_000, 200_000):
+        bound = bound_with_thinking("generated", messages, window, settings, kept=True).total
+        oracle = replay_with_thinking("generated", messages, HINDSIGHT, window, settings)
+        if oracle.recall == 1.0:  # it keeps every reference (at 32K the kept ones may not all fit)
+            assert bound <= oracle.usd, window
+
+
+@pytest.mark.skipif(not SHARED_TRACES.is_dir(), reason="../shared/traces is only on the developers' machines")
+def test_the_kept_bound_reproduces_the_issues_figure_on_the_shared_traces():
+    # issue 31: "an honest lower bound (every later reference kept, ...) is 5.85M at 64K", replies left out
+    prompts = 0.0
+    for path in sorted(SHARED_TRACES.glob("*.json")):
+        bound = lower_bound(load_trace(str(path))[1], 64_000, UNITS, kept=True)
+        prompts += bound.total - bound.output
+    assert prompts == pytest.approx(5.85e6, rel=0.02)
+
+
+def test_compare_prints_the_issues_bound_beside_the_totals(tmp_path):
+    import json
+
+    from agentls.evaluation.replay_compare import compare, comparison_json, format_comparison
+    from agentls.evaluation.thinking_replay import (compare_with_thinking, format_thinking,
+                                                    kept_bounds_with_thinking)
+
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps({"id": "generated", "messages": session(20)}))
+    [comparison] = compare([str(path)], windows=(64_000,))
+    kept = lower_bound(session(20), 64_000, UNITS, kept=True)
+    assert comparison.kept_bound == pytest.approx(kept.total)
+    assert comparison.kept_bound_prompts == pytest.approx(kept.total - kept.output)
+    printed = format_comparison([comparison])
+    assert "bound-kept" in printed and "default / it" in printed and "without the replies" in printed
+    assert comparison_json([comparison])[0]["lower_bound_kept"] == comparison.kept_bound
+    settings = Settings("claude-opus-4-6")
+    runs = compare_with_thinking([str(path)], settings, windows=(64_000,), policies=("agentls", "append-only"))
+    kept_bounds = kept_bounds_with_thinking([str(path)], settings, windows=(64_000,))
+    assert kept_bounds[64_000][1] < kept_bounds[64_000][0] <= runs[64_000]["append-only"][0].usd
+    assert "agentls / it" in format_thinking(runs, settings, kept_bounds=kept_bounds)

@@ -130,7 +130,7 @@ def test_cli_replay_model_table_json_and_errors(tmp_path):
     table = run_cli(str(trace), "--compare", "--model", SONNET, "--windows", "32000", "--policies", "append-only,seed")
     assert table.returncode == 0, table.stderr
     rows = {line.split()[0]: line.split() for line in table.stdout.splitlines() if line.startswith("  ")}
-    assert rows["append-only"][2] == "1.000x" and set(rows) == {"policy", "append-only", "seed", "bound"}
+    assert rows["append-only"][2] == "1.000x" and set(rows) == {"policy", "append-only", "seed", "bound", "bound-kept"}
     assert 0 < window["lower_bound"] <= min(t["usd"] for t in window["totals"].values())  # lower_bound.py
     for bad in (("--model", "no-such-model"), ("--model", SONNET, "--policies", "magic")):
         failed = run_cli(str(trace), *bad)

@@ -90,7 +90,7 @@ def _replay_model(args: argparse.Namespace) -> int:
     from ..evaluation.baselines import POLICIES
     from ..evaluation.trace_file import checked_trace
     from ..evaluation.thinking_replay import (Settings, bounds_with_thinking, compare_with_thinking, format_thinking,
-                                              oracles_with_thinking, thinking_json)
+                                              kept_bounds_with_thinking, oracles_with_thinking, thinking_json)
 
     try:
         settings = Settings(args.model, not args.no_server_editing, not args.no_server_compaction)
@@ -105,12 +105,13 @@ def _replay_model(args: argparse.Namespace) -> int:
             checked_trace(path)
         runs = compare_with_thinking(args.traces, settings, windows, policies, jobs=args.jobs)
         bounds = bounds_with_thinking(args.traces, settings, windows)
+        kept_bounds = kept_bounds_with_thinking(args.traces, settings, windows)
         oracles = oracles_with_thinking(args.traces, settings, windows, jobs=args.jobs)
     except (OSError, ValueError) as error:
         print(f"agentls replay: {error}", file=sys.stderr)
         return 2
-    print(json.dumps(thinking_json(runs, settings, bounds, oracles)) if args.json
-          else format_thinking(runs, settings, bounds, oracles=oracles))
+    print(json.dumps(thinking_json(runs, settings, bounds, oracles, kept_bounds)) if args.json
+          else format_thinking(runs, settings, bounds, oracles=oracles, kept_bounds=kept_bounds))
     return 0
 
 

@@ -28,6 +28,14 @@ them. Each item's ``k`` is the number of requests that must carry it, so the sum
 can beat. A policy that drops references, or keeps only their words (in a summary: reference recall
 counts that as kept), is outside that premise and could in principle cost less; the tests check the bound
 against every policy the replay runs all the same (generated sessions and recorded traces).
+
+``kept=True`` is issue 31's own bound ("every later reference kept"), which this reproduces (5.91M replay
+units at 64K on the shared traces, prompts alone; the issue states 5.85M): a policy *keeps* a reference
+when it carries the result in every request from the one it arrived in to the last one whose reply names
+it (it cannot know to bring a result back that it dropped), and it keeps the user's first message (the
+task) in every request. Same billing argument, larger ``k``; still nothing for prose, tool calls, later
+prompts, summaries or rewrites. A policy that drops a result and sends it again later is outside this
+premise; ``none`` and the hindsight oracle are inside it.
 """
 
 from __future__ import annotations
@@ -112,12 +120,14 @@ def _items_of(message: Message, index: int, cap: int) -> dict[Item, float]:
     return items
 
 
-def required_items(messages: Sequence[Message], window: int) -> tuple[int, dict[Item, float], dict[Item, int]]:
-    """(requests, each item's tokens, how many requests must carry it)."""
+def required_items(messages: Sequence[Message], window: int,
+                   kept: bool = False) -> tuple[int, dict[Item, float], dict[Item, int]]:
+    """(requests, each item's tokens, how many requests must carry it); `kept`: see the module docstring."""
     messages = list(messages)
     cap = result_cap_chars(window)
     sizes: dict[Item, float] = {}
     counts: dict[Item, int] = {}
+    arrived: dict[str, int] = {}  # tool_use id -> the first request that carried it (kept)
     results: dict[str, float] = {}  # tool_use id -> its tokens, as it arrived (capped)
     references = ReferenceTracker()
     requests = 0
@@ -127,26 +137,33 @@ def required_items(messages: Sequence[Message], window: int) -> tuple[int, dict[
         results.update({str(key[1]): tokens for key, tokens in here.items() if key[0] == "result"})
         if not is_call(messages, index):
             continue
+        arrived.update({str(key[1]): requests for key in here if key[0] == "result" and key[1] not in arrived})
         requests += 1
         if index > 0 and messages[index - 1]["role"] == "assistant":
             here.update(_items_of(messages[index - 1], index - 1, cap))
         for source in references.referenced(messages[index + 1]):
             if source in results:
                 here[("result", source)] = results[source]
+                if kept:  # carried from its arrival on: the requests in between count (this one below)
+                    since = requests - 1 - arrived.get(source, requests - 1)
+                    counts[("result", source)] = max(counts.get(("result", source), 0), since)
         for item, tokens in here.items():
             sizes[item] = tokens
             counts[item] = counts.get(item, 0) + 1
+    if kept and messages:  # the task, in every request
+        for item, tokens in _items_of(messages[0], 0, cap).items():
+            sizes[item], counts[item] = tokens, requests
     return requests, sizes, counts
 
 
 def lower_bound(messages: Sequence[Message], window: int, rates: Rates, system_tokens: int = SYSTEM_TOKENS,
-                output_tokens: float | None = None) -> LowerBound:
+                output_tokens: float | None = None, kept: bool = False) -> LowerBound:
     """What no policy keeping every later-referenced result can beat on this recording at `window`.
 
     ``output_tokens``: the replies as the replay bills them (default: every reply after a request,
     chars / 4; thinking_replay adds each reply's thinking)."""
     messages = list(messages)
-    requests, sizes, counts = required_items(messages, window)
+    requests, sizes, counts = required_items(messages, window, kept)
     if output_tokens is None:
         output_tokens = sum(reply_tokens(messages[i + 1]) for i in range(len(messages)) if is_call(messages, i))
     content = sum(carried_at_least(sizes[item], counts[item], rates) for item in sizes)

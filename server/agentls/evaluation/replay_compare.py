@@ -8,7 +8,10 @@ baseline of that trace, worst first, against each of the four baselines:
 doing nothing (only where it fits the window), the seed, append-only with one
 summary at the threshold, and Anthropic's server-side clearing with its defaults.
 Beside the totals, the lower bound of lower_bound.py (what no policy keeping
-every later-referenced result can beat) and the default's ratio to it.
+every later-referenced result can beat) and the default's ratio to it; then
+the bound issue 31 names (every later reference kept from its arrival on, and
+the task), with the ratio of the totals and of the prompts alone (the replies'
+output left out of both: the issue's figures were without it).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..context.structure import request_problems
-from .lower_bound import Rates, lower_bound
+from .lower_bound import LowerBound, Rates, lower_bound
 from .replay import TraceResult, replay_trace, total_of
 from .trace_file import load_trace
 
@@ -35,10 +38,20 @@ class Comparison:
     window: int
     results: dict[str, list[TraceResult]]  # policy -> per trace, in path order
     bounds: list[float] = field(default_factory=list)  # lower_bound.py's bound per trace, in path order
+    kept_bounds: list[LowerBound] = field(default_factory=list)  # the same with kept=True (issue 31's)
 
     @property
     def bound(self) -> float:
         return sum(self.bounds)
+
+    @property
+    def kept_bound(self) -> float:
+        return sum(b.total for b in self.kept_bounds)
+
+    @property
+    def kept_bound_prompts(self) -> float:
+        """The kept bound without the replies' output."""
+        return sum(b.total - b.output for b in self.kept_bounds)
 
     def total(self, policy: str) -> TraceResult:
         return total_of(self.results[policy])
@@ -65,7 +78,8 @@ def compare(paths: list[str], windows: tuple[int, ...] = WINDOWS, policies: tupl
     found = dict(zip(work, run_jobs(_replay_one, work, jobs)))
     traces = [load_trace(p)[1] for p in paths]
     return [Comparison(w, {policy: [found[(p, policy, w, cache)] for p in paths] for policy in policies},
-                       [lower_bound(messages, w, Rates.replay_units()).total for messages in traces])
+                       [lower_bound(messages, w, Rates.replay_units()).total for messages in traces],
+                       [lower_bound(messages, w, Rates.replay_units(), kept=True) for messages in traces])
             for w in windows]
 
 
@@ -127,6 +141,14 @@ def format_comparison(comparisons: list[Comparison], base: str = "seed", ours: s
             rows.append(f"  {'bound':11} {comp.bound:>12,.0f} {_ratio(comp.bound, baseline.cost):>7.3f}x "
                         f"(lower bound, every later reference kept): {ours} / bound "
                         f"{_ratio(comp.total(ours).cost, comp.bound):.3f}x")
+        if comp.kept_bounds and ours in comp.results:
+            cost = comp.total(ours).cost
+            prompts = cost - (comp.kept_bound - comp.kept_bound_prompts)  # the replies' output out (a summary's stays)
+            rows.append(f"  {'bound-kept':11} {comp.kept_bound:>12,.0f} "
+                        f"{_ratio(comp.kept_bound, baseline.cost):>7.3f}x (issue 31's: each later reference kept "
+                        f"from its arrival on, and the task): {ours} / it {_ratio(cost, comp.kept_bound):.3f}x; "
+                        f"without the replies {prompts:,.0f} / {comp.kept_bound_prompts:,.0f} = "
+                        f"{_ratio(prompts, comp.kept_bound_prompts):.3f}x")
         mine = comp.results[ours]
         others = [p for p in comp.results if p != ours]
         rows.append(f"  worst first, {ours} / the cheapest baseline of equal or better reference recall, "
@@ -151,7 +173,8 @@ def format_comparison(comparisons: list[Comparison], base: str = "seed", ours: s
 
 
 def comparison_json(comparisons: list[Comparison]) -> list[dict[str, Any]]:
-    return [{"window": c.window, "lower_bound": c.bound,
+    return [{"window": c.window, "lower_bound": c.bound, "lower_bound_kept": c.kept_bound,
+             "lower_bound_kept_prompts": c.kept_bound_prompts,
              "totals": {p: c.total(p).as_dict() for p in c.results},
              "traces": {p: [r.as_dict() for r in rs] for p, rs in c.results.items()}}
             for c in comparisons]

@@ -8,7 +8,8 @@ fail are counted ("invalidated": the API would refuse the request, or drop them 
 each request is priced in USD at the model's list prices (model_prices.py). Each reply (its thinking
 included) is billed as output at the model's output price; a summary call adds its 2,000 output tokens.
 Beside the totals: lower_bound.py's bound at the model's prices (the replies and their thinking billed as
-here), and agentls's ratio to it.
+here), and agentls's ratio to it; then the same with kept=True (issue 31's bound), with the ratio also
+without the replies.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..context.tokens import CHARS_PER_TOKEN
 from ..model.binding import thinking_binds
 from .baselines import BASE, POLICIES, HeldBaseline, agentls_config, baseline
 from .hindsight import HINDSIGHT, HindsightBaseline
-from .lower_bound import Rates, lower_bound
+from .lower_bound import LowerBound, Rates, lower_bound
 from .model_prices import ModelPrices
 from .reference_recall import ReferenceTracker
 from .replay import (SUMMARY_OUTPUT_TOKENS, SYSTEM_TOKENS, Pricer, TraceResult, finished, is_call, reply_tokens,
@@ -43,6 +44,7 @@ class ThinkingResult(TraceResult):
 
 Runs = dict[int, dict[str, list[ThinkingResult]]]  # window -> policy -> the result of every trace
 Bounds = dict[int, float]  # window -> lower_bound.py's bound, summed over the traces (USD)
+KeptBounds = dict[int, tuple[float, float]]  # window -> (issue 31's bound, the replies' output in it), USD
 Oracles = dict[int, "ThinkingResult"]  # window -> hindsight.py's oracle, totalled over the traces
 
 
@@ -124,18 +126,27 @@ def compare_with_thinking(paths: list[str], settings: Settings, windows: tuple[i
     return {w: {policy: [found[(p, policy, w)] for p in paths] for policy in policies} for w in windows}
 
 
-def bound_with_thinking(trace_id: str, messages: list[Message], window: int, settings: Settings) -> float:
+def bound_with_thinking(trace_id: str, messages: list[Message], window: int, settings: Settings,
+                        kept: bool = False) -> LowerBound:
     """lower_bound.py's bound in USD at the model's prices, each reply billed with its thinking as above."""
     output = sum(reply_tokens(messages[i + 1]) + len(thinking_text(trace_id, i + 1, settings.thinking_chars))
                  / CHARS_PER_TOKEN for i in range(len(messages)) if is_call(messages, i))
     return lower_bound(messages, window, Rates.of_model(ModelPrices.of(settings.model)),
-                       output_tokens=output).total
+                       output_tokens=output, kept=kept)
 
 
 def bounds_with_thinking(paths: list[str], settings: Settings, windows: tuple[int, ...] = WINDOWS) -> Bounds:
     traces = [load_trace(p) for p in paths]
-    return {w: sum(bound_with_thinking(trace_id, messages, w, settings) for trace_id, messages in traces)
+    return {w: sum(bound_with_thinking(trace_id, messages, w, settings).total for trace_id, messages in traces)
             for w in windows}
+
+
+def kept_bounds_with_thinking(paths: list[str], settings: Settings,
+                              windows: tuple[int, ...] = WINDOWS) -> KeptBounds:
+    """Per window (issue 31's bound, kept=True: its total, the replies' output in it), summed over the traces."""
+    traces = [load_trace(p) for p in paths]
+    found = {w: [bound_with_thinking(t, m, w, settings, kept=True) for t, m in traces] for w in windows}
+    return {w: (sum(b.total for b in bs), sum(b.output for b in bs)) for w, bs in found.items()}
 
 
 def oracles_with_thinking(paths: list[str], settings: Settings, windows: tuple[int, ...] = WINDOWS,
@@ -153,7 +164,7 @@ def _ratio(a: float, b: float | None) -> str:
 
 
 def format_thinking(runs: Runs, settings: Settings, bounds: Bounds | None = None, ours: str = "agentls",
-                    oracles: Oracles | None = None) -> str:
+                    oracles: Oracles | None = None, kept_bounds: KeptBounds | None = None) -> str:
     prices = ModelPrices.of(settings.model)
     rows = [f"model={settings.model} reads {prices.read_multiplier:.3g}x writes {prices.write_multiplier:.3g}x "
             f"input (${prices.price.input}/MTok) thinking {settings.thinking_chars} chars/reply "
@@ -172,6 +183,12 @@ def format_thinking(runs: Runs, settings: Settings, bounds: Bounds | None = None
             mine = f": {ours} / bound {_ratio(totals[ours].usd, bounds[window])}" if ours in totals else ""
             rows.append(f"  {'bound':14} {bounds[window]:>10.2f} {_ratio(bounds[window], base):>14} "
                         f"(lower bound, every later reference kept){mine}")
+        if kept_bounds and window in kept_bounds:
+            kept, replies = kept_bounds[window]
+            mine = (f": {ours} / it {_ratio(totals[ours].usd, kept)}; without the replies "
+                    f"{_ratio(totals[ours].usd - replies, kept - replies)}") if ours in totals else ""
+            rows.append(f"  {'bound-kept':14} {kept:>10.2f} {_ratio(kept, base):>14} "
+                        f"(issue 31's: each later reference kept from its arrival on, and the task){mine}")
         if oracles and window in oracles:
             o = oracles[window]
             mine = f": {ours} / oracle {_ratio(totals[ours].usd, o.usd)} at recall {totals[ours].recall:.3f}" \
@@ -218,13 +235,14 @@ def _worst_first(by_policy: dict[str, list[ThinkingResult]], bound: bool, ours: 
 
 
 def thinking_json(runs: Runs, settings: Settings, bounds: Bounds | None = None,
-                  oracles: Oracles | None = None) -> dict[str, Any]:
+                  oracles: Oracles | None = None, kept_bounds: KeptBounds | None = None) -> dict[str, Any]:
     prices = ModelPrices.of(settings.model)
     return {"model": settings.model, "read_multiplier": prices.read_multiplier,
             "write_multiplier": prices.write_multiplier, "thinking_chars": settings.thinking_chars,
             "server_editing": settings.server_editing, "server_compaction": settings.server_compaction,
             "base": BASE,
             "windows": [{"window": w, "lower_bound": (bounds or {}).get(w),
+                         "lower_bound_kept": kb[0] if (kb := (kept_bounds or {}).get(w)) else None,
                          "hindsight": oracle.as_dict() if (oracle := (oracles or {}).get(w)) else None,
                          "totals": {p: thinking_total(rs, p).as_dict() for p, rs in by_policy.items()},
                          "traces": {p: [r.as_dict() for r in rs] for p, rs in by_policy.items()}}
