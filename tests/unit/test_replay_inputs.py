@@ -13,7 +13,7 @@ from agentls.evaluation.replay import SYSTEM_TOKENS, load_trace, replay_trace
 from agentls.evaluation.replay_compare import cheapest_baseline, compare
 from forkserver import agentls_command
 from pictures import png
-from synth import assistant_text, results, tool_call, user
+from synth import assistant_text, results, tool_call, tool_calls, user
 
 
 def write(tmp_path: Path, name: str, messages: list) -> Path:
@@ -31,6 +31,9 @@ def split_turns_trace(turns: int = 12) -> list:
         messages += [assistant_text(f"Reading p{i}."), call, results([(tool_use_id, f"line {i}\n" * 300)])]
         if i % 4 == 3:
             messages.append({"role": "user", "content": f"also look at test_p{i}.py"})
+        if i % 4 == 1:  # two calls at once, each result in a message of its own
+            calls, ids = tool_calls([("read_file", {"path": f"a{i}.py"}), ("read_file", {"path": f"b{i}.py"})])
+            messages += [calls, results([(ids[0], "a" * 900)]), results([(ids[1], "b" * 900)])]
     messages.append({"role": "assistant", "content": "Fixed."})
     return messages
 
@@ -43,11 +46,14 @@ def test_runs_of_same_role_messages_are_one_turn_as_the_api_makes_them(tmp_path)
                                       {"type": "text", "text": "it fails on empty input"}]
     reply = messages[1]["content"]
     assert [b["type"] for b in reply] == ["text", "tool_use"] and reply[0]["text"] == "Reading p0."
-    aside = next(m for m in messages[2:] if m["role"] == "user" and len(m["content"]) == 2)
+    aside = next(m for m in messages[2:] if m["role"] == "user" and any(b["type"] == "text" for b in m["content"]))
     # the user's words follow the results: the API takes tool results only first in a user turn
     assert [b["type"] for b in aside["content"]] == ["tool_result", "text"]
+    parallel = [m for m in messages if m["role"] == "user" and len(m["content"]) == 2
+                and all(b["type"] == "tool_result" for b in m["content"])]
+    assert len(parallel) == 3  # each pair of results one turn, answering the call before it
     ours = replay_trace(trace_id, messages, "default", 32_000, check=request_problems)
-    assert ours.requests == 13 and ours.invalid_requests == 0 and ours.over_window == 0
+    assert ours.requests == 16 and ours.invalid_requests == 0 and ours.over_window == 0
 
 
 def test_an_alternating_trace_loads_exactly_as_written(tmp_path):
