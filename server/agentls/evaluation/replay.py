@@ -36,7 +36,7 @@ from ..context.store import MemoryStore
 from ..context.tokens import CHARS_PER_TOKEN, Usage
 from .anthropic_editing import AnthropicEditing
 from .billing import block_tokens
-from .trace_file import check_conversation, checked_trace, load_trace  # noqa: F401 (still importable from here)
+from .trace_file import load_trace  # noqa: F401 (still importable from here, as before trace_file.py)
 from .reference_recall import ReferenceScore, ReferenceTracker
 from .seed_policy import SeedPolicy
 

@@ -41,11 +41,12 @@ def turns_merged(messages: list[Any]) -> list[Any]:
     as it was, for check_conversation to judge."""
     merged: list[Any] = []
     for message in messages:
-        previous = merged[-1] if merged else None
-        if (isinstance(message, dict) and isinstance(previous, dict) and message.get("role") in ("user", "assistant")
-                and message.get("role") == previous.get("role") and _blocks_or_none(message) is not None
-                and _blocks_or_none(previous) is not None):
-            blocks = [*(_blocks_or_none(previous) or []), *(_blocks_or_none(message) or [])]
+        previous: Any = merged[-1] if merged else None
+        mine = _blocks_or_none(message) if isinstance(message, dict) else None
+        theirs = _blocks_or_none(previous) if isinstance(previous, dict) else None
+        if (mine is not None and theirs is not None and message.get("role") in ("user", "assistant")
+                and message.get("role") == previous.get("role")):
+            blocks = [*theirs, *mine]
             if message["role"] == "user":
                 blocks.sort(key=lambda b: b.get("type") != "tool_result")  # stable: results first, in order
             merged[-1] = {**previous, "content": blocks}
@@ -54,15 +55,20 @@ def turns_merged(messages: list[Any]) -> list[Any]:
     return merged
 
 
+def _is_content(value: Any) -> bool:
+    """Text, or a list of blocks: what a message's (or a tool result's) content may be."""
+    return isinstance(value, str) or (isinstance(value, list) and all(isinstance(b, dict) for b in value))
+
+
 def _blocks_or_none(message: dict[str, Any]) -> list[dict[str, Any]] | None:
     """The message's content as blocks (a string is one text block, an empty one none); None when it is
-    neither a string nor a list of blocks."""
+    not content (_is_content)."""
     content = message.get("content", "")
+    if not _is_content(content):
+        return None
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
-    if isinstance(content, list) and all(isinstance(b, dict) for b in content):
-        return list(content)
-    return None
+    return list(content)
 
 
 def check_conversation(path: str, messages: list[Any]) -> None:
@@ -73,8 +79,7 @@ def check_conversation(path: str, messages: list[Any]) -> None:
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant", "system"):
             raise ValueError(f"{path}: message {index} is not a user, assistant or system message")
         content = message.get("content", "")
-        if not isinstance(content, (str, list)) or any(not isinstance(b, dict) for b in content if
-                                                         isinstance(content, list)):
+        if not _is_content(content):
             raise ValueError(f"{path}: message {index}: content is neither text nor a list of blocks")
         problem = next(filter(None, map(_block_problem, content if isinstance(content, list) else [])), None)
         if problem:
@@ -92,8 +97,6 @@ def _block_problem(block: dict[str, Any]) -> str | None:
         return "a text block's text must be a string"
     if kind == "tool_use" and not isinstance(block.get("input", {}), dict):
         return "a tool_use block's input must be an object"
-    content = block.get("content", "")
-    if kind == "tool_result" and not (isinstance(content, str) or (isinstance(content, list)
-                                                                   and all(isinstance(b, dict) for b in content))):
+    if kind == "tool_result" and not _is_content(block.get("content", "")):
         return "a tool_result's content must be text or a list of blocks"
     return None
