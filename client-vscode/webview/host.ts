@@ -13,8 +13,15 @@ interface VsCodeApi {
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
+/** The conversation's prompts when the draft was saved: how many, and a fingerprint of the last one (draft.ts). */
+export interface PromptMark {
+  prompts: number;
+  last: string;
+}
+
 export interface SavedState {
   draft: string;
+  draftAfter?: PromptMark;
   model: string;
   open: string[];
   todos?: Todo[];

@@ -6,6 +6,7 @@
 import type { ToWebview } from "../src/shared/messages";
 import * as T from "../src/shared/transcript";
 import { asked, clearApprovals, done } from "./approvals";
+import { settleDraft } from "./draft";
 import { persist } from "./host";
 import { follower, input, picker, planControls, progressEl } from "./layout";
 import { toolDetails } from "./render";
@@ -95,6 +96,7 @@ export function onHostMessage(m: ToWebview): void {
       state.busy = m.busy;
       state.server = m.server;
       if (m.modelLabel) state.model = m.modelLabel;
+      if (!m.loading) restoreDraft();
       schedule(true);
       return;
     case "progress":
@@ -145,4 +147,14 @@ export function onHostMessage(m: ToWebview): void {
       planControls.render(m.mode);
       return;
   }
+}
+
+/** The conversation's record is shown: the draft saved before the reload goes back, unless it was sent since. */
+function restoreDraft(): void {
+  const value = settleDraft(state.transcript, input.value);
+  if (value !== undefined) {
+    input.value = value;
+    input.selectionStart = input.selectionEnd = value.length;
+  }
+  persist();
 }

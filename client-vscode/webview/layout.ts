@@ -1,7 +1,7 @@
 /** The panel's elements: header (model, meter), server line, the log, the composer, the progress line. */
 import { el } from "./dom";
 import { Follower } from "./follow";
-import { persist, post, saved } from "./host";
+import { persist, post } from "./host";
 import { ModelPicker } from "./modelPicker";
 import { PlanControls } from "./planMode";
 import { state } from "./state";
@@ -52,4 +52,3 @@ const composer = el(
 export const follower = new Follower(log);
 // DOM order is the Tab order (input → Send → Stop → the transcript's cards); CSS `order` puts the composer last.
 app.append(header, serverEl, composer, el("div", { class: "log-area" }, log, follower.button), progressEl);
-input.value = saved?.draft ?? "";

@@ -5,6 +5,7 @@
  */
 import type { ToWebview } from "../src/shared/messages";
 import { wireComposer } from "./composer";
+import { draftToSave } from "./draft";
 import { post, savedFrom } from "./host";
 import { onHostMessage } from "./hostMessages";
 import { input } from "./layout";
@@ -13,7 +14,7 @@ import { flush, renderWith } from "./schedule";
 import { openDetails, state } from "./state";
 import { render } from "./view";
 
-savedFrom(() => ({ draft: input.value, model: state.model, open: [...openDetails], todos: state.todos, todosOpen: state.todosOpen }));
+savedFrom(() => ({ ...draftToSave(input.value, state.transcript), model: state.model, open: [...openDetails], todos: state.todos, todosOpen: state.todosOpen }));
 renderWith(render);
 wireComposer();
 wireLog();

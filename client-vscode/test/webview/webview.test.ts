@@ -195,19 +195,52 @@ test("after a reload the conversation comes from the host (no copy in the webvie
   assert.doesNotMatch(kept, /hello there|Kenobi/, "the webview state holds no transcript");
   await page.reload();
   await page.waitForSelector("#input");
-  assert.equal(await page.inputValue("#input"), "half-typed draft");
   assert.deepEqual((await posted(page))[0], { type: "ready" });
   const init = { type: "init", busy: false, server: { phase: "running" }, modelLabel: "demo (offline)" };
-  // the extension is still reading the server's transcript of record: no "empty chat" hint meanwhile
+  // the extension is still reading the server's transcript of record: no "empty chat" hint meanwhile,
+  // and the draft waits for it (it may have been sent since it was saved: draft.ts)
   await host(page, { ...init, items: [], loading: true });
   assert.equal(await page.locator(".msg").count(), 0);
   assert.equal(await page.locator(".empty").count(), 0);
+  assert.equal(await page.inputValue("#input"), "");
   await host(page, { ...init, items: [{ role: "user", text: "from the server's record", attachments: [] }] });
+  assert.equal(await page.inputValue("#input"), "half-typed draft");
   assert.equal(await page.locator(".msg").count(), 1);
   assert.equal((await page.textContent(".msg.user .md"))?.trim(), "from the server's record");
   assert.equal(await page.textContent(".bar .model"), "demo (offline)");
   await host(page, { ...init, items: [] }); // a conversation with nothing in it
   assert.equal(await page.locator(".empty").count(), 1);
+});
+
+test("a draft VS Code hands back from before a prompt the conversation shows was sent: it is not put back", async () => {
+  await host(page, { type: "userMessage", text: "run ls -la", attachments: [] }, { type: "turnStarted" }, { type: "turnEnded", outcome: "done" });
+  await page.fill("#input", "edit README.md");
+  await page.waitForTimeout(50);
+  const older = await page.evaluate(() => sessionStorage.getItem("vscodeState") ?? "");
+  assert.match(older, /edit README\.md/);
+  await page.press("#input", "Enter");
+  await page.waitForTimeout(50);
+  assert.equal(await page.inputValue("#input"), "");
+  // after a window reload VS Code restored the copy saved before that Enter (seen in the e2e)
+  await page.evaluate((s) => sessionStorage.setItem("vscodeState", s), older);
+  await page.reload();
+  await page.waitForSelector("#input");
+  await page.focus("#input");
+  await page.keyboard.type("typed right after the load");
+  const init = { type: "init", busy: false, server: { phase: "running" }, modelLabel: "demo (offline)" };
+  const user = (text: string) => ({ role: "user", text, attachments: [] });
+  await host(page, { ...init, items: [user("run ls -la"), user("edit README.md"), user("read hello.py")] });
+  assert.equal(await page.inputValue("#input"), "typed right after the load", "the sent prompt is not the draft");
+  await page.waitForTimeout(50);
+  assert.doesNotMatch(await page.evaluate(() => sessionStorage.getItem("vscodeState") ?? ""), /edit README/);
+  // the same older copy over a conversation where nothing was sent since: the draft comes back, first
+  await page.evaluate((s) => sessionStorage.setItem("vscodeState", s), older);
+  await page.reload();
+  await page.waitForSelector("#input");
+  await page.focus("#input");
+  await page.keyboard.type(" now");
+  await host(page, { ...init, items: [user("run ls -la")] });
+  assert.equal(await page.inputValue("#input"), "edit README.md now");
 });
 
 test("server state, context usage and clear", async () => {
