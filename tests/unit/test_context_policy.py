@@ -8,6 +8,7 @@ from agentls.context.blocks import blocks_of, result_text
 from agentls.context.policy import READ, WRITE, rewrite_price
 from agentls.evaluation.replay import standin_summary
 from agentls.context.tokens import Usage
+from agentls.context.structure import request_problems
 from synth import read_turn, results, tool_call, user
 
 OFF = 10.0
@@ -86,6 +87,38 @@ def test_old_assistant_prose_is_cleared_and_reads_back_but_not_in_the_newest_tur
     listed = [p for p in engine.placeholders() if p.layer == "clearedProse"]
     assert [engine.store.get(p.ref) for p in listed] == thoughts[:3]
     assert [p.original_chars for p in listed] == [len(t) for t in thoughts[:3]]
+
+
+def test_thinking_goes_after_one_turn_on_a_model_that_does_not_bind_it_while_the_words_stay_three():
+    """The docs let earlier turns' thinking be left out; a model that binds it keeps it (binding.py's job)."""
+    for bound in (False, True):
+        engine = engine_with(batch_payoff=0.0, written_keep_recent=3, thinking_bound=bound)
+        thoughts, words = [], []
+        for i in range(6):
+            thoughts.append(f"weighing step {i}: " + "perhaps " * 150)
+            words.append(f"Step {i}: listing the directory.")
+            message, tool_use_id = tool_call("run_shell", {"command": f"ls {i}"}, text=words[-1])
+            message["content"].insert(0, {"type": "thinking", "thinking": thoughts[-1], "signature": f"sig{i}"})
+            engine.append(message)
+            engine.append(results([(tool_use_id, "ok")]))
+        call(engine, 1)
+        replies = [m for m in engine.history.messages if m["role"] == "assistant"]
+        kept = [[b["thinking"] for b in blocks_of(m) if b["type"] == "thinking"] for m in replies]
+        texts = [[b["text"] for b in blocks_of(m) if b["type"] == "text"] for m in replies]
+        if bound:
+            assert kept == [[t] for t in thoughts]  # nothing before a bound thinking block changes
+            continue
+        assert kept == [[]] * 5 + [[thoughts[5]]]  # only the newest reply keeps its thinking
+        for n in (3, 4):  # the two before it keep their words, a placeholder names where the thinking is
+            placeholder, said = texts[n]
+            assert said == words[n]
+            ref = re.search(r'read_file path="([^"]+)"', placeholder).group(1)
+            assert thoughts[n] in engine.store.get(ref)
+        for n in range(3):  # older: words and thinking went together, both read back
+            [placeholder] = texts[n]
+            stored = engine.store.get(re.search(r'read_file path="([^"]+)"', placeholder).group(1))
+            assert thoughts[n] in stored and words[n] in stored
+        assert request_problems(engine.history.messages) == []
 
 
 def test_server_side_clearing_keeps_three_tool_uses_once_over_the_trigger():

@@ -1,8 +1,8 @@
 """Property: whatever happens, every request is valid and nothing rewritten is lost.
 
 Random sequences of user turns, tool rounds (several tools, duplicate paths,
-huge results, large inputs, the assistant's reasoning before the calls, a harness's state block
-beside the results),
+huge results, large inputs, the assistant's reasoning and thinking before the calls, a page the API's
+own tool fetched inside the reply, a harness's state block beside the results),
 answers (some larger than the whole window), idle gaps, automatic and manual
 compactions (some summaries failing), including compactions in the middle
 of a tool loop. Every ref a placeholder names reads back, and what it reads
@@ -28,6 +28,7 @@ TOOLS = ["read_file", "grep_search", "run_shell", "list_files", "edit_file", "wr
 SIZES = [0, 40, 700, 6_000, 20_000, 70_000]
 PROSE = [0, 150, 2_000, 90_000]  # the last: longer than a small window
 REF = re.compile(r'read_file path="(context://[^"]+)"')
+PAGE = re.compile(r"page \d+: p*")
 
 tool = st.tuples(st.sampled_from(TOOLS), st.integers(0, 3), st.sampled_from(SIZES), st.sampled_from([0, 30, 3_000]))
 op = st.one_of(
@@ -51,6 +52,7 @@ class Driver:
         self.counter = 0
         self.requests = 0
         self.written: list[str] = []  # every text the assistant or the user wrote
+        self.pages: list[str] = []  # every page a server tool fetched inside a reply
 
     def summarize(self, ok: bool) -> str:
         return "<analysis>x</analysis><summary>goal; next step</summary>" if ok else "<analysis>x</analysis>"
@@ -114,6 +116,15 @@ class Driver:
                 blocks, answers = [], []
                 if prose:
                     blocks.append({"type": "text", "text": self.write(prose)})
+                if prose == 2_000:  # thinking first, and a page the API's own web_fetch answered inside the reply
+                    blocks.insert(0, {"type": "thinking", "thinking": self.write(600), "signature": "s"})
+                    self.counter += 1
+                    fetch_id, page = f"srvtoolu_{self.counter}", f"page {self.counter}: " + "p" * 3_000
+                    self.pages.append(page)
+                    blocks += [{"type": "server_tool_use", "id": fetch_id, "name": "web_fetch", "input": {"url": "u"}},
+                               {"type": "web_fetch_tool_result", "tool_use_id": fetch_id, "content": {
+                                   "type": "web_fetch_result", "url": "u", "content": {"type": "document", "source": {
+                                       "type": "text", "media_type": "text/plain", "data": page}}}}]
                 for name, path, size, input_size in calls:
                     self.counter += 1
                     tool_use_id = f"toolu_{self.counter}"
@@ -165,6 +176,8 @@ class Driver:
             if ref.startswith("context://text-"):  # named by its content: what was stored is what was written
                 assert text_ref(text) == ref
                 assert self.from_history(text), ref
+                for page in PAGE.findall(text):  # a cleared page is stored whole
+                    assert page in self.pages
 
     def from_history(self, text: str) -> bool:
         """A stored text is a text written here (by the assistant or the user), or a cut of one, or one the

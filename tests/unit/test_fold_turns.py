@@ -9,8 +9,9 @@ from agentls.context import ContextConfig, ContextEngine, MemoryStore
 from agentls.context import rewrite as rw
 from agentls.context.blocks import blocks_of
 from agentls.context.engine_state import engine_state, message_row, restore
-from agentls.context.fold import FOLD_MARK
-from agentls.context.store import input_ref, result_ref, text_ref
+from agentls.agent.prompt import SYSTEM_PROMPT
+from agentls.context.fold import FOLD_MARK, WORDS_MARK
+from agentls.context.store import input_ref, result_ref, words_ref
 from agentls.context.structure import request_problems
 from agentls.context.tokens import Usage
 from synth import results, tool_call, user
@@ -72,12 +73,12 @@ def test_a_batch_folds_the_turns_it_clears_into_index_lines_and_keeps_every_orig
     [index] = index_blocks(engine)
     lines = index.split("\n")[1:]
     assert [re.search(r"context://(\S+?)[;\s]", line + " ").group(1) for line in lines] == folded  # in order
-    words = text_ref(said(0))
-    assert lines[0] == f"- read_file src/module_0.py (4,500 chars): {result_ref(ids[0])}; its words: {words}"
+    assert lines[0] == f"- read_file src/module_0.py (4,500 chars): {result_ref(ids[0])} +words"
     for n, tool_use_id in enumerate(folded):
         assert engine.store.get(result_ref(tool_use_id)) == f"def f{n}(): pass\n" * 300
         assert f"src/module_{n}.py" in engine.store.get(input_ref(tool_use_id))
-        assert engine.store.get(text_ref(said(n))) == said(n)
+        assert engine.store.get(words_ref(tool_use_id)) == said(n)  # whole, though cleared before the fold
+    assert f"ending in {WORDS_MARK}: its words are at that ref\n+ /words" in SYSTEM_PROMPT  # said once, not per index
     assert request_problems(engine.history.messages) == []
     assert engine.stats[rw.FOLD].count == 4 and engine.stats[rw.FOLD].tokens_saved > 0
     assert engine.folded_lines[ids[0]] == lines[0]

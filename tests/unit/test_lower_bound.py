@@ -7,7 +7,10 @@ import pytest
 from agentls.evaluation.hindsight import HINDSIGHT
 from agentls.evaluation.lower_bound import Rates, carried_at_least, lower_bound, required_items, result_cap_chars
 from agentls.evaluation.model_prices import ModelPrices
-from agentls.evaluation.replay import POLICIES, load_trace, replay_trace
+from agentls.context.blocks import blocks_of
+from agentls.context.tokens import CHARS_PER_TOKEN
+from agentls.evaluation.replay import POLICIES, is_call, load_trace, replay_trace
+from agentls.evaluation.thinking_ledger import thinking_text
 from agentls.evaluation.thinking_replay import Settings, bound_with_thinking, replay_with_thinking
 from agentls.evaluation.baselines import POLICIES as MODEL_POLICIES
 from synth import assistant_text, results, tool_call, user
@@ -48,11 +51,28 @@ def test_the_bound_is_below_every_policy_under_both_cache_models(window, turns, 
 
 def test_the_bound_is_below_every_policy_at_a_models_prices_with_thinking():
     messages = session(30, big_every=9)
+    for model in ("claude-opus-4-6", "claude-sonnet-5-5"):
+        settings = Settings(model)
+        for window in (32_000, 200_000):
+            bound = bound_with_thinking("generated", messages, window, settings).total
+            for policy in MODEL_POLICIES:
+                replayed = replay_with_thinking("generated", messages, policy, window, settings)
+                assert bound <= replayed.usd, (model, policy)
+
+
+def test_the_thinking_of_the_tool_call_a_request_answers_is_carried_once_in_it():
+    """The docs' rule (thinking-tool-workflows): the thinking comes back with the tool results it led to."""
+    messages = session(20)
     settings = Settings("claude-opus-4-6")
-    for window in (32_000, 200_000):
-        bound = bound_with_thinking("generated", messages, window, settings).total
-        for policy in MODEL_POLICIES:
-            assert bound <= replay_with_thinking("generated", messages, policy, window, settings).usd, policy
+    rates = Rates.of_model(ModelPrices.of(settings.model))
+    with_thinking = bound_with_thinking("generated", messages, 64_000, settings)
+    output = with_thinking.output / rates.output
+    without = lower_bound(messages, 64_000, rates, output_tokens=output)
+    answering = [i for i in range(1, len(messages)) if is_call(messages, i) and messages[i - 1]["role"] == "assistant"
+                 and any(b["type"] == "tool_use" for b in blocks_of(messages[i - 1]))]
+    assert answering
+    thinking = sum(len(thinking_text("generated", i - 1)) / CHARS_PER_TOKEN for i in answering)
+    assert with_thinking.total - without.total == pytest.approx(thinking * rates.input)
 
 
 def test_keeping_every_reference_costs_more_than_carrying_only_the_newest_turn():

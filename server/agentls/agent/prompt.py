@@ -21,7 +21,8 @@ conversation is compacted: after a compaction, continue from it rather than from
 
 Your context is finite. Old tool results and large tool inputs may be replaced by a short
 placeholder that names a ref such as context://toolu_123; read_file with that ref as the path
-returns the full original text. Re-read only what you need.
+returns the full original text (a folded turn's line ending in +words: its words are at that ref
++ /words). Re-read only what you need.
 
 Answer in Markdown. Be concise; say what you changed and why."""
 

@@ -17,6 +17,7 @@ from .attachments import is_attachment
 from .blocks import Message, blocks_of, result_text
 from .config import ContextConfig
 from .fold import FOLD_MARK, Fold
+from .omit_turns import OMITTED_TURNS_MARK
 from .history import History, last_turn_of
 from .tool_record import ToolRecord
 from .images import IMAGE_MARK, image_of_block, image_ref, is_image
@@ -30,7 +31,8 @@ FILES_MARK = "[Files as you last read them]"
 OMITTED_MARK = "[Earlier messages omitted from this summary request to fit the window]"
 PINNED_MARK = "[Kept verbatim across compactions]"
 IMAGES_MARK = "[Images before the summary: not carried any more; the summary says what they showed]"
-MARKS = (SUMMARY_MARK, USER_TEXTS_MARK, FILES_MARK, OMITTED_MARK, IMAGES_MARK, IMAGE_MARK, PINNED_MARK, FOLD_MARK)
+MARKS = (SUMMARY_MARK, USER_TEXTS_MARK, FILES_MARK, OMITTED_MARK, IMAGES_MARK, IMAGE_MARK, PINNED_MARK, FOLD_MARK,
+         OMITTED_TURNS_MARK)
 
 # Added to the summary prompt only when images are summarised away: a summary is text, so
 # what an image showed survives only in the summary's words.

@@ -48,6 +48,9 @@ class ContextConfig:
     # What the model wrote itself (text, thinking, tool inputs) stays verbatim only in the newest
     # few turns: it has done its job, and the API drops the thinking of earlier turns anyway.
     written_keep_recent: int = 3
+    # ...but its thinking only in the newest (a model that does not bind thinking: the docs let earlier turns'
+    # thinking be left out; its visible words, which say the plan, stay for written_keep_recent).
+    thinking_keep_recent: int = 1
     protected_tools: frozenset[str] = field(
         default_factory=lambda: frozenset({"edit_file", "write_file", "todo_write"})
     )  # their short confirmations (up to protected_max_chars) are never snipped or cleared...

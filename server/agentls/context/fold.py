@@ -63,6 +63,11 @@ def is_index(block: Block) -> bool:
     return block.get("type") == "text" and str(block.get("text", "")).startswith(FOLD_MARK)
 
 
+# Ends an index line whose turn's own words are at the line's ref + /words (the system prompt says so once,
+# agent/prompt.py: not every index).
+WORDS_MARK = "+words"
+
+
 def index_text(lines: list[str]) -> str:
     return FOLD_MARK + "\n" + "\n".join(lines)
 

@@ -37,12 +37,12 @@ from collections.abc import Collection, Mapping
 from .blocks import Block, Message, blocks_of, result_text
 from .config import ContextConfig
 from .clearing import older_than
-from .fold import FOLD_MARK, index_lines, index_text, is_index
+from .fold import FOLD_MARK, WORDS_MARK, index_lines, index_text, is_index
 from .history import History
 from .placeholders import clear_saving, parse_cleared_prose, worth_rewriting
 from .rewrite import (CLEAR, CLEAR_PROSE, CLEAR_TEXT, FOLD, MICROCOMPACT, SNIP, SUPERSEDE, Rewrite, message_prose,
                       readable_input)
-from .store import ResultStore, input_ref, result_ref, text_ref
+from .store import ResultStore, input_ref, result_ref, words_ref
 
 FOLDED_STATES = ("cleared", "snipped")  # results that are already no more than a placeholder
 FOLDING_LAYERS = (CLEAR, SNIP, MICROCOMPACT)  # rewrites that leave a result no more than a placeholder
@@ -122,26 +122,24 @@ def _spent(history: History, config: ContextConfig, tool_use_id: str, claimed: M
 
 
 def turn_lines(history: History, call: int) -> list[str]:
-    """The index lines of the turn whose calls are message `call`, its words' ref on the last one."""
+    """The index lines of the turn whose calls are message `call`; the last one says where its words are
+    (the last call's ref + /words, `WORDS_MARK`) or quotes them when they are short."""
     lines = index_lines(history, history.messages[call])
-    words = _words(history.messages[call])
-    if words and lines:
-        lines[-1] += f"; {words}"
+    text = message_prose(history.messages[call])
+    if text and lines:
+        quoted = len(text) <= QUOTED_CHARS and "\n" not in text and parse_cleared_prose(text) is None
+        lines[-1] += f"; said: {text}" if quoted else f" {WORDS_MARK}"
     return lines
 
 
-def _words(message: Message) -> str:
-    """The turn's own text ("" when it had none): quoted when short, else where it is kept (a cleared
-    placeholder's ref, or its own)."""
+def _turn_words(message: Message, store: ResultStore) -> str:
+    """A turn's own words as its /words ref keeps them: whole, also where a placeholder stands for them."""
+    blocks = []
     for block in blocks_of(message):
-        if block.get("type") == "text" and (cleared := parse_cleared_prose(str(block.get("text", "")))):
-            return f"its words: {cleared[0]}"
-    text = message_prose(message)
-    if not text:
-        return ""
-    if len(text) <= QUOTED_CHARS and "\n" not in text:
-        return f"said: {text}"
-    return f"its words: {text_ref(text)}"
+        cleared = parse_cleared_prose(str(block.get("text", ""))) if block.get("type") == "text" else None
+        kept = store.get(cleared[0]) if cleared else None
+        blocks.append({"type": "text", "text": kept} if kept is not None else block)
+    return message_prose({"role": "assistant", "content": blocks})
 
 
 def fold_turns(history: History, calls: list[int], store: ResultStore
@@ -188,10 +186,9 @@ def _stored_call_lines(history: History, call: int, store: ResultStore, lines_of
     ids = [str(b.get("id", "")) for b in blocks_of(message) if b.get("type") == "tool_use"]
     for tool_use_id in ids:
         store.put(input_ref(tool_use_id), readable_input(history.records[tool_use_id].input))
-    text = message_prose(message)
-    if text and parse_cleared_prose(text) is None:
-        store.put(text_ref(text), text)
     lines = turn_lines(history, call)
+    if ids and lines and lines[-1].endswith(WORDS_MARK):
+        store.put(words_ref(ids[-1]), _turn_words(message, store))
     lines_of.update(zip(ids, lines))
     return lines
 

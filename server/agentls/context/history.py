@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from .blocks import Block, Message, block_chars, blocks_of, message_chars, result_text
 from .images import image_data_chars, is_image, message_image_tokens
 from .naming import NameIndex
+from .server_results import clearable_pairs, in_pair, pair_chars
 from .state_blocks import StateBlocks
 from .text_results import TextResults
 from .tokens import estimate_tokens
@@ -32,12 +33,15 @@ from .token_sums import TokenSums
 
 
 PROSE_TYPES = ("text", "thinking", "redacted_thinking")
+THINKING_TYPES = ("thinking", "redacted_thinking")
 SYSTEM = "system"  # the role of a mid-conversation system message
 
 
 def prose_chars(message: Message) -> int:
-    """Chars of the text and thinking blocks of a message (what the model wrote, not its tool calls)."""
-    return sum(block_chars(b) for b in blocks_of(message) if b.get("type") in PROSE_TYPES)
+    """Chars of what the prose layer may clear in a message: its text and thinking (what the model wrote, not
+    its tool calls) and the API's own tool calls answered inside it (server_results.py)."""
+    blocks = blocks_of(message)
+    return sum(block_chars(b) for b in blocks if b.get("type") in PROSE_TYPES) + pair_chars(blocks)
 
 
 def _check_system_place(role: str, previous: str, previous_turn: str | None) -> None:
@@ -346,21 +350,33 @@ class History:
         return before - self.total_tokens
 
     def rewrite_prose(self, msg_index: int, placeholder: str, keep_thinking: bool = False) -> int:
-        """Replace the text and thinking blocks of an assistant message by one placeholder block
-        (`keep_thinking`: its thinking stays, for binding.release_thinking to let go and count)."""
+        """Replace the text and thinking blocks of an assistant message, and the server tool calls answered in
+        it, by one placeholder block (`keep_thinking`: its thinking stays, for binding.release_thinking)."""
         if msg_index not in self.live_texts:
             raise ValueError(f"message {msg_index} has no prose to clear")
         before = self.total_tokens
         old = self.messages[msg_index]
         cleared = ("text",) if keep_thinking else PROSE_TYPES
         kept: list[Block] = []
+        pairs = clearable_pairs(blocks_of(old))
         for block in blocks_of(old):
-            if block.get("type") not in cleared:
+            if block.get("type") not in cleared and not in_pair(block, pairs):
                 kept.append(block)
             elif not any(b.get("type") == "text" and b.get("text") == placeholder for b in kept):
                 kept.append({"type": "text", "text": placeholder})
         self.replace_message(msg_index, {**old, "content": kept})
         self.live_texts.pop(msg_index, None)
+        return before - self.total_tokens
+
+    def rewrite_thinking(self, msg_index: int, placeholder: str) -> int:
+        """Replace the thinking blocks of an assistant message by one placeholder block, its words kept; it
+        stays a candidate of the prose layer while its words are long enough."""
+        before = self.total_tokens
+        old = self.messages[msg_index]
+        blocks = [b for b in blocks_of(old) if b.get("type") not in THINKING_TYPES]
+        self.replace_message(msg_index, {**old, "content": [{"type": "text", "text": placeholder}, *blocks]})
+        if prose_chars(self.messages[msg_index]) < self.large_input_chars:
+            self.live_texts.pop(msg_index, None)
         return before - self.total_tokens
 
     def drop_messages(self, gone: Collection[int]) -> int:
@@ -375,7 +391,7 @@ class History:
             self.total_tokens -= self.msg_tokens[position]
             self._index_images(position, {"role": "assistant", "content": []}, [])
             dropped |= {b["tool_use_id"] for b in blocks_of(message) if b.get("type") == "tool_result"}
-        lowest = min(self.records[i].seq for i in dropped)
+        lowest = min((self.records[i].seq for i in dropped), default=len(self.results))
         for tool_use_id in dropped:
             del self.records[tool_use_id]
             self.retire(tool_use_id)

@@ -35,6 +35,7 @@ from .fold_turns import fold_turns
 from .history import History
 from .keep_images import drop_to_fit
 from .microcompact import is_idle, tail_expired
+from .omit_turns import omit_oldest_turns
 from .policy import Batch, plan_batch, plan_emergency
 from .prompt_cache import message_breakpoints
 from .report import BindingFigures, ContextReport, Placeholder
@@ -180,6 +181,13 @@ class ContextEngine(EngineInput):
         gone = drop_to_fit(self.history, lambda: self.estimate() > self.config.effective_window)
         if gone:
             self.images_dropped += gone
+            batch = batch or Batch("fit")
+        excess = self.estimate() - self.config.effective_window
+        if excess > 0 and (lowest := omit_oldest_turns(self.history, self.store, excess)) >= 0:
+            self._frontier.rewind(lowest)  # the indices shifted: what the engine holds by index goes
+            self.cached_ends, self.sent_frontier = [], None
+            self.layer_of = {i: layer for i, layer in self.layer_of.items() if i in self.history.records}
+            self.stats[rw.TRUNCATE].count += 1
             batch = batch or Batch("fit")
         return batch
 

@@ -6,9 +6,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from . import placeholders
+from . import placeholders, server_results
 from .blocks import Message, blocks_of, result_text
-from .history import History
+from .history import THINKING_TYPES, History
 from .store import ResultStore, input_ref, result_ref, text_ref
 
 # Layers that rewrite a block, and the badge the editor shows for each.
@@ -17,6 +17,7 @@ TRUNCATE, BUDGET, SNIP, CLEAR, CLEAR_INPUT, CLEAR_PROSE, MICROCOMPACT, COMPACT, 
     "supersede",
 )
 CLEAR_TEXT = "clearTextResults"  # a result the harness sent as user text (text_results.py)
+THINKING_ONLY = -2  # the `block` of a CLEAR_PROSE rewrite that takes a message's thinking and leaves its words
 MARKER = {TRUNCATE: "truncated", BUDGET: "budgeted", SNIP: "snipped", CLEAR: "cleared",
           MICROCOMPACT: "cleared", CLEAR_INPUT: "cleared", CLEAR_PROSE: "cleared", FOLD: "folded",
           SUPERSEDE: "superseded", CLEAR_TEXT: "cleared"}
@@ -44,7 +45,9 @@ class Rewrite:
             return str(self.block), "state", self.message
         if self.layer == CLEAR_TEXT:
             return str(self.block), "text", self.message
-        kind = "prose" if self.layer == CLEAR_PROSE else "input" if self.on_input else "result"
+        if self.layer == CLEAR_PROSE:
+            return self.tool_use_id, "thinking" if self.block == THINKING_ONLY else "prose", self.message
+        kind = "input" if self.on_input else "result"
         return self.tool_use_id, kind, self.message
 
     def position(self, history: History) -> int:
@@ -68,6 +71,8 @@ def apply(rewrite: Rewrite, history: History, store: ResultStore, keep_thinking:
     """Carry out one rewrite; the full text goes to the store first. Returns tokens freed.
 
     keep_thinking (bound thinking): prose clearing leaves thinking blocks to binding.release_thinking."""
+    if rewrite.layer == CLEAR_PROSE and rewrite.block == THINKING_ONLY:
+        return _clear_thinking(history, rewrite.message, store)
     if rewrite.layer == CLEAR_PROSE:
         return _clear_prose(history, rewrite.message, store, keep_thinking)
     if rewrite.layer == SUPERSEDE:
@@ -105,11 +110,15 @@ def prose_text(history: History, msg_index: int) -> str:
 
 
 def message_prose(message: Message) -> str:
-    """The text and thinking of an assistant message, one part after the other."""
+    """The text and thinking of an assistant message and the server tool calls answered in it, in order."""
     parts = []
-    for block in blocks_of(message):
+    blocks = blocks_of(message)
+    pairs = server_results.clearable_pairs(blocks)
+    for block in blocks:
         kind = block.get("type")
-        if kind == "text":
+        if server_results.in_pair(block, pairs):
+            parts.append(server_results.rendered(block))
+        elif kind == "text":
             parts.append(block.get("text", ""))
         elif kind == "thinking":
             parts.append(f"<thinking>\n{block.get('thinking', '')}\n</thinking>")
@@ -134,6 +143,15 @@ def _clear_text_result(history: History, msg_index: int, block_index: int, store
     store.put(ref, text)
     placeholder = {"type": "text", "text": placeholders.cleared_text(len(text), ref)}
     return history.cut_block(msg_index, block_index, placeholder)
+
+
+def _clear_thinking(history: History, msg_index: int, store: ResultStore) -> int:
+    thinking = {"role": "assistant", "content": [b for b in blocks_of(history.messages[msg_index])
+                                                 if b.get("type") in THINKING_TYPES]}
+    text = message_prose(thinking)
+    ref = text_ref(text)
+    store.put(ref, text)
+    return history.rewrite_thinking(msg_index, placeholders.cleared_prose(len(text), ref))
 
 
 def _clear_prose(history: History, msg_index: int, store: ResultStore, keep_thinking: bool) -> int:

@@ -21,6 +21,11 @@ def input_ref(tool_use_id: str) -> str:
     return f"{REF_SCHEME}{tool_use_id}/input"
 
 
+def words_ref(tool_use_id: str) -> str:
+    """Where a folded turn keeps its own words (text and thinking): its last call's ref + /words."""
+    return f"{REF_SCHEME}{tool_use_id}/words"
+
+
 def is_ref(name: str) -> bool:
     return name.startswith(REF_SCHEME)
 

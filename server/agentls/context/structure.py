@@ -8,6 +8,7 @@ assistant turns around it alternate as if it were not there.
 from __future__ import annotations
 
 from .blocks import Message, blocks_of
+from .server_results import pair_problems
 
 
 class StructureError(ValueError):
@@ -42,6 +43,8 @@ def request_problems(messages: list[Message]) -> list[str]:
         results = [b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"]
         if role == "assistant" and results:
             problems.append(f"assistant message {i} holds tool_result blocks")
+        if role == "assistant":
+            problems += pair_problems(blocks, i)
         if role == "user" and uses:
             problems.append(f"user message {i} holds tool_use blocks")
         if uses:

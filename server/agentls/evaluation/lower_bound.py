@@ -15,7 +15,11 @@ What every such policy must carry, at each request the recording made (replay.is
 
 - the system prompt (``system_tokens``, in every request);
 - the newest exchange: the user message the request answers (its tool results or prompt) and the
-  assistant message before it (the tool calls those results answer), thinking left out;
+  assistant message before it (the tool calls those results answer); its thinking only where the replay
+  gives replies thinking (``thinking``: tokens per reply, thinking_replay.py) and that message called
+  tools: "when you return a tool result, the thinking blocks from the assistant message must come back
+  with it" (https://platform.claude.com/docs/build-with-claude/thinking-tool-workflows). Earlier
+  thinking may be left out, so none is counted;
 - every earlier tool result the recorded reply refers to (reference_recall.py: the reply names a rare word
   that result showed first). Keeping the reference means carrying the result.
 
@@ -40,7 +44,7 @@ premise; ``none`` and the hindsight oracle are inside it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..context.blocks import Message, block_chars, blocks_of
@@ -53,7 +57,7 @@ from .reference_recall import ReferenceTracker
 from .replay import OUTPUT, SYSTEM_TOKENS, is_call, reply_tokens
 
 CUT_MARKER_CHARS = 300  # what a cut's marker may take of its limit (placeholders.cut_middle)
-Item = tuple[str | int, ...]  # ("result", tool_use id), ("block", message, block) or ("text", message)
+Item = tuple[str | int, ...]  # ("result", tool_use id), ("block", message, block), ("text" | "thinking", message)
 
 
 @dataclass(frozen=True)
@@ -120,9 +124,10 @@ def _items_of(message: Message, index: int, cap: int) -> dict[Item, float]:
     return items
 
 
-def required_items(messages: Sequence[Message], window: int,
-                   kept: bool = False) -> tuple[int, dict[Item, float], dict[Item, int]]:
-    """(requests, each item's tokens, how many requests must carry it); `kept`: see the module docstring."""
+def required_items(messages: Sequence[Message], window: int, kept: bool = False,
+                   thinking: Mapping[int, float] | None = None) -> tuple[int, dict[Item, float], dict[Item, int]]:
+    """(requests, each item's tokens, how many requests must carry it); `kept`, `thinking` (reply index ->
+    its thinking's tokens): see the module docstring."""
     messages = list(messages)
     cap = result_cap_chars(window)
     sizes: dict[Item, float] = {}
@@ -141,6 +146,8 @@ def required_items(messages: Sequence[Message], window: int,
         requests += 1
         if index > 0 and messages[index - 1]["role"] == "assistant":
             here.update(_items_of(messages[index - 1], index - 1, cap))
+            if thinking and any(b.get("type") == "tool_use" for b in blocks_of(messages[index - 1])):
+                here[("thinking", index - 1)] = thinking.get(index - 1, 0.0)
         for source in references.referenced(messages[index + 1]):
             if source in results:
                 here[("result", source)] = results[source]
@@ -157,13 +164,15 @@ def required_items(messages: Sequence[Message], window: int,
 
 
 def lower_bound(messages: Sequence[Message], window: int, rates: Rates, system_tokens: int = SYSTEM_TOKENS,
-                output_tokens: float | None = None, kept: bool = False) -> LowerBound:
+                output_tokens: float | None = None, kept: bool = False,
+                thinking: Mapping[int, float] | None = None) -> LowerBound:
     """What no policy keeping every later-referenced result can beat on this recording at `window`.
 
     ``output_tokens``: the replies as the replay bills them (default: every reply after a request,
-    chars / 4; thinking_replay adds each reply's thinking)."""
+    chars / 4; thinking_replay adds each reply's thinking). ``thinking``: each reply's thinking tokens, where
+    the replay gives the replies thinking (the newest tool call's must come back)."""
     messages = list(messages)
-    requests, sizes, counts = required_items(messages, window, kept)
+    requests, sizes, counts = required_items(messages, window, kept, thinking)
     if output_tokens is None:
         output_tokens = sum(reply_tokens(messages[i + 1]) for i in range(len(messages)) if is_call(messages, i))
     content = sum(carried_at_least(sizes[item], counts[item], rates) for item in sizes)

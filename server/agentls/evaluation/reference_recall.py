@@ -1,12 +1,13 @@
 """Reference recall: of what the recorded replies use from earlier results, how much each request still carries.
 
 A recorded reply *references* an earlier tool result (or a result the harness sent as user text,
-text_results.py) when it names something (a path, a symbol, a number
-long enough to be specific: an identifier-like word of 8+ characters) that the conversation first showed
-in that result and that few messages had shown by then (rare words only: a word in most results names
-nothing in particular). The reference is *kept* when every such word of that result is still somewhere in
-the request the reply answered, whatever the distance back: a policy that cleared the result but keeps the
-word elsewhere (a summary, a later result) loses nothing; one that kept only the newest results does.
+text_results.py, or one the API's own tool answered inside a reply, server_results.py) when it names
+something (a path, a symbol, a number long enough to be specific: an identifier-like word of 8+ characters)
+that the conversation first showed in that result and that few messages had shown by then (rare words only:
+a word in most results names nothing in particular). The reference is *kept* when every such word of that
+result is still somewhere in the request the reply answered, whatever the distance back: a policy that
+cleared the result but keeps the word elsewhere (a summary, a later result) loses nothing; one that kept
+only the newest results does.
 
 Each missing reference is priced as a re-read: the model calls read_file on the ``context://`` ref and the
 result comes back as new input, written to the cache (``reread_tokens``, at the write price by the caller).
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ..context.blocks import Message, blocks_of, result_text
 from ..context.naming import written_text
+from ..context.server_results import is_server_result, readable_text
 from ..context.text_results import clearable_text, ends_in_call
 from ..context.tokens import CHARS_PER_TOKEN
 
@@ -36,7 +38,8 @@ def message_text(message: Message) -> str:
     """Every text a message carries: prose, thinking, tool inputs, results."""
     if isinstance(message.get("content"), str):
         return str(message["content"])
-    results = [result_text(b) for b in blocks_of(message) if b.get("type") == "tool_result"]
+    results = [result_text(b) if b.get("type") == "tool_result" else readable_text(b)
+               for b in blocks_of(message) if b.get("type") == "tool_result" or is_server_result(b)]
     return "\n".join([written_text(message, thinking=False), *results])
 
 
@@ -64,6 +67,7 @@ class ReferenceTracker:
         blocks = blocks_of(message)
         self._tool_calls = self._tool_calls or any(b.get("type") == "tool_use" for b in blocks)
         results = [(str(b.get("tool_use_id", "")), result_text(b)) for b in blocks if b.get("type") == "tool_result"]
+        results += [(str(b.get("tool_use_id", "")), readable_text(b)) for b in blocks if is_server_result(b)]
         if (message["role"] == "user" and not results and not self._tool_calls and self._previous is not None
                 and ends_in_call(self._previous)):  # a result the harness sent as text (text_results.py)
             texts = [str(b.get("text", "")) for b in blocks if clearable_text(b)]
@@ -71,7 +75,7 @@ class ReferenceTracker:
         self._observed += 1
         if message["role"] != "system":
             self._previous = message
-        if message["role"] == "user":
+        if message["role"] != "system":  # the API's own tools answer inside the assistant message
             for tool_use_id, text in results:
                 self.result_tokens[tool_use_id] = len(text) / CHARS_PER_TOKEN
                 for word in words_of(text):

@@ -211,9 +211,34 @@ def text_protocol_whole_files(seed: int) -> dict[str, Any]:
     return s.trace("shape-text-protocol-whole-files")
 
 
+def server_tools_in_replies(seed: int) -> dict[str, Any]:
+    """An agent on the API's own web tools (Claude Managed Agents, the API's web_fetch / web_search): each reply
+    fetches a page of 12–24K characters, the API answers inside the reply itself (`server_tool_use`, then its
+    `web_fetch_tool_result` in the same assistant message), and the reply goes on to a client shell call."""
+    s = SessionBuilder(seed, "Compare how the three HTTP client libraries retry, and patch ours to match.")
+    for i in range(30):
+        fetch_id, names = f"srvtoolu_shape_{i:05d}", [s.name(), s.name("path/docs")]
+        page = s.body(s.rng.randint(12_000, 24_000), names)
+        s.shown.append(names)
+        fetched = {"type": "web_fetch_result", "url": f"https://docs.example/http/{i}", "retrieved_at": "2026-12-01",
+                   "content": {"type": "document", "title": f"Retries part {i}",
+                               "source": {"type": "text", "media_type": "text/plain", "data": page}}}
+        opening = [{"type": "text", "text": s.prose(200)},
+                   {"type": "server_tool_use", "id": fetch_id, "name": "web_fetch",
+                    "input": {"url": f"https://docs.example/http/{i}"}},
+                   {"type": "web_fetch_tool_result", "tool_use_id": fetch_id, "content": fetched}]
+        s.messages.append({"role": "assistant", "content": opening})
+        s.turn([("bash", {"command": f"grep -rn retry src/client{i % 4}.py"}, s.rng.randint(200, 1_500))],
+               prose_chars=150)
+        opening.extend(s.messages.pop(-2)["content"])  # the reply's words and shell call follow its fetch
+    s.answer(900)
+    return s.trace("shape-server-tools-in-replies")
+
+
 SHAPES: tuple[Callable[[int], dict[str, Any]], ...] = (
     many_small_shell_calls, few_huge_mcp_results, long_assistant_prose, whole_files_in_inputs,
-    environment_every_turn, short_session, several_prompts, results_as_user_text, text_protocol_whole_files)
+    environment_every_turn, short_session, several_prompts, results_as_user_text, text_protocol_whole_files,
+    server_tools_in_replies)
 
 
 def write_traces(directory: Path, seed: int = 7) -> list[Path]:

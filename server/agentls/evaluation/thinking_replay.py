@@ -129,10 +129,11 @@ def compare_with_thinking(paths: list[str], settings: Settings, windows: tuple[i
 def bound_with_thinking(trace_id: str, messages: list[Message], window: int, settings: Settings,
                         kept: bool = False) -> LowerBound:
     """lower_bound.py's bound in USD at the model's prices, each reply billed with its thinking as above."""
-    output = sum(reply_tokens(messages[i + 1]) + len(thinking_text(trace_id, i + 1, settings.thinking_chars))
-                 / CHARS_PER_TOKEN for i in range(len(messages)) if is_call(messages, i))
+    thinking = {i + 1: len(thinking_text(trace_id, i + 1, settings.thinking_chars)) / CHARS_PER_TOKEN
+                for i in range(len(messages)) if is_call(messages, i)}
+    output = sum(reply_tokens(messages[i + 1]) + thinking[i + 1] for i in range(len(messages)) if is_call(messages, i))
     return lower_bound(messages, window, Rates.of_model(ModelPrices.of(settings.model)),
-                       output_tokens=output, kept=kept)
+                       output_tokens=output, kept=kept, thinking=thinking)
 
 
 def bounds_with_thinking(paths: list[str], settings: Settings, windows: tuple[int, ...] = WINDOWS) -> Bounds:
