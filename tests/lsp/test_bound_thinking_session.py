@@ -22,6 +22,7 @@ from lsprotocol import types
 
 from agentls.mock_api import MockAnthropicServer, Reply, Text, ToolUse
 from agentls.mock_api.binding import thinking_places, without_cache_control
+from agentls.context.fold import FOLD_MARK
 from agentls.mock_api.models import mock_model
 from .helpers import options_for
 
@@ -139,9 +140,11 @@ async def test_an_unbound_model_keeps_the_client_side_layers(start_editor, works
     with MockAnthropicServer(models=[entry], responder=answer) as api:
         bodies = await run(start_editor, api, workspace, UNBOUND, turns=16)
         assert api.refusals == []
+    # a result cleared to a placeholder, or its whole turn folded into an index line (fold_turns.py)
     rewritten = [b for b in bodies for m in b["messages"] if m["role"] == "user" and isinstance(m["content"], list)
-                 for block in m["content"] if block.get("type") == "tool_result"
-                 and str(block.get("content", "")).startswith("[")]
+                 for block in m["content"] if (block.get("type") == "tool_result"
+                                               and str(block.get("content", "")).startswith("["))
+                 or str(block.get("text", "")).startswith(FOLD_MARK)]
     assert rewritten, "old results were rewritten by the client-side layers, as before"
 
 
