@@ -14,32 +14,29 @@ from __future__ import annotations
 
 import json
 
-from .blocks import Block, Message, blocks_of, result_text
+from .blocks import Message, blocks_of, result_text
 from .history import PROSE_TYPES, History
 from .images import is_image
 from .placeholders import reread_hint
 from .rewrite import message_prose
-from .server_results import SERVER_CALLS, is_server_answer
+from .server_results import clearable_pairs, in_pair
 from .store import ResultStore, text_ref
 
 OMITTED_TURNS_MARK = "[Earlier turns left out to fit the window"
-
-
-def is_server_part(block: Block) -> bool:
-    return block.get("type") in SERVER_CALLS or is_server_answer(block)
 
 
 def omission_end(history: History, excess: int) -> int | None:
     """k such that leaving messages[1:k] out frees `excess` tokens (the fewest that do; else as many as may
     go), or None when nothing may go. messages[k] is a reply, and not the newest message's call."""
     messages, tokens = history.messages, history.msg_tokens
+    note = history.token_of(len(OMITTED_TURNS_MARK) + 120)  # the note the task's message gains
     freed, best = 0, None
     for k in range(1, len(messages) - 1):
         if k > 1:
             freed += tokens[k - 1]
         if k >= 3 and messages[k]["role"] == "assistant":
             best = k
-            if freed - history.token_of(len(OMITTED_TURNS_MARK) + 120) >= excess:
+            if freed - note >= excess:
                 return k
     return best
 
@@ -65,6 +62,7 @@ def transcript_entry(message: Message) -> str:
     calls), then its calls, results and images."""
     prose = message_prose(message)
     parts = [prose] if prose else []
+    pairs = clearable_pairs(blocks_of(message))  # what message_prose rendered with the words
     for block in blocks_of(message):
         kind = block.get("type")
         if kind == "tool_use":
@@ -73,6 +71,6 @@ def transcript_entry(message: Message) -> str:
             parts.append(f"<result of {block.get('tool_use_id')}>\n{result_text(block)}")
         elif is_image(block):
             parts.append("[image]")
-        elif kind not in PROSE_TYPES and not is_server_part(block):
+        elif kind not in PROSE_TYPES and not in_pair(block, pairs):
             parts.append(json.dumps(block, ensure_ascii=False))
     return f"[{message['role']}]\n" + "\n".join(parts)
